@@ -1,0 +1,82 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "Depot",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "DepotPromise", targets: ["DepotPromise"]),
+        .library(name: "Depot", targets: ["Depot"]),
+        .library(name: "DepotTesting", targets: ["DepotTesting"]),
+        .library(name: "DepotSQLite", targets: ["DepotSQLite"]),
+        .library(name: "DepotAsyncHTTPClient", targets: ["DepotAsyncHTTPClient"]),
+        .executable(name: "Messages", targets: ["Messages"]),
+    ],
+    traits: [
+        .trait(
+            name: "AsyncHTTPClient",
+            description: "Builds DepotAsyncHTTPClient, a transport on swift-server/async-http-client."
+        ),
+        .default(enabledTraits: []),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+    ],
+    targets: [
+        .target(name: "DepotPromise"),
+        .target(
+            name: "Depot",
+            dependencies: [
+                "DepotPromise",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "DepotTesting",
+            dependencies: [
+                "Depot",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        .target(
+            name: "DepotSQLite",
+            dependencies: [
+                "Depot",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        .target(
+            name: "DepotAsyncHTTPClient",
+            dependencies: [
+                "Depot",
+                .product(
+                    name: "AsyncHTTPClient",
+                    package: "async-http-client",
+                    condition: .when(traits: ["AsyncHTTPClient"])
+                ),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        .executableTarget(
+            name: "Messages",
+            dependencies: ["Depot", "DepotTesting", "DepotSQLite"],
+            path: "Examples/Messages"
+        ),
+        .testTarget(name: "DepotPromiseTests", dependencies: ["DepotPromise"]),
+        .testTarget(
+            name: "DepotTests",
+            dependencies: [
+                "Depot", "DepotTesting", "DepotAsyncHTTPClient",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(name: "DepotSQLiteTests", dependencies: ["DepotSQLite", "Depot", "DepotTesting"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

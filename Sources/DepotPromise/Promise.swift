@@ -1,0 +1,214 @@
+import Dispatch
+import Synchronization
+
+/// A value that will be available later, or an error: Depot's promise.
+///
+/// A promise settles exactly once, to a value (fulfilled) or an error (rejected). Chain work on it
+/// with ``then(on:_:)``, ``map(on:_:)``, ``done(on:_:)``, ``get(on:_:)``, ``catch(on:policy:_:)``,
+/// ``recover(on:policy:_:)-9r1i5``, ``ensure(on:_:)`` and ``finally(on:_:)``; or `await` its
+/// ``value``.
+///
+/// ```swift
+/// let greeting = Promise<String> { resolver in resolver.fulfill("hello") }
+///     .map { $0.uppercased() }
+/// print(try await greeting.value)  // HELLO
+/// ```
+///
+/// Callbacks run on the `DispatchQueue` passed as `on:`, by default ``PromiseDefaults/queue`` (a
+/// global concurrent queue, never the main queue). They never run synchronously inside the call
+/// that attaches them. Consecutive steps that run on the same queue run one after the other in one
+/// hop, without going back through the queue.
+public class Promise<Value: Sendable>: @unchecked Sendable {
+    // @unchecked: the `state` Mutex guards every mutable field; subclasses only add `let`s.
+    let state: Mutex<State>
+
+    /// The mutable part of a promise, guarded by `state`.
+    struct State {
+        var result: Result<Value, any Error>?
+        var first: (any Job)?
+        var rest: [any Job] = []
+        /// What this promise waits on (a parent or an adopted promise); cancelling reaches it.
+        var source: (any CancellableNode)?
+        /// True once a `then` node waits on the promise its body returned.
+        var adopting = false
+        /// Work to stop when this promise is cancelled while pending.
+        var cancelHandlers: [@Sendable () -> Void] = []
+        /// Guarantees cannot be cancelled: they never fail.
+        var uncancellable = false
+    }
+
+    init(result: Result<Value, any Error>?, source: (any CancellableNode)? = nil) {
+        state = Mutex(State(result: result, source: source))
+    }
+
+    /// Makes a promise already fulfilled with `value`.
+    public convenience init(_ value: Value) {
+        self.init(result: .success(value))
+    }
+
+    /// Makes a promise already rejected with `error`.
+    public convenience init(error: any Error) {
+        self.init(result: .failure(error))
+    }
+
+    /// Makes a pending promise and hands its resolver to `body`, which settles it now or later.
+    /// A throw from `body` rejects the promise.
+    ///
+    /// ```swift
+    /// let answer = Promise<Int> { resolver in
+    ///     DispatchQueue.global().async { resolver.fulfill(42) }
+    /// }
+    /// ```
+    public convenience init(_ body: (Resolver) throws -> Void) {
+        self.init(result: nil)
+        let resolver = Resolver(self)
+        do { try body(resolver) } catch { resolver.reject(error) }
+    }
+
+    /// Makes a pending promise and its resolver.
+    ///
+    /// - Returns: the promise and the resolver that settles it. If the resolver is released
+    ///   without settling, the promise is rejected with ``DepotError/Code/abandoned``.
+    public static func pending() -> (promise: Promise<Value>, resolver: Resolver) {
+        let promise = Promise<Value>(result: nil)
+        return (promise, Resolver(promise))
+    }
+
+    // MARK: Observing
+
+    /// The outcome, or nil while pending.
+    public var result: Result<Value, any Error>? { state.withLock { $0.result } }
+
+    /// True until the promise settles.
+    public var isPending: Bool { result == nil }
+
+    /// True when the promise settled with a value.
+    public var isFulfilled: Bool {
+        if case .success = result { return true }
+        return false
+    }
+
+    /// True when the promise settled with an error (cancellation included).
+    public var isRejected: Bool {
+        if case .failure = result { return true }
+        return false
+    }
+
+    /// True when the promise was rejected with a cancellation error.
+    public var isCancelled: Bool {
+        if case .failure(let error) = result { return error.isDepotCancellation }
+        return false
+    }
+
+    // MARK: Settling
+
+    /// Settles the promise if it is pending and schedules its callbacks. Returns false if it was
+    /// already settled (the new outcome is ignored).
+    @discardableResult
+    func settle(_ result: Result<Value, any Error>, drain: inout Drain?) -> Bool {
+        let taken: (first: (any Job)?, rest: [any Job])? = state.withLock { state in
+            guard state.result == nil else { return nil }
+            state.result = result
+            let jobs = (state.first, state.rest)
+            state.first = nil
+            state.rest = []
+            state.source = nil
+            state.cancelHandlers = []
+            return jobs
+        }
+        guard let taken else { return false }
+        if let first = taken.first { Drain.schedule(first, in: &drain) }
+        for job in taken.rest { Drain.schedule(job, in: &drain) }
+        return true
+    }
+
+    /// Settles from outside any drain (a resolver, a timer, a task).
+    @discardableResult
+    func settle(_ result: Result<Value, any Error>) -> Bool {
+        var drain: Drain? = nil
+        return settle(result, drain: &drain)
+    }
+
+    /// Runs `job` once this promise settles: now (scheduled, never inline) if it already has.
+    func subscribe(_ job: any Job, drain: inout Drain?) {
+        let settled: Bool = state.withLock { state in
+            guard state.result == nil else { return true }
+            if state.first == nil && state.rest.isEmpty {
+                state.first = job
+            } else {
+                state.rest.append(job)
+            }
+            return false
+        }
+        if settled { Drain.schedule(job, in: &drain) }
+    }
+
+    /// Subscribes from outside any drain: a settled promise schedules the job on its queue.
+    func subscribe(_ job: any Job) {
+        var drain: Drain? = nil
+        subscribe(job, drain: &drain)
+    }
+
+    /// Calls `body` with the outcome, on `queue` (or inline where the promise settles, when nil).
+    func whenSettled(on queue: DispatchQueue?, _ body: @escaping @Sendable (Result<Value, any Error>) -> Void) {
+        subscribe(Callback(queue: queue, source: self, body: body))
+    }
+
+    // MARK: Cancelling
+
+    /// Registers work to stop if this promise is cancelled while pending (the URL task, the
+    /// timer, the forward). Runs `handler` at once if the promise is already cancelled; never if it
+    /// settled otherwise.
+    public func onCancel(_ handler: @escaping @Sendable () -> Void) {
+        let runNow: Bool = state.withLock { state in
+            guard let result = state.result else {
+                state.cancelHandlers.append(handler)
+                return false
+            }
+            if case .failure(let error) = result { return error.isDepotCancellation }
+            return false
+        }
+        if runNow { handler() }
+    }
+
+    /// Cancels the promise: if it is pending, rejects it with ``DepotError/cancelled``, runs the
+    /// cancellation handlers its creator registered (so the work underneath stops), and cancels
+    /// what it waits on (the promise it was chained from, or the one its `then` body returned).
+    /// Promises chained from it are rejected with the same cancellation error. Does nothing to a
+    /// settled promise.
+    public func cancel() {
+        var work: [any CancellableNode] = [self]
+        while let node = work.popLast() {
+            node.cancelNode(into: &work)
+        }
+    }
+}
+
+/// Something `cancel()` walks through iteratively, so cancelling the tail of a million-step chain
+/// does not recurse.
+protocol CancellableNode: AnyObject, Sendable {
+    func cancelNode(into work: inout [any CancellableNode])
+}
+
+extension Promise: CancellableNode {
+    func cancelNode(into work: inout [any CancellableNode]) {
+        let taken: (source: (any CancellableNode)?, handlers: [@Sendable () -> Void])? = state.withLock { state in
+            guard state.result == nil, !state.uncancellable else { return nil }
+            let taken = (state.source, state.cancelHandlers)
+            state.source = nil
+            state.cancelHandlers = []
+            return taken
+        }
+        guard let taken else { return }
+        for handler in taken.handlers { handler() }
+        settle(.failure(DepotError.cancelled))
+        if let source = taken.source { work.append(source) }
+    }
+}
+
+/// Library-wide, immutable defaults.
+public enum PromiseDefaults {
+    /// The queue callbacks run on when no `on:` is given: a global concurrent queue. Never the main
+    /// queue, so command-line programs and tests on Linux need no run loop.
+    public static let queue: DispatchQueue = .global(qos: .default)
+}

@@ -1,0 +1,25 @@
+import Dispatch
+
+/// A guarantee fulfilled after `seconds` have passed.
+///
+/// ```swift
+/// after(seconds: 0.5).done { print("half a second later") }
+/// ```
+public func after(seconds: Double) -> Guarantee<Void> {
+    let (promise, resolver) = Promise<Void>.pending()
+    PromiseDefaults.queue.asyncAfter(deadline: .now() + max(0, seconds)) { resolver.fulfill() }
+    return Guarantee(promise)
+}
+
+/// A guarantee fulfilled after `duration` has passed.
+public func after(_ duration: Duration) -> Guarantee<Void> {
+    after(seconds: duration.seconds)
+}
+
+extension Duration {
+    /// The duration in seconds, as a Double.
+    var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

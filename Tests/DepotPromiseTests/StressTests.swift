@@ -1,0 +1,70 @@
+import DepotPromise
+import Dispatch
+import Testing
+
+@Suite struct StressTests {
+    @Test("a chain of 1,000,000 map steps settles without stack overflow on fulfilment")
+    func millionStepsFulfilled() async throws {
+        let (start, resolver) = Promise<Int>.pending()
+        var tail = start
+        for _ in 0..<1_000_000 { tail = tail.map { $0 + 1 } }
+        resolver.fulfill(0)
+        #expect(try await tail.value == 1_000_000)
+    }
+
+    @Test("a chain of 1,000,000 then steps settles without stack overflow on fulfilment")
+    func millionThenSteps() async throws {
+        let queue = makeQueue("then-chain")
+        let (start, resolver) = Promise<Int>.pending()
+        var tail = start
+        for _ in 0..<1_000_000 { tail = tail.then(on: queue) { Promise($0 + 1) } }
+        resolver.fulfill(0)
+        #expect(try await tail.value == 1_000_000)
+    }
+
+    @Test("a chain of 1,000,000 steps propagates a rejection without stack overflow")
+    func millionStepsRejected() async throws {
+        let (start, resolver) = Promise<Int>.pending()
+        var tail = start
+        for index in 0..<1_000_000 { tail = index % 2 == 0 ? tail.map { $0 + 1 } : tail.then { Promise($0) } }
+        resolver.reject(TestError(id: 1))
+        await #expect(throws: TestError(id: 1)) { try await tail.value }
+    }
+
+    @Test("cancelling the tail of a 1,000,000-step chain does not overflow the stack")
+    func millionStepsCancelled() async throws {
+        let (start, resolver) = Promise<Int>.pending()
+        defer { withExtendedLifetime(resolver) {} }
+        var tail = start
+        for _ in 0..<1_000_000 { tail = tail.map { $0 + 1 } }
+        tail.cancel()
+        #expect(start.isCancelled)
+        await #expect { try await tail.value } throws: { $0.isDepotCancellation }
+    }
+
+    @Test("100,000 promises resolved from many threads while callbacks attach: each callback runs once")
+    func concurrentResolution() async throws {
+        let count = 100_000
+        let pendings = (0..<count).map { _ in Promise<Int>.pending() }
+        let runs = Counter()
+        let sum = Counter()
+        let group = DispatchGroup()
+        let attach = DispatchQueue(label: "attach", attributes: .concurrent)
+        let resolve = DispatchQueue(label: "resolve", attributes: .concurrent)
+        for chunk in stride(from: 0, to: count, by: 1_000) {
+            attach.async(group: group) {
+                for index in chunk..<chunk + 1_000 {
+                    pendings[index].promise.done { _ in runs.increment() }
+                }
+            }
+            resolve.async(group: group) {
+                for index in chunk..<chunk + 1_000 { pendings[index].resolver.fulfill(index) }
+            }
+        }
+        await withCheckedContinuation { continuation in group.notify(queue: .global()) { continuation.resume() } }
+        #expect(await eventually(seconds: 30) { runs.value == count })
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(runs.value == count)
+        _ = sum
+    }
+}
