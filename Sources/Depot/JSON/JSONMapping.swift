@@ -1,0 +1,172 @@
+import Foundation
+
+/// Maps entities to and from JSON, through `DictionaryInitializable`/`DictionaryRepresentable` when
+/// the type conforms, else through `Codable`. Every failure is a ``DepotError`` that names the key
+/// path and the expected type.
+public enum JSONMapping {
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
+    }()
+
+    /// The coding-user-info key that tells ``Enveloped`` which member to unwrap.
+    static let envelopeKey = CodingUserInfoKey(rawValue: "depot.envelope")!
+
+    /// Decodes a `Decodable` type from a JSON value.
+    public static func decode<T: Decodable>(_ type: T.Type, from json: JSON) throws -> T {
+        try decode(type, from: try json.serialized())
+    }
+
+    /// Decodes a `Decodable` type from JSON bytes, unwrapping `envelope` first when given.
+    public static func decode<T: Decodable>(_ type: T.Type, from data: Data, envelope: String? = nil) throws -> T {
+        do {
+            let decoder = JSONDecoder()
+            if let envelope {
+                decoder.userInfo[envelopeKey] = envelope
+                return try decoder.decode(Enveloped<T>.self, from: data).value
+            }
+            return try decoder.decode(type, from: data)
+        } catch let error as DepotError {
+            throw error
+        } catch {
+            throw DepotError(.decoding, "cannot read \(T.self): \(describe(error))", underlying: error)
+        }
+    }
+
+    /// Encodes an `Encodable` value as a JSON value.
+    public static func encode<T: Encodable>(_ value: T) throws -> JSON {
+        let data: Data
+        do {
+            data = try encoder.encode(value)
+        } catch {
+            throw DepotError(.encoding, "cannot write \(T.self): \(error)", underlying: error)
+        }
+        return try JSON(parsing: data)
+    }
+
+    /// Makes an entity from a JSON value.
+    public static func entity<Entity>(_ type: Entity.Type, from json: JSON) throws -> Entity {
+        if let mapped = type as? any DictionaryInitializable.Type {
+            guard let object = json.objectValue else {
+                throw DepotError(.decoding, "expected an object for \(Entity.self), found \(json.kindName)")
+            }
+            do {
+                return try mapped.init(dictionary: object) as! Entity
+            } catch let error as DepotError {
+                throw error
+            } catch {
+                throw DepotError(.decoding, "cannot read \(Entity.self): \(describe(error))", underlying: error)
+            }
+        }
+        if let decodable = type as? any Decodable.Type {
+            return try decode(decodable, from: json) as! Entity
+        }
+        preconditionFailure("\(Entity.self) must be Decodable or DictionaryInitializable to be read from JSON")
+    }
+
+    /// Makes an entity from JSON bytes, unwrapping `envelope` first when given.
+    public static func entity<Entity>(_ type: Entity.Type, from data: Data, envelope: String? = nil) throws -> Entity {
+        if type is any DictionaryInitializable.Type || type is JSONObject.Type {
+            return try entity(type, from: try unwrap(JSON(parsing: data), envelope: envelope))
+        }
+        if let decodable = type as? any Decodable.Type {
+            return try decode(decodable, from: data, envelope: envelope) as! Entity
+        }
+        preconditionFailure("\(Entity.self) must be Decodable or DictionaryInitializable to be read from JSON")
+    }
+
+    /// Makes an array of entities from JSON bytes, unwrapping `envelope` first when given.
+    public static func entities<Entity>(_ type: Entity.Type, from data: Data, envelope: String? = nil) throws -> [Entity] {
+        if type is any DictionaryInitializable.Type || type is JSONObject.Type {
+            let json = try unwrap(JSON(parsing: data), envelope: envelope)
+            guard let array = json.arrayValue else {
+                throw DepotError(.decoding, "expected an array of \(Entity.self), found \(json.kindName)")
+            }
+            return try array.enumerated().map { index, element in
+                do {
+                    return try entity(type, from: element)
+                } catch var error as DepotError {
+                    error.message = "[\(index)]: " + error.message
+                    throw error
+                }
+            }
+        }
+        if let decodable = type as? any Decodable.Type {
+            return try decodeArray(decodable, from: data, envelope: envelope) as! [Entity]
+        }
+        preconditionFailure("\(Entity.self) must be Decodable or DictionaryInitializable to be read from JSON")
+    }
+
+    private static func decodeArray<T: Decodable>(_ type: T.Type, from data: Data, envelope: String?) throws -> [T] {
+        try decode([T].self, from: data, envelope: envelope)
+    }
+
+    /// Writes an entity as a JSON object.
+    public static func object<Entity>(_ entity: Entity) throws -> JSONObject {
+        if let object = entity as? JSONObject { return object }
+        let json: JSON
+        if let mapped = entity as? any DictionaryRepresentable {
+            json = .object(mapped.dictionary)
+        } else if let encodable = entity as? any Encodable {
+            json = try encode(encodable)
+        } else {
+            preconditionFailure("\(Entity.self) must be Encodable or DictionaryRepresentable to be written as JSON")
+        }
+        guard let object = json.objectValue else {
+            throw DepotError(.encoding, "\(Entity.self) does not encode to a JSON object but to \(json.kindName)")
+        }
+        return object
+    }
+
+    /// The member `envelope` of `json`, or `json` itself when `envelope` is nil.
+    public static func unwrap(_ json: JSON, envelope: String?) throws -> JSON {
+        guard let envelope else { return json }
+        guard let inner = json[envelope] else {
+            throw DepotError(.decoding, "expected an object with key \"\(envelope)\", found \(json.kindName)")
+        }
+        return inner
+    }
+
+    /// Describes a DecodingError as "key.path[2].name: expected String, found number".
+    static func describe(_ error: any Error) -> String {
+        guard let error = error as? DecodingError else { return "\(error)" }
+        func path(_ context: DecodingError.Context) -> String {
+            let text = context.codingPath.reduce(into: "") { text, key in
+                if let index = key.intValue { text += "[\(index)]" } else { text += text.isEmpty ? key.stringValue : "." + key.stringValue }
+            }
+            return text.isEmpty ? "(top level)" : text
+        }
+        switch error {
+        case .typeMismatch(let type, let context):
+            return "\(path(context)): expected \(type), \(context.debugDescription)"
+        case .valueNotFound(let type, let context):
+            return "\(path(context)): expected \(type), found null"
+        case .keyNotFound(let key, let context):
+            let parent = path(context)
+            return "\(parent == "(top level)" ? "" : parent + ".")\(key.stringValue): missing key"
+        case .dataCorrupted(let context):
+            return "\(path(context)): \(context.debugDescription)"
+        @unknown default:
+            return "\(error)"
+        }
+    }
+}
+
+/// Decodes `T` from the member of an object named by the decoder's envelope user-info key.
+struct Enveloped<T: Decodable>: Decodable {
+    let value: T
+
+    struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    init(from decoder: any Decoder) throws {
+        let key = Key(stringValue: decoder.userInfo[JSONMapping.envelopeKey] as? String ?? "data")
+        let container = try decoder.container(keyedBy: Key.self)
+        value = try container.decode(T.self, forKey: key)
+    }
+}

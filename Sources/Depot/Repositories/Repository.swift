@@ -1,0 +1,126 @@
+import Foundation
+
+/// A collection of entities of one type: the root of Depot's repository protocols.
+public protocol Repository: Sendable {
+    /// The model type: `Identifiable & Sendable`, mapped to JSON through `Codable` or through
+    /// ``DictionaryInitializable`` / ``DictionaryRepresentable``.
+    associatedtype Entity: Identifiable & Sendable where Entity.ID: PathComponentConvertible
+}
+
+/// The operations a repository derives; routes can be overridden per operation.
+public enum RepositoryOperation: String, Hashable, Sendable, CaseIterable {
+    /// `POST /path`.
+    case create
+    /// `GET /path/:id`.
+    case read
+    /// `GET /path?query`.
+    case readAll
+    /// `PUT /path/:id`.
+    case update
+    /// `PATCH /path/:id`.
+    case patch
+    /// `DELETE /path/:id`.
+    case delete
+    /// `POST /path/collection`.
+    case synchronize
+}
+
+/// A method and a path template for one operation; `:id` in the path is replaced by the
+/// percent-encoded id.
+///
+/// ```swift
+/// Route(.get, "/households/42/people")   // readAll of a nested collection
+/// ```
+public struct Route: Sendable, Hashable {
+    /// The method.
+    public var method: NetworkRequest.Method
+    /// The path template below the base URL; `:id` stands for the entity's id.
+    public var path: String
+
+    /// Makes a route.
+    public init(_ method: NetworkRequest.Method, _ path: String) {
+        self.method = method
+        self.path = path
+    }
+
+    /// The path with `:id` replaced by `id`, percent-encoded as one path component.
+    public func resolvedPath(id: String?) -> String {
+        guard let id else { return path }
+        return path.replacingOccurrences(of: ":id", with: encodePathComponent(id))
+    }
+}
+
+/// How nil attributes of an entity are sent on PUT.
+public enum NilEncoding: Sendable, Hashable {
+    /// Send `"key": null`, so the server clears the attribute (the default).
+    case null
+    /// Leave the key out.
+    case omit
+}
+
+/// Per-repository choices: envelope keys, nil encoding, route overrides, extra headers.
+public struct RepositoryConfiguration: Sendable {
+    /// The key single objects are wrapped in, e.g. `"data"` for `{"data": {…}}`; nil for none.
+    public var envelope: String?
+    /// The key collections are wrapped in, e.g. `"resources"` for `{"resources": […]}`; nil for none.
+    public var collectionEnvelope: String?
+    /// Whether nil attributes are sent as `null` or left out on PUT and POST.
+    public var nilEncoding: NilEncoding
+    /// Routes that replace the derived ones, per operation.
+    public var routes: [RepositoryOperation: Route]
+    /// Headers added to every request of this repository.
+    public var headers: [String: String]
+
+    /// Makes a configuration.
+    public init(
+        envelope: String? = nil,
+        collectionEnvelope: String? = nil,
+        nilEncoding: NilEncoding = .null,
+        routes: [RepositoryOperation: Route] = [:],
+        headers: [String: String] = [:]
+    ) {
+        self.envelope = envelope
+        self.collectionEnvelope = collectionEnvelope
+        self.nilEncoding = nilEncoding
+        self.routes = routes
+        self.headers = headers
+    }
+}
+
+/// A repository backed by a remote REST collection at `path`.
+public protocol NetworkingRepository: Repository {
+    /// The transport: ``NetworkingSession`` or any ``Networking``.
+    var store: Networking { get }
+    /// The collection's path below the store's base URL, e.g. `"messages"`.
+    var path: String { get }
+    /// Envelopes, nil encoding, route overrides. Default: none of them.
+    var configuration: RepositoryConfiguration { get }
+}
+
+extension NetworkingRepository {
+    /// No envelopes, nil sent as `null`, derived routes.
+    public var configuration: RepositoryConfiguration { RepositoryConfiguration() }
+
+    /// The route for `operation`: the override if there is one, else the derived one.
+    public func route(for operation: RepositoryOperation) -> Route {
+        if let route = configuration.routes[operation] { return route }
+        let collection = path.hasSuffix("/") ? String(path.dropLast()) : path
+        switch operation {
+        case .create: return Route(.post, collection)
+        case .read: return Route(.get, collection + "/:id")
+        case .readAll: return Route(.get, collection)
+        case .update: return Route(.put, collection + "/:id")
+        case .patch: return Route(.patch, collection + "/:id")
+        case .delete: return Route(.delete, collection + "/:id")
+        case .synchronize: return Route(.post, collection + "/collection")
+        }
+    }
+}
+
+/// The empty success of a call whose answer has no useful body (`DELETE`, say).
+public struct Okay: Sendable, Hashable {
+    /// The status the server answered with.
+    public var status: Int
+    /// Makes an Okay.
+    public init(status: Int = 204) { self.status = status }
+}

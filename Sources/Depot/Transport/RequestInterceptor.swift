@@ -1,0 +1,126 @@
+import Foundation
+
+/// Adapts requests before they are sent (add a bearer token, a tracing header…).
+///
+/// ```swift
+/// struct BearerToken: RequestInterceptor {
+///     let token: String
+///     func adapt(_ request: NetworkRequest) async throws -> NetworkRequest {
+///         var request = request
+///         request.headers["Authorization"] = "Bearer \(token)"
+///         return request
+///     }
+/// }
+/// ```
+public protocol RequestInterceptor: Sendable {
+    /// Returns the request to send in place of `request`; a throw fails the call.
+    func adapt(_ request: NetworkRequest) async throws -> NetworkRequest
+}
+
+/// Adds fixed headers to every request (a bearer token, say).
+public struct HeaderInterceptor: RequestInterceptor {
+    /// The headers to add; a request's own header of the same name wins.
+    public var headers: [String: String]
+
+    /// Makes an interceptor that adds `headers`.
+    public init(_ headers: [String: String]) { self.headers = headers }
+
+    /// Makes an interceptor that adds `Authorization: Bearer <token>`.
+    public static func bearer(_ token: String) -> HeaderInterceptor {
+        HeaderInterceptor(["Authorization": "Bearer \(token)"])
+    }
+
+    /// Adds the headers the request lacks.
+    public func adapt(_ request: NetworkRequest) async throws -> NetworkRequest {
+        var request = request
+        for (name, value) in headers where request.header(name) == nil {
+            request.headers[name] = value
+        }
+        return request
+    }
+}
+
+/// Decides whether a failed attempt is tried again: exponential backoff with jitter, idempotent
+/// methods only (or any request carrying an `Idempotency-Key`), `Retry-After` honoured,
+/// cancellation never retried.
+public struct RetryPolicy: Sendable {
+    /// How many attempts in all, the first included (1 means no retry).
+    public var maximumAttempts: Int
+    /// The pause before the first retry.
+    public var baseDelay: Duration
+    /// The longest pause, `Retry-After` included.
+    public var maximumDelay: Duration
+    /// Each pause is the previous one times this.
+    public var multiplier: Double
+    /// The fraction (0…1) of each pause that is random.
+    public var jitter: Double
+    /// Statuses worth another attempt.
+    public var retryableStatuses: Set<Int>
+
+    /// Makes a policy.
+    public init(
+        maximumAttempts: Int = 3,
+        baseDelay: Duration = .milliseconds(200),
+        maximumDelay: Duration = .seconds(30),
+        multiplier: Double = 2,
+        jitter: Double = 0.2,
+        retryableStatuses: Set<Int> = [408, 429, 500, 502, 503, 504]
+    ) {
+        precondition(maximumAttempts >= 1, "maximumAttempts must be at least 1")
+        self.maximumAttempts = maximumAttempts
+        self.baseDelay = baseDelay
+        self.maximumDelay = maximumDelay
+        self.multiplier = multiplier
+        self.jitter = min(max(jitter, 0), 1)
+        self.retryableStatuses = retryableStatuses
+    }
+
+    /// Never retries.
+    public static let none = RetryPolicy(maximumAttempts: 1)
+
+    /// The default: three attempts, 200 ms doubling, 20 % jitter.
+    public static let standard = RetryPolicy()
+
+    /// True when `request` may be sent again without risk of applying it twice.
+    public func mayRepeat(_ request: NetworkRequest) -> Bool {
+        request.method.isIdempotent || request.header("Idempotency-Key") != nil
+    }
+
+    /// The pause before attempt `attempt + 1` (`attempt` counts from 1), or nil to stop and fail.
+    public func delay(after attempt: Int, request: NetworkRequest, error: DepotError) -> Duration? {
+        guard attempt < maximumAttempts, mayRepeat(request), error.code != .cancelled else { return nil }
+        let retryable: Bool =
+            switch error.code {
+            case .transport, .timeout: true
+            case .status, .conflict, .notFound: error.status.map(retryableStatuses.contains) ?? false
+            default: false
+            }
+        guard retryable else { return nil }
+        if let retryAfter = error.responseHeaders["retry-after"].flatMap(Self.parseRetryAfter) {
+            return min(retryAfter, maximumDelay)
+        }
+        let exponential = baseDelay.seconds * pow(multiplier, Double(attempt - 1))
+        let spread = exponential * jitter
+        let seconds = exponential - spread + Double.random(in: 0...max(spread * 2, 0))
+        return min(.seconds(max(seconds, 0)), maximumDelay)
+    }
+
+    /// Reads `Retry-After` as seconds or as an HTTP date.
+    static func parseRetryAfter(_ value: String) -> Duration? {
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        if let seconds = Double(trimmed), seconds >= 0 { return .seconds(seconds) }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        guard let date = formatter.date(from: trimmed) else { return nil }
+        return .seconds(max(0, date.timeIntervalSinceNow))
+    }
+}
+
+extension Duration {
+    var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

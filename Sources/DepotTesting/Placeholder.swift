@@ -1,4 +1,0 @@
-import NIOCore
-import NIOPosix
-import NIOHTTP1
-public enum _Placeholder {}

@@ -1,0 +1,103 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// Reads one request at a time from a connection, records it and writes the server's reply.
+final class StubHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let box: ServerBox
+    private var head: HTTPRequestHead?
+    private var body: ByteBuffer?
+
+    init(box: ServerBox) { self.box = box }
+
+    func channelActive(context: ChannelHandlerContext) {
+        box.server.withLock { $0 }?.register(context.channel)
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        box.server.withLock { $0 }?.unregister(context.channel)
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            self.head = head
+            body = nil
+        case .body(var chunk):
+            if body == nil { body = chunk } else { body!.writeBuffer(&chunk) }
+        case .end:
+            guard let head, let server = box.server.withLock({ $0 }) else { return }
+            self.head = nil
+            let request = Self.record(head, body: body)
+            body = nil
+            switch server.reply(to: request) {
+            case .drop:
+                context.close(promise: nil)
+            case .dieMidResponse:
+                var headers = HTTPHeaders()
+                headers.add(name: "Content-Length", value: "1000")
+                headers.add(name: "Content-Type", value: "application/json")
+                context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .ok, headers: headers))), promise: nil)
+                var partial = context.channel.allocator.buffer(capacity: 16)
+                partial.writeString("{\"id\": \"1\", ")
+                context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(partial))), promise: nil)
+                context.close(promise: nil)
+            case .respond(let response):
+                let keepAlive = head.isKeepAlive
+                if let delay = response.delay, delay > .zero {
+                    let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+                    context.eventLoop.scheduleTask(in: .nanoseconds(Int64(delay.components.seconds) * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000)) {
+                        let (handler, context) = bound.value
+                        handler.write(response, version: head.version, keepAlive: keepAlive, context: context)
+                    }
+                } else {
+                    write(response, version: head.version, keepAlive: keepAlive, context: context)
+                }
+            }
+        }
+    }
+
+    private func write(_ response: StubResponse, version: HTTPVersion, keepAlive: Bool, context: ChannelHandlerContext) {
+        guard context.channel.isActive else { return }
+        var headers = HTTPHeaders()
+        for (name, value) in response.headers { headers.add(name: name, value: value) }
+        headers.replaceOrAdd(name: "Content-Length", value: String(response.body.count))
+        if !keepAlive { headers.replaceOrAdd(name: "Connection", value: "close") }
+        let head = HTTPResponseHead(version: version, status: HTTPResponseStatus(statusCode: response.status), headers: headers)
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        if !response.body.isEmpty {
+            var buffer = context.channel.allocator.buffer(capacity: response.body.count)
+            buffer.writeBytes(response.body)
+            context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+        }
+        let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
+        if !keepAlive {
+            let channel = context.channel
+            written.whenComplete { _ in channel.close(promise: nil) }
+        }
+    }
+
+    private static func record(_ head: HTTPRequestHead, body: ByteBuffer?) -> RecordedRequest {
+        let uri = head.uri
+        let rawPath = String(uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+        let components = URLComponents(string: "http://stub" + uri)
+        var headers: [String: String] = [:]
+        for (name, value) in head.headers {
+            let key = name.lowercased()
+            headers[key] = headers[key].map { $0 + ", " + value } ?? value
+        }
+        return RecordedRequest(
+            method: head.method.rawValue,
+            path: rawPath.removingPercentEncoding ?? rawPath,
+            rawPath: rawPath,
+            queryItems: components?.queryItems ?? [],
+            headers: headers,
+            body: body.map { Data($0.readableBytesView) } ?? Data()
+        )
+    }
+}

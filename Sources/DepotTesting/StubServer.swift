@@ -1,0 +1,227 @@
+import Depot
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Synchronization
+
+/// A real HTTP/1.1 server on 127.0.0.1 for tests and examples: programmable routes, a record of
+/// every request, in-memory REST resources with json-server semantics, and fault injection.
+///
+/// ```swift
+/// try await withStubServer { server in
+///     server.resource("messages")
+///     let session = NetworkingSession(url: server.url)
+///     _ = try await MessageRepository(store: session).create(["text": "hi"]).value
+///     #expect(server.requests.last?.method == "POST")
+/// }
+/// ```
+public final class StubServer: Sendable {
+    /// The port the server is bound to (chosen by the system).
+    public let port: Int
+    /// `http://127.0.0.1:<port>`.
+    public var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    let state = Mutex(State())
+    private let group: MultiThreadedEventLoopGroup
+    private let listener: Mutex<(any Channel)?>
+
+    struct State {
+        var routes: [(pattern: RoutePattern, handler: @Sendable (RecordedRequest, [String: String]) -> StubResponse)] = []
+        var resources: [String: StubResource] = [:]
+        var faults: [(fault: StubFault, remaining: Int, pathPrefix: String?)] = []
+        var requests: [RecordedRequest] = []
+        var connections: [ObjectIdentifier: any Channel] = [:]
+    }
+
+    private init(port: Int, group: MultiThreadedEventLoopGroup, listener: any Channel) {
+        self.port = port
+        self.group = group
+        self.listener = Mutex(listener)
+    }
+
+    /// Starts a server on 127.0.0.1, port 0 (the system picks one; read it from ``port``).
+    ///
+    /// - Parameter threads: event-loop threads (1 is plenty for tests).
+    public static func start(threads: Int = 1) async throws -> StubServer {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
+        let box = ServerBox()
+        let channel = try await bind(group: group, port: 0, box: box)
+        let server = StubServer(port: channel.localAddress?.port ?? 0, group: group, listener: channel)
+        box.server.withLock { $0 = server }
+        return server
+    }
+
+    private static func bind(group: MultiThreadedEventLoopGroup, port: Int, box: ServerBox) async throws -> any Channel {
+        try await ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+                    try channel.pipeline.syncOperations.addHandler(StubHandler(box: box))
+                }
+            }
+            .bind(host: "127.0.0.1", port: port)
+            .get()
+    }
+
+    /// Stops accepting, closes every connection and stops the event loops.
+    public func shutdown() async throws {
+        try? await goOffline()
+        try await group.shutdownGracefully()
+    }
+
+    // MARK: Programming
+
+    /// Answers requests matching `method` and `pattern` (`:name` matches a segment, `*` the rest)
+    /// with what `handler` returns. Later routes take precedence; routes beat resources.
+    public func route(
+        _ method: NetworkRequest.Method?,
+        _ pattern: String,
+        handler: @escaping @Sendable (RecordedRequest, _ parameters: [String: String]) -> StubResponse
+    ) {
+        state.withLock { $0.routes.insert((RoutePattern(method: method?.rawValue, pattern: pattern), handler), at: 0) }
+    }
+
+    /// Answers requests matching `method` and `pattern` with a fixed response.
+    public func route(_ method: NetworkRequest.Method?, _ pattern: String, response: StubResponse) {
+        route(method, pattern) { _, _ in response }
+    }
+
+    /// Serves an in-memory REST collection at `/<name>` with json-server semantics: POST assigns an
+    /// id and answers 201 with the object; GET lists (exact-match filters from the query) or reads
+    /// by id; PUT replaces; PATCH merges (RFC 7396: null removes); DELETE answers 204; a missing id
+    /// answers 404.
+    public func resource(_ name: String, idStyle: StubIDStyle = .string, objects: [JSONObject] = []) {
+        state.withLock { $0.resources[name] = StubResource(name: name, idStyle: idStyle, objects: objects) }
+    }
+
+    /// The objects a resource holds now.
+    public func objects(in resource: String) -> [JSONObject] {
+        state.withLock { $0.resources[resource]?.objects ?? [] }
+    }
+
+    /// Injects `fault` into the next `times` requests (whose path starts with `pathPrefix`, if given).
+    public func inject(_ fault: StubFault, times: Int = 1, pathPrefix: String? = nil) {
+        precondition(times > 0, "times must be positive")
+        state.withLock { $0.faults.append((fault, times, pathPrefix)) }
+    }
+
+    /// Removes every injected fault.
+    public func clearFaults() {
+        state.withLock { $0.faults.removeAll() }
+    }
+
+    /// Every request received so far, in arrival order.
+    public var requests: [RecordedRequest] { state.withLock { $0.requests } }
+
+    /// Forgets the recorded requests.
+    public func clearRequests() { state.withLock { $0.requests.removeAll() } }
+
+    // MARK: Offline
+
+    /// Closes the listening socket and every open connection: new connections are refused.
+    public func goOffline() async throws {
+        let channel = listener.withLock { listener in
+            defer { listener = nil }
+            return listener
+        }
+        let connections = state.withLock { state in
+            defer { state.connections.removeAll() }
+            return Array(state.connections.values)
+        }
+        try await channel?.close()
+        for connection in connections { try? await connection.close() }
+    }
+
+    /// Listens again on the same port after ``goOffline()``.
+    public func goOnline() async throws {
+        guard listener.withLock({ $0 == nil }) else { return }
+        let box = ServerBox()
+        box.server.withLock { $0 = self }
+        let channel = try await Self.bind(group: group, port: port, box: box)
+        listener.withLock { $0 = channel }
+    }
+
+    /// True while the server accepts connections.
+    public var isOnline: Bool { listener.withLock { $0 != nil } }
+
+    // MARK: Answering
+
+    enum Reply {
+        case respond(StubResponse)
+        case drop
+        case dieMidResponse
+    }
+
+    func reply(to request: RecordedRequest) -> Reply {
+        state.withLock { state in
+            state.requests.append(request)
+            var delay: Duration?
+            if let index = state.faults.firstIndex(where: { $0.pathPrefix.map(request.path.hasPrefix) ?? true }) {
+                let fault = state.faults[index].fault
+                state.faults[index].remaining -= 1
+                if state.faults[index].remaining <= 0 { state.faults.remove(at: index) }
+                switch fault {
+                case .status(let status, let headers):
+                    return .respond(.json(["error": .string("injected fault \(status)")], status: status, headers: headers))
+                case .malformedJSON:
+                    return .respond(StubResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data("{\"id\": \"1\", \"text\": ".utf8)))
+                case .delay(let duration):
+                    delay = duration
+                case .dropConnection:
+                    return .drop
+                case .dieMidResponse:
+                    return .dieMidResponse
+                }
+            }
+            var response = Self.answer(request, state: &state)
+            if let delay { response.delay = (response.delay ?? .zero) + delay }
+            return .respond(response)
+        }
+    }
+
+    private static func answer(_ request: RecordedRequest, state: inout State) -> StubResponse {
+        for route in state.routes {
+            if let parameters = route.pattern.match(method: request.method, path: request.path) {
+                return route.handler(request, parameters)
+            }
+        }
+        let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        if let name = parts.first, var resource = state.resources[name], parts.count <= 2 {
+            let response = resource.handle(request, id: parts.count == 2 ? parts[1] : nil)
+            state.resources[name] = resource
+            return response
+        }
+        return .json(["error": .string("no route for \(request.method) \(request.path)")], status: 404)
+    }
+
+    func register(_ channel: any Channel) {
+        state.withLock { $0.connections[ObjectIdentifier(channel)] = channel }
+    }
+
+    func unregister(_ channel: any Channel) {
+        _ = state.withLock { $0.connections.removeValue(forKey: ObjectIdentifier(channel)) }
+    }
+}
+
+/// Lets the channel initializer reach the server before `start` returns it.
+final class ServerBox: Sendable {
+    let server = Mutex<StubServer?>(nil)
+}
+
+/// Starts a stub server, runs `body` with it, and shuts it down, even when `body` throws.
+public func withStubServer<Result>(_ body: (StubServer) async throws -> Result) async throws -> Result {
+    let server = try await StubServer.start()
+    do {
+        let result = try await body(server)
+        try await server.shutdown()
+        return result
+    } catch {
+        try? await server.shutdown()
+        throw error
+    }
+}
