@@ -82,8 +82,8 @@ public struct NetworkRequest: Sendable, Hashable {
     /// - Throws: ``DepotError`` `.invalidRequest` before anything is sent.
     public func validateHeaders() throws {
         for (name, value) in headers {
-            let bad: (Character) -> Bool = { $0 == "\r" || $0 == "\n" || $0 == "\0" }
-            if name.contains(where: bad) || value.contains(where: bad) || name.isEmpty {
+            let bad: (Unicode.Scalar) -> Bool = { $0 == "\r" || $0 == "\n" || $0 == "\0" }
+            if name.unicodeScalars.contains(where: bad) || value.unicodeScalars.contains(where: bad) || name.isEmpty {
                 throw DepotError(.invalidRequest, "header \(name.debugDescription) contains CR, LF or NUL, or has no name")
             }
         }

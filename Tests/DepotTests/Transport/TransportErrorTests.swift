@@ -1,0 +1,146 @@
+import Depot
+import DepotTesting
+import Foundation
+import Testing
+
+@Suite struct TransportErrorTests {
+    @Test("non-2xx answers map to typed codes and keep status, headers and body", arguments: [
+        (404, DepotError.Code.notFound), (409, .conflict), (412, .conflict), (400, .status), (500, .status), (503, .status),
+    ])
+    func statusCodes(status: Int, code: DepotError.Code) async throws {
+        try await withStubServer { server in
+            server.route(.get, "/messages/:id", response: .json(["reason": "nope"], status: status, headers: ["X-Trace": "t1"]))
+            let messages = MessageRepository(store: NetworkingSession(url: server.url))
+            let error = await #expect(throws: DepotError.self) { try await messages.read("1").value }
+            #expect(error?.code == code)
+            #expect(error?.status == status)
+            #expect(error?.responseHeaders["x-trace"] == "t1")
+            #expect(error?.responseBody.flatMap { try? JSON(parsing: $0) } == ["reason": "nope"])
+            #expect(error?.description.contains("nope") == false, "the description must not carry the body")
+        }
+    }
+
+    @Test("malformed JSON gives a .decoding error, never a crash")
+    func malformed() async throws {
+        try await withStubServer { server in
+            server.resource("messages")
+            server.inject(.malformedJSON)
+            let messages = MessageRepository(store: NetworkingSession(url: server.url))
+            let error = await #expect(throws: DepotError.self) { try await messages.read("1").value }
+            #expect(error?.code == .decoding)
+            #expect(error?.status == 200)
+            #expect(error?.responseBody != nil)
+        }
+    }
+
+    @Test("wrongly typed and missing fields name the key path and the expected type")
+    func wrongTypes() async throws {
+        try await withStubServer { server in
+            server.route(.get, "/messages/1", response: .json(["id": "1", "text": 42]))
+            server.route(.get, "/messages/2", response: .json(["id": "2"]))
+            server.route(.get, "/messages", response: .json([["id": "1", "text": "ok"], ["id": 2, "text": "bad id"]]))
+            server.route(.get, "/notes/1", response: .json(["_id": "1", "body": true]))
+            let session = NetworkingSession(url: server.url)
+            let messages = MessageRepository(store: session)
+            let typed = await #expect(throws: DepotError.self) { try await messages.read("1").value }
+            #expect(typed?.code == .decoding)
+            #expect(typed?.message.contains("text") == true && typed?.message.contains("String") == true)
+            let missing = await #expect(throws: DepotError.self) { try await messages.read("2").value }
+            #expect(missing?.message.contains("text: missing key") == true)
+            let array = await #expect(throws: DepotError.self) { try await messages.readAll().value }
+            #expect(array?.message.contains("[1].id") == true)
+            let note = await #expect(throws: DepotError.self) { try await NoteRepository(store: session).read("1").value }
+            #expect(note?.message == "body: expected String, found bool")
+        }
+    }
+
+    @Test("a refused connection is a .transport error")
+    func refused() async throws {
+        let server = try await StubServer.start()
+        let url = server.url
+        try await server.shutdown()
+        let messages = MessageRepository(store: NetworkingSession(url: url))
+        let error = await #expect(throws: DepotError.self) { try await messages.read("1").value }
+        #expect(error?.code == .transport)
+        #expect(error?.status == nil)
+    }
+
+    @Test("a dropped connection and a server dying mid-answer are typed errors", arguments: [StubFault.dropConnection, .dieMidResponse])
+    func dropped(fault: StubFault) async throws {
+        try await withStubServer { server in
+            server.resource("messages", objects: [["id": "1", "text": "a"]])
+            server.inject(fault)
+            let messages = MessageRepository(store: NetworkingSession(url: server.url))
+            let error = await #expect(throws: DepotError.self) { try await messages.read("1").value }
+            let code = error?.code
+            #expect(code == .transport || code == .decoding)
+            // Nothing is lost: the next call works.
+            let message = try await messages.read("1").value
+            #expect(message.text == "a")
+        }
+    }
+
+    @Test("a slow answer past the timeout is a .timeout error")
+    func timeout() async throws {
+        try await withStubServer { server in
+            server.resource("messages", objects: [["id": "1", "text": "a"]])
+            server.inject(.delay(.seconds(3)))
+            let session = NetworkingSession(url: server.url, configuration: SessionConfiguration(timeout: .milliseconds(300)))
+            let error = await #expect(throws: DepotError.self) { try await MessageRepository(store: session).read("1").value }
+            #expect(error?.code == .timeout)
+        }
+    }
+
+    @Test("cancelling mid-request cancels the URL task and rejects with .cancelled")
+    func cancelMidRequest() async throws {
+        try await withStubServer { server in
+            server.resource("messages", objects: [["id": "1", "text": "a"]])
+            server.inject(.delay(.seconds(5)))
+            let messages = MessageRepository(store: NetworkingSession(url: server.url))
+            let promise = messages.read("1")
+            #expect(await eventuallyAsync { server.requests.count == 1 })
+            let start = ContinuousClock.now
+            promise.cancel()
+            await #expect { try await promise.value } throws: { ($0 as? DepotError)?.code == .cancelled }
+            #expect(ContinuousClock.now - start < .seconds(2))
+            // The awaiting task's cancellation does the same.
+            server.inject(.delay(.seconds(5)))
+            let task = Task { try await messages.read("1").value }
+            #expect(await eventuallyAsync { server.requests.count == 2 })
+            task.cancel()
+            await #expect { try await task.value } throws: { $0.isDepotCancellation }
+        }
+    }
+
+    @Test("a header value with CR or LF is refused before anything is sent")
+    func headerInjection() async throws {
+        try await withStubServer { server in
+            let session = NetworkingSession(url: server.url, headers: ["X-Evil": "a\r\nInjected: yes"])
+            let error = await #expect(throws: DepotError.self) { try await MessageRepository(store: session).read("1").value }
+            #expect(error?.code == .invalidRequest)
+            #expect(server.requests.isEmpty)
+        }
+    }
+
+    @Test("per-request headers never leak into the session")
+    func perRequestHeaders() async throws {
+        try await withStubServer { server in
+            server.resource("messages", objects: [["id": "1", "text": "a"]])
+            let session = NetworkingSession(url: server.url, headers: ["X-App": "depot"])
+            _ = try await session.request(.get, "messages/1", headers: ["X-Once": "1"]).value
+            _ = try await session.request(.get, "messages/1").value
+            #expect(server.requests[0].header("x-once") == "1")
+            #expect(server.requests[1].header("x-once") == nil)
+            #expect(server.requests.allSatisfy { $0.header("x-app") == "depot" })
+        }
+    }
+}
+
+/// Polls `condition` until it holds or five seconds pass.
+func eventuallyAsync(_ condition: () -> Bool) async -> Bool {
+    for _ in 0..<2_500 {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(2))
+    }
+    return condition()
+}
