@@ -6,23 +6,23 @@ import Synchronization
 import Testing
 
 @Suite struct MiddlewareTests {
-    @Test("an interceptor adds a bearer token to every request")
-    func bearer() async throws {
+    @Test("an interceptor adds a bearer token to every request", arguments: Transport.available)
+    func bearer(transport: Transport) async throws {
         try await withStubServer { server in
             server.resource("messages")
-            let session = NetworkingSession(url: server.url, configuration: SessionConfiguration(interceptors: [HeaderInterceptor.bearer("s3cret")]))
+            let session = transport.session(url: server.url, configuration: SessionConfiguration(interceptors: [HeaderInterceptor.bearer("s3cret")]))
             _ = try await MessageRepository(store: session).readAll().value
             #expect(server.requests.last?.header("authorization") == "Bearer s3cret")
         }
     }
 
-    @Test("a 503 then a 200 succeeds with retries on; Retry-After is honoured")
-    func retry503() async throws {
+    @Test("a 503 then a 200 succeeds with retries on; Retry-After is honoured", arguments: Transport.available)
+    func retry503(transport: Transport) async throws {
         try await withStubServer { server in
             server.resource("messages", objects: [["id": "1", "text": "a"]])
             server.inject(.status(503, headers: ["Retry-After": "0"]), times: 2)
             let policy = RetryPolicy(maximumAttempts: 3, baseDelay: .seconds(30), maximumDelay: .seconds(60))
-            let session = NetworkingSession(url: server.url, configuration: SessionConfiguration(retryPolicy: policy))
+            let session = transport.session(url: server.url, configuration: SessionConfiguration(retryPolicy: policy))
             let start = ContinuousClock.now
             let message = try await MessageRepository(store: session).read("1").value
             #expect(message.text == "a")
@@ -31,12 +31,12 @@ import Testing
         }
     }
 
-    @Test("a POST without an Idempotency-Key is not retried; with one it is")
-    func postRetry() async throws {
+    @Test("a POST without an Idempotency-Key is not retried; with one it is", arguments: Transport.available)
+    func postRetry(transport: Transport) async throws {
         try await withStubServer { server in
             server.resource("messages")
             let policy = RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(1))
-            let session = NetworkingSession(url: server.url, configuration: SessionConfiguration(retryPolicy: policy))
+            let session = transport.session(url: server.url, configuration: SessionConfiguration(retryPolicy: policy))
             server.inject(.status(503))
             let error = await #expect(throws: DepotError.self) { try await MessageRepository(store: session).create(["text": "x"]).value }
             #expect(error?.status == 503)
@@ -48,12 +48,12 @@ import Testing
         }
     }
 
-    @Test("4xx other than 408/429 is never retried; the attempts stop at the maximum")
-    func retryLimits() async throws {
+    @Test("4xx other than 408/429 is never retried; the attempts stop at the maximum", arguments: Transport.available)
+    func retryLimits(transport: Transport) async throws {
         try await withStubServer { server in
             server.resource("messages")
             let policy = RetryPolicy(maximumAttempts: 2, baseDelay: .milliseconds(1))
-            let session = NetworkingSession(url: server.url, configuration: SessionConfiguration(retryPolicy: policy))
+            let session = transport.session(url: server.url, configuration: SessionConfiguration(retryPolicy: policy))
             await #expect(throws: DepotError.self) { try await MessageRepository(store: session).read("missing").value }
             #expect(server.requests.count == 1)
             server.inject(.status(500), times: 5)
@@ -62,8 +62,8 @@ import Testing
         }
     }
 
-    @Test("logs go through swift-log with Authorization and Cookie redacted; hooks see each attempt")
-    func redactedLogging() async throws {
+    @Test("logs go through swift-log with Authorization and Cookie redacted; hooks see each attempt", arguments: Transport.available)
+    func redactedLogging(transport: Transport) async throws {
         try await withStubServer { server in
             server.resource("messages")
             let capture = LogCapture()
@@ -76,7 +76,7 @@ import Testing
                 onRequest: { request, url in seen.append("request \(request.method) \(url.path)") },
                 onResponse: { _, result, _ in seen.append("response \((try? result.get().status) ?? -1)") }
             )
-            _ = try await MessageRepository(store: NetworkingSession(url: server.url, configuration: configuration)).readAll().value
+            _ = try await MessageRepository(store: transport.session(url: server.url, configuration: configuration)).readAll().value
             let text = capture.all.joined(separator: "\n")
             #expect(text.contains("GET"))
             #expect(text.contains("<redacted>"))

@@ -4,13 +4,14 @@ import Foundation
 import Testing
 
 @Suite struct TransportErrorTests {
-    @Test("non-2xx answers map to typed codes and keep status, headers and body", arguments: [
+    @Test("non-2xx answers map to typed codes and keep status, headers and body", arguments: Transport.available, [
         (404, DepotError.Code.notFound), (409, .conflict), (412, .conflict), (400, .status), (500, .status), (503, .status),
     ])
-    func statusCodes(status: Int, code: DepotError.Code) async throws {
+    func statusCodes(transport: Transport, expected: (status: Int, code: DepotError.Code)) async throws {
         try await withStubServer { server in
+            let (status, code) = expected
             server.route(.get, "/messages/:id", response: .json(["reason": "nope"], status: status, headers: ["X-Trace": "t1"]))
-            let messages = MessageRepository(store: NetworkingSession(url: server.url))
+            let messages = MessageRepository(store: transport.session(url: server.url))
             let error = await #expect(throws: DepotError.self) { try await messages.read("1").value }
             #expect(error?.code == code)
             #expect(error?.status == status)
@@ -20,12 +21,12 @@ import Testing
         }
     }
 
-    @Test("malformed JSON gives a .decoding error, never a crash")
-    func malformed() async throws {
+    @Test("malformed JSON gives a .decoding error, never a crash", arguments: Transport.available)
+    func malformed(transport: Transport) async throws {
         try await withStubServer { server in
             server.resource("messages")
             server.inject(.malformedJSON)
-            let messages = MessageRepository(store: NetworkingSession(url: server.url))
+            let messages = MessageRepository(store: transport.session(url: server.url))
             let error = await #expect(throws: DepotError.self) { try await messages.read("1").value }
             #expect(error?.code == .decoding)
             #expect(error?.status == 200)
@@ -33,14 +34,14 @@ import Testing
         }
     }
 
-    @Test("wrongly typed and missing fields name the key path and the expected type")
-    func wrongTypes() async throws {
+    @Test("wrongly typed and missing fields name the key path and the expected type", arguments: Transport.available)
+    func wrongTypes(transport: Transport) async throws {
         try await withStubServer { server in
             server.route(.get, "/messages/1", response: .json(["id": "1", "text": 42]))
             server.route(.get, "/messages/2", response: .json(["id": "2"]))
             server.route(.get, "/messages", response: .json([["id": "1", "text": "ok"], ["id": 2, "text": "bad id"]]))
             server.route(.get, "/notes/1", response: .json(["_id": "1", "body": true]))
-            let session = NetworkingSession(url: server.url)
+            let session = transport.session(url: server.url)
             let messages = MessageRepository(store: session)
             let typed = await #expect(throws: DepotError.self) { try await messages.read("1").value }
             #expect(typed?.code == .decoding)
@@ -54,23 +55,23 @@ import Testing
         }
     }
 
-    @Test("a refused connection is a .transport error")
-    func refused() async throws {
+    @Test("a refused connection is a .transport error", arguments: Transport.available)
+    func refused(transport: Transport) async throws {
         let server = try await StubServer.start()
         let url = server.url
         try await server.shutdown()
-        let messages = MessageRepository(store: NetworkingSession(url: url))
+        let messages = MessageRepository(store: transport.session(url: url))
         let error = await #expect(throws: DepotError.self) { try await messages.read("1").value }
         #expect(error?.code == .transport)
         #expect(error?.status == nil)
     }
 
-    @Test("a dropped connection and a server dying mid-answer are typed errors", arguments: [StubFault.dropConnection, .dieMidResponse])
-    func dropped(fault: StubFault) async throws {
+    @Test("a dropped connection and a server dying mid-answer are typed errors", arguments: Transport.available, [StubFault.dropConnection, .dieMidResponse])
+    func dropped(transport: Transport, fault: StubFault) async throws {
         try await withStubServer { server in
             server.resource("messages", objects: [["id": "1", "text": "a"]])
             server.inject(fault)
-            let messages = MessageRepository(store: NetworkingSession(url: server.url))
+            let messages = MessageRepository(store: transport.session(url: server.url))
             let error = await #expect(throws: DepotError.self) { try await messages.read("1").value }
             let code = error?.code
             #expect(code == .transport || code == .decoding)
@@ -80,23 +81,23 @@ import Testing
         }
     }
 
-    @Test("a slow answer past the timeout is a .timeout error")
-    func timeout() async throws {
+    @Test("a slow answer past the timeout is a .timeout error", arguments: Transport.available)
+    func timeout(transport: Transport) async throws {
         try await withStubServer { server in
             server.resource("messages", objects: [["id": "1", "text": "a"]])
             server.inject(.delay(.seconds(3)))
-            let session = NetworkingSession(url: server.url, configuration: SessionConfiguration(timeout: .milliseconds(300)))
+            let session = transport.session(url: server.url, configuration: SessionConfiguration(timeout: .milliseconds(300)))
             let error = await #expect(throws: DepotError.self) { try await MessageRepository(store: session).read("1").value }
             #expect(error?.code == .timeout)
         }
     }
 
-    @Test("cancelling mid-request cancels the URL task and rejects with .cancelled")
-    func cancelMidRequest() async throws {
+    @Test("cancelling mid-request cancels the URL task and rejects with .cancelled", arguments: Transport.available)
+    func cancelMidRequest(transport: Transport) async throws {
         try await withStubServer { server in
             server.resource("messages", objects: [["id": "1", "text": "a"]])
             server.inject(.delay(.seconds(5)))
-            let messages = MessageRepository(store: NetworkingSession(url: server.url))
+            let messages = MessageRepository(store: transport.session(url: server.url))
             let promise = messages.read("1")
             #expect(await eventuallyAsync { server.requests.count == 1 })
             let start = ContinuousClock.now
@@ -112,21 +113,21 @@ import Testing
         }
     }
 
-    @Test("a header value with CR or LF is refused before anything is sent")
-    func headerInjection() async throws {
+    @Test("a header value with CR or LF is refused before anything is sent", arguments: Transport.available)
+    func headerInjection(transport: Transport) async throws {
         try await withStubServer { server in
-            let session = NetworkingSession(url: server.url, headers: ["X-Evil": "a\r\nInjected: yes"])
+            let session = transport.session(url: server.url, headers: ["X-Evil": "a\r\nInjected: yes"])
             let error = await #expect(throws: DepotError.self) { try await MessageRepository(store: session).read("1").value }
             #expect(error?.code == .invalidRequest)
             #expect(server.requests.isEmpty)
         }
     }
 
-    @Test("per-request headers never leak into the session")
-    func perRequestHeaders() async throws {
+    @Test("per-request headers never leak into the session", arguments: Transport.available)
+    func perRequestHeaders(transport: Transport) async throws {
         try await withStubServer { server in
             server.resource("messages", objects: [["id": "1", "text": "a"]])
-            let session = NetworkingSession(url: server.url, headers: ["X-App": "depot"])
+            let session = transport.session(url: server.url, headers: ["X-App": "depot"])
             _ = try await session.request(.get, "messages/1", headers: ["X-Once": "1"]).value
             _ = try await session.request(.get, "messages/1").value
             #expect(server.requests[0].header("x-once") == "1")

@@ -1,0 +1,33 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// Benchmarks for Depot, kept in their own package so the library never depends on them.
+//   swift run -c release Ratios                          # ratios against baselines, same run
+//   swift package --disable-sandbox benchmark            # ordo-one: wall time and mallocs
+let package = Package(
+    name: "DepotBenchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "Depot", path: ".."),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        .executableTarget(
+            name: "Ratios",
+            dependencies: [
+                .product(name: "Depot", package: "Depot"),
+                .product(name: "DepotTesting", package: "Depot"),
+            ]
+        ),
+        .executableTarget(
+            name: "PromiseBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Depot", package: "Depot"),
+            ],
+            path: "Benchmarks/PromiseBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
