@@ -8,7 +8,6 @@ let package = Package(
         .library(name: "DepotPromise", targets: ["DepotPromise"]),
         .library(name: "Depot", targets: ["Depot"]),
         .library(name: "DepotTesting", targets: ["DepotTesting"]),
-        .library(name: "DepotSQLite", targets: ["DepotSQLite"]),
         .library(name: "DepotAsyncHTTPClient", targets: ["DepotAsyncHTTPClient"]),
         .executable(name: "Messages", targets: ["Messages"]),
     ],
@@ -22,7 +21,6 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
-        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
@@ -44,13 +42,6 @@ let package = Package(
             ]
         ),
         .target(
-            name: "DepotSQLite",
-            dependencies: [
-                "Depot",
-                .product(name: "GRDB", package: "GRDB.swift"),
-            ]
-        ),
-        .target(
             name: "DepotAsyncHTTPClient",
             dependencies: [
                 "Depot",
@@ -65,7 +56,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "Messages",
-            dependencies: ["Depot", "DepotTesting", "DepotSQLite"],
+            dependencies: ["Depot", "DepotTesting"],
             path: "Examples/Messages"
         ),
         .testTarget(name: "DepotPromiseTests", dependencies: ["DepotPromise"]),
@@ -76,7 +67,6 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "DepotSQLiteTests", dependencies: ["DepotSQLite", "Depot", "DepotTesting"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -6,7 +6,7 @@ import Foundation
 // Prints every figure as a ratio against a baseline measured in the same run, same process.
 // Each figure is the median of 7 rounds.
 
-func median(_ rounds: Int = 7, _ body: () async throws -> Duration) async rethrows -> Double {
+@MainActor func median(_ rounds: Int = 7, _ body: () async throws -> Duration) async rethrows -> Double {
     var samples: [Double] = []
     for _ in 0..<rounds { samples.append(try await body().seconds) }
     return samples.sorted()[rounds / 2]
@@ -16,7 +16,7 @@ extension Duration {
     var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }
 
-func time(_ body: () async throws -> Void) async rethrows -> Duration {
+@MainActor func time(_ body: () async throws -> Void) async rethrows -> Duration {
     let start = ContinuousClock.now
     try await body()
     return ContinuousClock.now - start
@@ -108,16 +108,16 @@ struct MessageRepository: CRUDNetworkingRepository {
 
 if only == nil || only == "repository" {
     let server = try await StubServer.start(threads: 2)
-    server.resource("messages", objects: (1...100).map { ["id": .string(String($0)), "text": "message \($0)"] })
+    server.resource("messages", objects: (1...100).map { ["id": .string(String($0)), "text": .string("message \($0)")] })
     let session = NetworkingSession(url: server.url)
     let repository = MessageRepository(store: session)
     let requests = 2_000
     let decoder = JSONDecoder()
-    func raw(_ index: Int) async throws {
+    @Sendable func raw(_ index: Int) async throws {
         let response = try await session.send(NetworkRequest(method: .get, path: "messages/\(index % 100 + 1)", headers: ["Accept": "application/json"]))
         _ = try decoder.decode(Message.self, from: response.body)
     }
-    func viaRepository(_ index: Int) async throws {
+    @Sendable func viaRepository(_ index: Int) async throws {
         _ = try await repository.read(String(index % 100 + 1)).value
     }
     for _ in 0..<200 { try await raw(0); try await viaRepository(0) }  // warm up the connections
