@@ -14,9 +14,10 @@ import NIOHTTP1
 /// let messages = MessageRepository(store: session)
 /// ```
 ///
-/// By default it uses `HTTPClient.shared`, which needs no shutdown. With
-/// `allowsInsecureTLS` (or a client of your own passed in), call ``shutdown()`` when done with a
-/// client the session created.
+/// By default it uses one process-wide client (``defaultClient``) that needs no shutdown and,
+/// like URLSession, fails at once on a refused connection (async-http-client's own default retries
+/// connecting until the deadline; Depot's ``RetryPolicy`` decides retries instead). With
+/// `allowsInsecureTLS`, the session owns a client: call ``shutdown()`` when done with it.
 public final class AsyncHTTPClientSession: Networking {
     /// The base URL every request path is relative to.
     public let url: URL
@@ -25,6 +26,22 @@ public final class AsyncHTTPClientSession: Networking {
     /// The client requests go through.
     public let client: HTTPClient
     private let ownsClient: Bool
+    /// The process-wide client sessions use by default: never shut down, no connection retries.
+    public static let defaultClient: HTTPClient = HTTPClient(
+        eventLoopGroupProvider: .singleton,
+        configuration: clientConfiguration(insecure: false)
+    )
+
+    static func clientConfiguration(insecure: Bool) -> HTTPClient.Configuration {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        if insecure {
+            configuration.tlsConfiguration = .clientDefault
+            configuration.tlsConfiguration?.certificateVerification = .none
+        }
+        return configuration
+    }
+
     /// The most bytes read from one answer's body (64 MiB).
     public static let maximumBodySize = 64 * 1024 * 1024
 
@@ -34,7 +51,7 @@ public final class AsyncHTTPClientSession: Networking {
     ///   - url: the base URL.
     ///   - headers: headers for every request.
     ///   - configuration: timeout, interceptors, retry policy, logging, TLS verification.
-    ///   - client: a client to share; nil uses `HTTPClient.shared`, or a new client that skips
+    ///   - client: a client to share; nil uses ``defaultClient``, or a new client that skips
     ///     certificate verification when `configuration.allowsInsecureTLS` is set.
     public init(
         url: URL,
@@ -50,13 +67,10 @@ public final class AsyncHTTPClientSession: Networking {
             self.client = client
             ownsClient = false
         } else if configuration.allowsInsecureTLS {
-            var clientConfiguration = HTTPClient.Configuration()
-            clientConfiguration.tlsConfiguration = .clientDefault
-            clientConfiguration.tlsConfiguration?.certificateVerification = .none
-            self.client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
+            self.client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: Self.clientConfiguration(insecure: true))
             ownsClient = true
         } else {
-            self.client = HTTPClient.shared
+            self.client = Self.defaultClient
             ownsClient = false
         }
     }

@@ -55,15 +55,17 @@ import Testing
         }
     }
 
-    @Test("a refused connection is a .transport error", arguments: Transport.available)
+    @Test("a refused connection is a .transport error at once, not after the timeout", arguments: Transport.available)
     func refused(transport: Transport) async throws {
         let server = try await StubServer.start()
         let url = server.url
         try await server.shutdown()
-        let messages = MessageRepository(store: transport.session(url: url))
-        let error = await #expect(throws: DepotError.self) { try await messages.read("1").value }
+        let session = transport.session(url: url, configuration: SessionConfiguration(timeout: .seconds(60)))
+        let start = ContinuousClock.now
+        let error = await #expect(throws: DepotError.self) { try await MessageRepository(store: session).read("1").value }
         #expect(error?.code == .transport)
         #expect(error?.status == nil)
+        #expect(ContinuousClock.now - start < .seconds(20), "a refused connection must not wait for the 60 s timeout")
     }
 
     @Test("a dropped connection and a server dying mid-answer are typed errors", arguments: Transport.available, [StubFault.dropConnection, .dieMidResponse])
