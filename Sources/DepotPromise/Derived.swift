@@ -11,7 +11,9 @@ enum Step<Value: Sendable> {
 /// settles itself — or, for `then`, adopts the promise the body returned. One allocation for the
 /// node and one for the body's closure: nothing else per step.
 // @unchecked: the inherited `state` Mutex guards all mutable state; `queue` and `body` are lets.
-final class Derived<Input: Sendable, Value: Sendable>: Promise<Value>, Job, @unchecked Sendable {
+final class Derived<Input: Sendable, Value: Sendable>: Promise<Value>, Job,
+    @unchecked Sendable  // @unchecked: `state` Mutex guards all mutable state
+{
     let queue: DispatchQueue?
     let body: @Sendable (Result<Input, any Error>) -> Step<Value>
 

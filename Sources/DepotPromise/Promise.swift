@@ -18,8 +18,8 @@ import Synchronization
 /// global concurrent queue, never the main queue). They never run synchronously inside the call
 /// that attaches them. Consecutive steps that run on the same queue run one after the other in one
 /// hop, without going back through the queue.
-public class Promise<Value: Sendable>: @unchecked Sendable {
-    // @unchecked: the `state` Mutex guards every mutable field; subclasses only add `let`s.
+// @unchecked: the `state` Mutex guards result, jobs, source and cancel handlers; subclasses add only lets.
+public class Promise<Value: Sendable>: @unchecked Sendable {  // @unchecked: `state` Mutex guards all mutable state
     let state: Mutex<State>
 
     /// The mutable part of a promise, guarded by `state`.
