@@ -60,9 +60,7 @@ public final class AsyncHTTPClientSession: Networking {
         client: HTTPClient? = nil
     ) {
         self.url = url
-        var configuration = configuration
-        configuration.headers.merge(headers) { _, new in new }
-        pipeline = RequestPipeline(baseURL: url, configuration: configuration)
+        pipeline = RequestPipeline(baseURL: url, headers: headers, configuration: configuration)
         if let client {
             self.client = client
             ownsClient = false
@@ -94,9 +92,8 @@ public final class AsyncHTTPClientSession: Networking {
         outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
         for (name, value) in request.headers { outgoing.headers.add(name: name, value: value) }
         if let body = request.body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
-        let nanoseconds = Int64(timeout.components.seconds) * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000
         do {
-            let response = try await client.execute(outgoing, timeout: .nanoseconds(max(nanoseconds, 1_000_000)))
+            let response = try await client.execute(outgoing, timeout: .nanoseconds(max(timeout.nanoseconds, 1_000_000)))
             let body = try await response.body.collect(upTo: maximumBodySize)
             var headers: [String: String] = [:]
             for (name, value) in response.headers {

@@ -17,9 +17,15 @@ public func after(_ duration: Duration) -> Guarantee<Void> {
 }
 
 extension Duration {
-    /// The duration in seconds, as a Double.
-    var seconds: Double {
+    /// The duration in seconds, as a Double (for Dispatch and Foundation APIs).
+    package var seconds: Double {
         let (seconds, attoseconds) = components
         return Double(seconds) + Double(attoseconds) / 1e18
+    }
+
+    /// The duration in whole nanoseconds (for NIO's `TimeAmount`).
+    package var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 }

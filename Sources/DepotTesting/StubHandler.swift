@@ -51,7 +51,7 @@ final class StubHandler: ChannelInboundHandler {
                 let keepAlive = head.isKeepAlive
                 if let delay = response.delay, delay > .zero {
                     let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-                    context.eventLoop.scheduleTask(in: .nanoseconds(Int64(delay.components.seconds) * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000)) {
+                    context.eventLoop.scheduleTask(in: .nanoseconds(delay.nanoseconds)) {
                         let (handler, context) = bound.value
                         handler.write(response, version: head.version, keepAlive: keepAlive, context: context)
                     }

@@ -51,7 +51,7 @@ struct StubResource: Sendable {
         }
     }
 
-    /// Answers `request` whose path below the resource is `rest` (empty for the collection).
+    /// Answers `request` for the collection (`id` nil) or for the object with `id`.
     mutating func handle(_ request: RecordedRequest, id: String?) -> StubResponse {
         switch (request.method, id) {
         case ("GET", nil):

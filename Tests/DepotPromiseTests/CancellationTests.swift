@@ -32,9 +32,13 @@ import Testing
         let stopped = Counter()
         let (inner, innerResolver) = Promise<Int>.pending()
         innerResolver.onCancel { stopped.increment() }
-        let outer = Promise(1).then { _ in inner }
-        #expect(await eventually { !outer.isPending || stopped.value > 0 || inner.isPending == true })
-        try await Task.sleep(for: .milliseconds(20))  // let the body run and adopt `inner`
+        let bodyRan = Counter()
+        let outer = Promise(1).then { _ in
+            bodyRan.increment()
+            return inner
+        }
+        #expect(await eventually { bodyRan.value == 1 })
+        try await Task.sleep(for: .milliseconds(20))  // the node adopts `inner` right after its body returns
         outer.cancel()
         #expect(stopped.value == 1)
         await #expect { try await outer.value } throws: { $0.isDepotCancellation }

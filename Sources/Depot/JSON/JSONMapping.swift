@@ -62,23 +62,23 @@ public enum JSONMapping {
         if let decodable = type as? any Decodable.Type {
             return try decode(decodable, from: json) as! Entity
         }
-        preconditionFailure("\(Entity.self) must be Decodable or DictionaryInitializable to be read from JSON")
+        unreadable(type)
     }
 
     /// Makes an entity from JSON bytes, unwrapping `envelope` first when given.
     public static func entity<Entity>(_ type: Entity.Type, from data: Data, envelope: String? = nil) throws -> Entity {
-        if type is any DictionaryInitializable.Type || type is JSONObject.Type {
+        if type is any DictionaryInitializable.Type {
             return try entity(type, from: try unwrap(JSON(parsing: data), envelope: envelope))
         }
         if let decodable = type as? any Decodable.Type {
             return try decode(decodable, from: data, envelope: envelope) as! Entity
         }
-        preconditionFailure("\(Entity.self) must be Decodable or DictionaryInitializable to be read from JSON")
+        unreadable(type)
     }
 
     /// Makes an array of entities from JSON bytes, unwrapping `envelope` first when given.
     public static func entities<Entity>(_ type: Entity.Type, from data: Data, envelope: String? = nil) throws -> [Entity] {
-        if type is any DictionaryInitializable.Type || type is JSONObject.Type {
+        if type is any DictionaryInitializable.Type {
             let json = try unwrap(JSON(parsing: data), envelope: envelope)
             guard let array = json.arrayValue else {
                 throw DepotError(.decoding, "expected an array of \(Entity.self), found \(json.kindName)")
@@ -95,6 +95,10 @@ public enum JSONMapping {
         if let decodable = type as? any Decodable.Type {
             return try decodeArray(decodable, from: data, envelope: envelope) as! [Entity]
         }
+        unreadable(type)
+    }
+
+    private static func unreadable<Entity>(_ type: Entity.Type) -> Never {
         preconditionFailure("\(Entity.self) must be Decodable or DictionaryInitializable to be read from JSON")
     }
 

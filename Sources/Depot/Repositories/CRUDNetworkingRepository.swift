@@ -16,7 +16,7 @@ extension CRUDNetworkingRepository {
     /// `POST /path` with the entity; returns the entity the server answered with.
     public func create(_ entity: Entity) -> Promise<Entity> {
         do {
-            return create(try encoded(entity))
+            return create(body: try encoded(entity))
         } catch {
             return Promise(error: error)
         }
@@ -28,9 +28,11 @@ extension CRUDNetworkingRepository {
     /// messages.create(["text": "Here goes a message"]).done { print($0.id) }
     /// ```
     public func create(_ dictionary: JSONObject) -> Promise<Entity> {
-        send(.create, id: nil, body: .object(applyingNilEncoding(dictionary))) { response in
-            try decodeEntity(response)
-        }
+        create(body: applyingNilEncoding(dictionary))
+    }
+
+    private func create(body: JSONObject) -> Promise<Entity> {
+        send(.create, id: nil, body: .object(body)) { response in try decodeEntity(response) }
     }
 
     /// `GET /path/:id`.

@@ -85,9 +85,10 @@ struct ObjectEntity: Identifiable, Sendable, DictionaryInitializable, Dictionary
         self.object = object
     }
 
+    /// Wraps an answer; DictionaryRepository hands back only `object`, so the id is not read.
     init(dictionary: JSONObject) throws {
         object = dictionary
-        id = dictionary["id"]?.stringValue ?? dictionary["id"]?.int64Value.map(String.init) ?? ""
+        id = ""
     }
 
     var dictionary: JSONObject { object }

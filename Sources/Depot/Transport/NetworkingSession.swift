@@ -31,9 +31,7 @@ public final class NetworkingSession: Networking {
     ///     with `headers`, which win).
     public init(url: URL, headers: [String: String] = [:], configuration: SessionConfiguration = SessionConfiguration()) {
         self.url = url
-        var configuration = configuration
-        configuration.headers.merge(headers) { _, new in new }
-        pipeline = RequestPipeline(baseURL: url, configuration: configuration)
+        pipeline = RequestPipeline(baseURL: url, headers: headers, configuration: configuration)
         let sessionConfiguration = URLSessionConfiguration.ephemeral
         sessionConfiguration.httpCookieStorage = nil
         sessionConfiguration.httpShouldSetCookies = false

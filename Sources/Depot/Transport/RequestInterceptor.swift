@@ -117,10 +117,3 @@ public struct RetryPolicy: Sendable {
         return .seconds(max(0, date.timeIntervalSinceNow))
     }
 }
-
-extension Duration {
-    var seconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
-    }
-}

@@ -52,8 +52,10 @@ public struct RequestPipeline: Sendable {
     /// The shared configuration.
     public let configuration: SessionConfiguration
 
-    /// Makes a pipeline.
-    public init(baseURL: URL, configuration: SessionConfiguration) {
+    /// Makes a pipeline; `headers` are merged over the configuration's own (they win).
+    public init(baseURL: URL, headers: [String: String] = [:], configuration: SessionConfiguration) {
+        var configuration = configuration
+        configuration.headers.merge(headers) { _, new in new }
         self.baseURL = baseURL
         self.configuration = configuration
     }
