@@ -8,7 +8,8 @@ let package = Package(
     name: "DepotBenchmarks",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(name: "Depot", path: ".."),
+        .package(name: "Depot", path: "..", traits: ["AsyncHTTPClient"]),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
@@ -17,6 +18,8 @@ let package = Package(
             dependencies: [
                 .product(name: "Depot", package: "Depot"),
                 .product(name: "DepotTesting", package: "Depot"),
+                .product(name: "DepotAsyncHTTPClient", package: "Depot"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
         .executableTarget(

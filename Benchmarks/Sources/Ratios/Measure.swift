@@ -1,0 +1,39 @@
+import Foundation
+
+// Timing helpers: every figure is a median of rounds, printed as a ratio against a baseline
+// measured in the same run.
+
+@MainActor func median(_ rounds: Int = 7, _ body: () async throws -> Duration) async rethrows -> Double {
+    var samples: [Double] = []
+    for _ in 0..<rounds { samples.append(try await body().seconds) }
+    return samples.sorted()[rounds / 2]
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
+
+@MainActor func time(_ body: () async throws -> Void) async rethrows -> Duration {
+    let start = ContinuousClock.now
+    try await body()
+    return ContinuousClock.now - start
+}
+
+func row(_ name: String, _ seconds: Double, per operations: Int, baseline: Double) {
+    let micro = seconds / Double(operations) * 1e6
+    let rate = Double(operations) / seconds
+    print(
+        name.padding(toLength: 50, withPad: " ", startingAt: 0),
+        String(format: "%9.3f µs/op %9.0f op/s   %5.2fx", micro, rate, seconds / baseline)
+    )
+}
+
+/// Runs `body(index)` for `count` indices on `lanes` concurrent tasks.
+func concurrently(_ count: Int, lanes: Int, _ body: @escaping @Sendable (Int) async throws -> Void) async throws {
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for lane in 0..<lanes {
+            group.addTask { for index in stride(from: lane, to: count, by: lanes) { try await body(index) } }
+        }
+        try await group.waitForAll()
+    }
+}
