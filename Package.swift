@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "DepotPromise", targets: ["DepotPromise"]),
         .library(name: "Depot", targets: ["Depot"]),
         .library(name: "DepotTesting", targets: ["DepotTesting"]),
+        .library(name: "DepotSQLite", targets: ["DepotSQLite"]),
         .library(name: "DepotAsyncHTTPClient", targets: ["DepotAsyncHTTPClient"]),
         .executable(name: "Messages", targets: ["Messages"]),
     ],
@@ -21,6 +22,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
@@ -42,6 +44,13 @@ let package = Package(
             ]
         ),
         .target(
+            name: "DepotSQLite",
+            dependencies: [
+                "Depot",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        .target(
             name: "DepotAsyncHTTPClient",
             dependencies: [
                 "Depot",
@@ -56,10 +65,11 @@ let package = Package(
         ),
         .executableTarget(
             name: "Messages",
-            dependencies: ["Depot", "DepotTesting"],
+            dependencies: ["Depot", "DepotTesting", "DepotSQLite"],
             path: "Examples/Messages"
         ),
         .testTarget(name: "DepotPromiseTests", dependencies: ["DepotPromise"]),
+        .testTarget(name: "DepotSQLiteTests", dependencies: ["DepotSQLite", "Depot", "DepotTesting"]),
         .testTarget(
             name: "DepotTests",
             dependencies: [

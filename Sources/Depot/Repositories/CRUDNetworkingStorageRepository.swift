@@ -1,0 +1,179 @@
+import Foundation
+
+/// One API over a REST collection and a local ``Storage``, kept in step: a remote answer is stored
+/// locally, a local write is sent to the server, and each operation follows its ``Rule`` in
+/// ``strategy`` (target, fallback, synchronize). Every result is ``Sourced``: it says which side
+/// answered and what failed on the way.
+///
+/// ```swift
+/// struct Messages: CRUDNetworkingStorageRepository {
+///     typealias Entity = Message
+///     let store: Networking
+///     let storage: Storage
+///     let path = "messages"
+///     var strategy: Strategy { .remoteFirst }
+/// }
+/// let answer = try await messages.read("42").value
+/// print(answer.value.text, answer.origin)   // .local when the server was unreachable
+/// ```
+public protocol CRUDNetworkingStorageRepository: NetworkingRepository {
+    /// The local store.
+    var storage: Storage { get }
+    /// The collection's name in the store; `path` by default.
+    var collection: String { get }
+    /// The rule per operation; ``Strategy/remoteFirst`` by default.
+    var strategy: Strategy { get }
+}
+
+extension CRUDNetworkingStorageRepository {
+    /// `path`.
+    public var collection: String { path }
+    /// ``Strategy/remoteFirst``.
+    public var strategy: Strategy { .remoteFirst }
+
+    var local: LocalStore<Entity> { LocalStore(storage: storage, collection: collection) }
+    var remote: RemoteRepository<Entity> { RemoteRepository(store: store, path: path, configuration: configuration) }
+
+    /// Reads the entity with `id`; a remote answer is stored locally.
+    public func read(_ id: Entity.ID) -> Promise<Sourced<Entity>> {
+        let (local, remote, key) = (self.local, self.remote, id.pathComponent)
+        return run(
+            .read,
+            remote: { try await remote.read(id).value },
+            local: { try await local.read(id: key) },
+            afterRemote: { try await local.storeSynced([$0]) },
+            afterLocal: nil
+        )
+    }
+
+    /// Reads the entities matching `query`: on the server as URL query items, locally as equality on
+    /// the same keys compared as strings. Remote answers are stored locally.
+    public func readAll(query: [String: String] = [:]) -> Promise<Sourced<[Entity]>> {
+        let (local, remote) = (self.local, self.remote)
+        return run(
+            .readAll,
+            remote: { try await remote.readAll(query: query).value },
+            local: { try await local.readAll(Criteria(query: query)) },
+            afterRemote: { try await local.storeSynced($0) },
+            afterLocal: nil
+        )
+    }
+
+    /// Creates the entity; locally it is stored unsynced and, with `synchronize`, sent on.
+    public func create(_ entity: Entity) -> Promise<Sourced<Entity>> {
+        let (local, remote) = (self.local, self.remote)
+        return run(
+            .create,
+            remote: { try await remote.create(entity).value },
+            local: { try await local.create(entity) },
+            afterRemote: { try await local.storeSynced([$0]) },
+            afterLocal: { created in
+                let answer = try await remote.create(created).value
+                if answer.id != created.id { try await local.remove(id: created.id.pathComponent) }
+                try await local.storeSynced([answer])
+            }
+        )
+    }
+
+    /// Creates from a JSON object; a local create without an `"id"` gets a UUID string id.
+    public func create(_ dictionary: JSONObject) -> Promise<Sourced<Entity>> {
+        var object = dictionary
+        if object["id"] == nil || object["id"] == .null { object["id"] = .string(UUID().uuidString) }
+        let localObject = object
+        let (local, remote) = (self.local, self.remote)
+        return run(
+            .create,
+            remote: { try await remote.create(dictionary).value },
+            local: { try await local.create(try JSONMapping.entity(Entity.self, from: .object(localObject))) },
+            afterRemote: { try await local.storeSynced([$0]) },
+            afterLocal: { created in
+                let answer = try await remote.create(created).value
+                if answer.id != created.id { try await local.remove(id: created.id.pathComponent) }
+                try await local.storeSynced([answer])
+            }
+        )
+    }
+
+    /// Replaces the entity (PUT); locally it is stored unsynced and, with `synchronize`, sent on.
+    public func update(_ entity: Entity) -> Promise<Sourced<Entity>> {
+        let (local, remote) = (self.local, self.remote)
+        return run(
+            .update,
+            remote: { try await remote.update(entity).value },
+            local: { try await local.update(entity) },
+            afterRemote: { try await local.storeSynced([$0]) },
+            afterLocal: { updated in try await local.storeSynced([try await remote.update(updated).value]) }
+        )
+    }
+
+    /// Deletes the entity.
+    public func delete(_ entity: Entity) -> Promise<Sourced<Void>> { delete(id: entity.id) }
+
+    /// Deletes the entity with `id`; a local delete leaves a tombstone until the server has it.
+    public func delete(id: Entity.ID) -> Promise<Sourced<Void>> {
+        let (local, remote, key) = (self.local, self.remote, id.pathComponent)
+        return run(
+            .delete,
+            remote: { try await remote.delete(id: id).value },
+            local: { try await local.delete(id: key) },
+            afterRemote: { try await local.remove(id: key) },
+            afterLocal: {
+                do {
+                    try await remote.delete(id: id).value
+                } catch let error as DepotError where error.code == .notFound {
+                    // Already gone on the server: the local tombstone can go too.
+                }
+                try await local.remove(id: key)
+            }
+        )
+    }
+
+    /// Runs `operation` by its rule: target, then fallback on a qualifying error, then the
+    /// synchronizing step towards the other side, except towards a server that just failed.
+    func run<Value: Sendable>(
+        _ operation: RepositoryOperation,
+        remote: @escaping @Sendable () async throws -> Value,
+        local: @escaping @Sendable () async throws -> Value,
+        afterRemote: (@Sendable (Value) async throws -> Void)?,
+        afterLocal: (@Sendable (Value) async throws -> Void)?
+    ) -> Promise<Sourced<Value>> {
+        let rule = strategy.rule(for: operation)
+        @Sendable func attempt(_ side: Origin) async throws -> Value {
+            do {
+                return try await side == .remote ? remote() : local()
+            } catch let error as DepotError {
+                throw error
+            } catch {
+                throw DepotError(side == .remote ? .transport : .storage, "\(error)", underlying: error)
+            }
+        }
+        return Promise {
+            var answer: Sourced<Value>
+            do {
+                answer = Sourced(value: try await attempt(rule.target), origin: rule.target)
+            } catch let error as DepotError {
+                guard let fallback = rule.fallback, error.warrantsFallback(from: rule.target) else { throw error }
+                answer = Sourced(value: try await attempt(fallback), origin: fallback, fallbackError: error)
+            }
+            // A local answer given because the server failed is not sent to that server again now.
+            let serverJustFailed = answer.origin == .local && answer.fallbackError != nil
+            if rule.synchronize, !serverJustFailed, let step = answer.origin == .remote ? afterRemote : afterLocal {
+                do {
+                    try await step(answer.value)
+                } catch let error as DepotError {
+                    answer.synchronizationError = error
+                } catch {
+                    answer.synchronizationError = DepotError(.storage, "\(error)", underlying: error)
+                }
+            }
+            return answer
+        }
+    }
+}
+
+/// The remote half of a networking + storage repository.
+struct RemoteRepository<Entity: Identifiable & Sendable>: CRUDNetworkingRepository where Entity.ID: PathComponentConvertible {
+    let store: Networking
+    let path: String
+    let configuration: RepositoryConfiguration
+}

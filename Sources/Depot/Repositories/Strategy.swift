@@ -1,0 +1,106 @@
+/// Where an answer came from, or where a rule sends an operation first.
+public enum Origin: String, Sendable, Hashable, CustomStringConvertible {
+    /// The local ``Storage``.
+    case local
+    /// The REST server.
+    case remote
+
+    /// The other side.
+    public var other: Origin { self == .local ? .remote : .local }
+
+    /// `"local"` or `"remote"`.
+    public var description: String { rawValue }
+}
+
+/// How one operation runs: on which side first, where to fall back, and whether the other side is
+/// brought in step with the answer.
+///
+/// - `target`: the side that answers first.
+/// - `fallback`: the side that answers when the target fails: a remote target fails over on a
+///   transport error, a timeout or a 5xx (never a 4xx, which is the server's answer); a local
+///   target fails over when the entity is not stored locally or the store fails.
+/// - `synchronize`: after the answering side succeeds, apply the result to the other side too
+///   (store what the server answered; send a local write to the server), except a local write made
+///   because the server just failed, which stays unsynced for later. A failure here is reported in ``Sourced/synchronizationError`` and never
+///   replaces the value already obtained.
+public struct Rule: Sendable, Hashable {
+    /// The side that answers first.
+    public var target: Origin
+    /// The side that answers when the target fails; nil for none.
+    public var fallback: Origin?
+    /// Whether the other side is brought in step with the answer.
+    public var synchronize: Bool
+
+    /// Makes a rule.
+    public init(target: Origin, fallback: Origin? = nil, synchronize: Bool = true) {
+        precondition(fallback != target, "a rule cannot fall back to its own target")
+        self.target = target
+        self.fallback = fallback
+        self.synchronize = synchronize
+    }
+}
+
+/// A ``Rule`` per repository operation (Evocation's strategies under Depot's names).
+///
+/// ```swift
+/// let strategy = Strategy.remoteFirst.with(.readAll, Rule(target: .local, fallback: .remote))
+/// ```
+public struct Strategy: Sendable, Hashable {
+    /// The rule for operations without one of their own.
+    public var defaultRule: Rule
+    /// Rules for particular operations.
+    public var rules: [RepositoryOperation: Rule]
+
+    /// One rule for every operation, with optional overrides.
+    public init(_ defaultRule: Rule, rules: [RepositoryOperation: Rule] = [:]) {
+        self.defaultRule = defaultRule
+        self.rules = rules
+    }
+
+    /// The rule for `operation`.
+    public func rule(for operation: RepositoryOperation) -> Rule { rules[operation] ?? defaultRule }
+
+    /// This strategy with `rule` for `operation`.
+    public func with(_ operation: RepositoryOperation, _ rule: Rule) -> Strategy {
+        var copy = self
+        copy.rules[operation] = rule
+        return copy
+    }
+
+    /// Server first; when it cannot be reached, the local store answers. Answers are stored.
+    public static let remoteFirst = Strategy(Rule(target: .remote, fallback: .local, synchronize: true))
+    /// Local store first; what it lacks comes from the server. Local writes are sent on.
+    public static let localFirst = Strategy(Rule(target: .local, fallback: .remote, synchronize: true))
+}
+
+/// A value with where it came from and what went wrong on the way.
+public struct Sourced<Value: Sendable>: Sendable {
+    /// The answer.
+    public var value: Value
+    /// The side that answered.
+    public var origin: Origin
+    /// The target's error, when the fallback answered.
+    public var fallbackError: DepotError?
+    /// The error of bringing the other side in step, when that failed (the value stands).
+    public var synchronizationError: DepotError?
+
+    /// Makes a sourced value.
+    public init(value: Value, origin: Origin, fallbackError: DepotError? = nil, synchronizationError: DepotError? = nil) {
+        self.value = value
+        self.origin = origin
+        self.fallbackError = fallbackError
+        self.synchronizationError = synchronizationError
+    }
+}
+
+extension DepotError {
+    /// True when a rule with a fallback should try the other side after this error from `side`.
+    public func warrantsFallback(from side: Origin) -> Bool {
+        switch side {
+        case .remote:
+            return code == .transport || code == .timeout || (code == .status && (status ?? 0) >= 500)
+        case .local:
+            return code == .notFound || code == .storage
+        }
+    }
+}

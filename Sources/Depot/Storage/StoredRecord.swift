@@ -1,0 +1,92 @@
+import Foundation
+
+/// Where a stored entity stands with the server.
+public enum SyncState: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Same as the server's last answer (``StoredRecord/snapshot``).
+    case synced
+    /// Made locally; the server has not seen it.
+    case created
+    /// Changed locally since the server's last answer.
+    case updated
+    /// Deleted locally; the server still has it. Reads skip it.
+    case deleted
+}
+
+/// One entity in a ``Storage``: its JSON, its sync state and the server's last answer for it.
+public struct StoredRecord: Sendable, Hashable {
+    /// The collection it belongs to, e.g. `"messages"`.
+    public var collection: String
+    /// Its id, as text.
+    public var id: String
+    /// The entity as JSON.
+    public var object: JSONObject
+    /// Where it stands with the server.
+    public var syncState: SyncState
+    /// The JSON the server last returned for it (what PATCH diffs against); nil if never synced.
+    public var snapshot: JSONObject?
+
+    /// Makes a record.
+    public init(collection: String, id: String, object: JSONObject, syncState: SyncState, snapshot: JSONObject? = nil) {
+        self.collection = collection
+        self.id = id
+        self.object = object
+        self.syncState = syncState
+        self.snapshot = snapshot
+    }
+}
+
+/// Which records a query returns: equality on top-level keys, then sort, then limit.
+///
+/// ```swift
+/// Criteria(["author": "ann"], sort: [.descending("likes")], limit: 10)
+/// ```
+public struct Criteria: Sendable, Hashable {
+    /// One sort key.
+    public struct Sort: Sendable, Hashable {
+        /// The top-level key.
+        public var key: String
+        /// Ascending (the default) or descending.
+        public var ascending: Bool
+        /// Ascending on `key`.
+        public static func ascending(_ key: String) -> Sort { Sort(key: key, ascending: true) }
+        /// Descending on `key`.
+        public static func descending(_ key: String) -> Sort { Sort(key: key, ascending: false) }
+    }
+
+    /// Top-level key → scalar value the record must equal. `.null` matches null or a missing key.
+    public var filters: [String: JSON]
+    /// Sort keys, in order; records with equal keys are ordered by id. Order of values: null, then
+    /// numbers (false/true as 0/1), then strings.
+    public var sort: [Sort]
+    /// The most records returned; nil for all.
+    public var limit: Int?
+    /// Whether records deleted locally (``SyncState/deleted``) are returned; false by default.
+    public var includeDeleted: Bool
+
+    /// Makes criteria.
+    ///
+    /// - Precondition: filter values are scalars (null, bool, number, string) and keys contain no `"`.
+    public init(_ filters: [String: JSON] = [:], sort: [Sort] = [], limit: Int? = nil, includeDeleted: Bool = false) {
+        for (key, value) in filters {
+            precondition(!key.contains("\""), "criteria keys cannot contain a double quote: \(key)")
+            switch value {
+            case .array, .object: preconditionFailure("criteria compare scalars; \(key) is \(value.kindName)")
+            default: break
+            }
+        }
+        for sort in sort { precondition(!sort.key.contains("\""), "sort keys cannot contain a double quote: \(sort.key)") }
+        precondition(limit.map { $0 >= 0 } ?? true, "limit must not be negative")
+        self.filters = filters
+        self.sort = sort
+        self.limit = limit
+        self.includeDeleted = includeDeleted
+    }
+
+    /// Every record of the collection, by id.
+    public static let all = Criteria()
+
+    /// Criteria from a query string's pairs: every value compared as a string.
+    public init(query: [String: String]) {
+        self.init(query.mapValues { JSON.string($0) })
+    }
+}

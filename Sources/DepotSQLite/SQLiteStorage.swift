@@ -1,0 +1,244 @@
+import Depot
+import Foundation
+import GRDB
+
+/// A ``Depot/Storage`` in an SQLite file, on GRDB: entities stored as JSON per collection with
+/// their sync state and last server snapshot; criteria evaluated in SQL with `json_extract`;
+/// WAL mode (many readers, one writer); the schema created and migrated by versioned migrations.
+///
+/// ```swift
+/// let storage = try SQLiteStorage(path: "/var/lib/app/depot.sqlite", indexes: ["messages": ["author"]])
+/// try await storage.upsert([record]).value
+/// let anns = try await storage.fetch(collection: "messages", matching: Criteria(["author": "ann"])).value
+/// ```
+public final class SQLiteStorage: Storage {
+    private let writer: any DatabaseWriter
+    /// The file's path, or nil for an in-memory store.
+    public let path: String?
+
+    /// Opens (creating if needed) the store at `path` and migrates its schema.
+    ///
+    /// - Parameters:
+    ///   - path: the database file.
+    ///   - indexes: collection → top-level keys often used in criteria; each gets an index.
+    /// - Throws: ``Depot/DepotError`` `.storage` when the file cannot be opened, written or migrated
+    ///   (a missing directory, no permission, a file that is not a database).
+    public init(path: String, indexes: [String: [String]] = [:]) throws {
+        self.path = path
+        writer = try Self.storageErrors("cannot open \(path)") {
+            try DatabasePool(path: path, configuration: Self.configuration)
+        }
+        try Self.migrate(writer, indexes: indexes)
+    }
+
+    private init(inMemory writer: any DatabaseWriter, indexes: [String: [String]]) throws {
+        path = nil
+        self.writer = writer
+        try Self.migrate(writer, indexes: indexes)
+    }
+
+    /// A store in memory, with the same SQL as a file store: for tests and caches.
+    public static func inMemory(indexes: [String: [String]] = [:]) throws -> SQLiteStorage {
+        let queue = try storageErrors("cannot open an in-memory database") {
+            try DatabaseQueue(configuration: configuration)
+        }
+        return try SQLiteStorage(inMemory: queue, indexes: indexes)
+    }
+
+    /// Closes the database; later calls reject with `.storage`. Open it again with `init(path:)`.
+    public func close() throws {
+        try Self.storageErrors("cannot close the database") { try writer.close() }
+    }
+
+    private static var configuration: Configuration {
+        var configuration = Configuration()
+        configuration.label = "Depot"
+        configuration.busyMode = .timeout(5)
+        return configuration
+    }
+
+    // MARK: Schema
+
+    static func migrate(_ writer: any DatabaseWriter, indexes: [String: [String]]) throws {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: records") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE records (
+                        collection TEXT NOT NULL,
+                        id TEXT NOT NULL,
+                        object TEXT NOT NULL,
+                        sync_state TEXT NOT NULL,
+                        snapshot TEXT,
+                        PRIMARY KEY (collection, id)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX records_sync_state ON records(collection, sync_state);
+                    """
+            )
+        }
+        try storageErrors("cannot migrate the database") {
+            try migrator.migrate(writer)
+            try writer.write { db in
+                for (collection, keys) in indexes {
+                    for key in keys {
+                        precondition(!key.contains("\""), "index keys cannot contain a double quote: \(key)")
+                        let name = "idx_" + (collection + "_" + key).map { $0.isLetter || $0.isNumber ? String($0) : "_" }.joined()
+                        try db.execute(
+                            sql: "CREATE INDEX IF NOT EXISTS \"\(name)\" ON records(collection, \(jsonPath(key)))"
+                        )
+                    }
+                }
+            }
+        }
+    }
+
+    static func jsonPath(_ key: String) -> String {
+        "json_extract(object, '$.\"\(key.replacingOccurrences(of: "'", with: "''"))\"')"
+    }
+
+    // MARK: Storage
+
+    /// Adds a record; rejects with `.conflict` if the id is taken.
+    public func insert(_ record: StoredRecord) -> Promise<Void> {
+        run("insert into \(record.collection)") { db in
+            let exists = try Bool.fetchOne(
+                db, sql: "SELECT 1 FROM records WHERE collection = ? AND id = ?", arguments: [record.collection, record.id]
+            ) ?? false
+            if exists {
+                throw DepotError(.conflict, "\(record.collection) already has a record with id \(record.id)")
+            }
+            try Self.write(record, db)
+        }
+    }
+
+    /// Adds or replaces every record in one transaction.
+    public func upsert(_ records: [StoredRecord]) -> Promise<Void> {
+        run("upsert \(records.count) records") { db in
+            for record in records { try Self.write(record, db) }
+        }
+    }
+
+    /// The record with `id`, or nil.
+    public func fetch(collection: String, id: String) -> Promise<StoredRecord?> {
+        read("fetch \(collection)/\(id)") { db in
+            try Row.fetchOne(
+                db, sql: "SELECT * FROM records WHERE collection = ? AND id = ?", arguments: [collection, id]
+            ).map(Self.record)
+        }
+    }
+
+    /// The records matching `criteria`, evaluated in SQL.
+    public func fetch(collection: String, matching criteria: Criteria) -> Promise<[StoredRecord]> {
+        var sql = "SELECT * FROM records WHERE collection = ?"
+        var arguments: [(any DatabaseValueConvertible)?] = [collection]
+        if !criteria.includeDeleted { sql += " AND sync_state != 'deleted'" }
+        for (key, value) in criteria.filters.sorted(by: { $0.key < $1.key }) {
+            switch value {
+            case .null: sql += " AND \(Self.jsonPath(key)) IS NULL"
+            case .bool(let flag): sql += " AND \(Self.jsonPath(key)) = ?"; arguments.append(flag ? 1 : 0)
+            case .integer(let number): sql += " AND \(Self.jsonPath(key)) = ?"; arguments.append(number)
+            case .double(let number): sql += " AND \(Self.jsonPath(key)) = ?"; arguments.append(number)
+            case .string(let text): sql += " AND \(Self.jsonPath(key)) = ?"; arguments.append(text)
+            case .array, .object: preconditionFailure("criteria compare scalars")
+            }
+        }
+        let order = criteria.sort.map { "\(Self.jsonPath($0.key)) \($0.ascending ? "ASC" : "DESC")" } + ["id ASC"]
+        sql += " ORDER BY " + order.joined(separator: ", ")
+        if let limit = criteria.limit {
+            sql += " LIMIT ?"
+            arguments.append(limit)
+        }
+        let statementArguments = StatementArguments(arguments)
+        let query = sql
+        return read("query \(collection)") { db in
+            try Row.fetchAll(db, sql: query, arguments: statementArguments).map(Self.record)
+        }
+    }
+
+    /// Removes the record with `id`.
+    public func delete(collection: String, id: String) -> Promise<Bool> {
+        run("delete \(collection)/\(id)") { db in
+            try db.execute(sql: "DELETE FROM records WHERE collection = ? AND id = ?", arguments: [collection, id])
+            return db.changesCount > 0
+        }
+    }
+
+    /// Removes every record of `collection`.
+    public func deleteAll(collection: String) -> Promise<Void> {
+        run("delete all of \(collection)") { db in
+            try db.execute(sql: "DELETE FROM records WHERE collection = ?", arguments: [collection])
+        }
+    }
+
+    // MARK: Rows
+
+    private static func write(_ record: StoredRecord, _ db: Database) throws {
+        let object = String(decoding: try JSON.object(record.object).serialized(), as: UTF8.self)
+        let snapshot = try record.snapshot.map { String(decoding: try JSON.object($0).serialized(), as: UTF8.self) }
+        try db.execute(
+            sql: """
+                INSERT INTO records (collection, id, object, sync_state, snapshot) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT(collection, id) DO UPDATE SET
+                    object = excluded.object, sync_state = excluded.sync_state, snapshot = excluded.snapshot
+                """,
+            arguments: [record.collection, record.id, object, record.syncState.rawValue, snapshot]
+        )
+    }
+
+    private static func record(_ row: Row) throws -> StoredRecord {
+        let collection: String = row["collection"]
+        let id: String = row["id"]
+        let state: String = row["sync_state"]
+        guard let syncState = SyncState(rawValue: state) else {
+            throw DepotError(.storage, "\(collection)/\(id) has an unknown sync state \(state.debugDescription)")
+        }
+        return StoredRecord(
+            collection: collection,
+            id: id,
+            object: try object(row["object"], what: "\(collection)/\(id)"),
+            syncState: syncState,
+            snapshot: try (row["snapshot"] as String?).map { try object($0, what: "the snapshot of \(collection)/\(id)") }
+        )
+    }
+
+    private static func object(_ text: String, what: String) throws -> JSONObject {
+        guard let object = try JSON(parsing: Data(text.utf8)).objectValue else {
+            throw DepotError(.storage, "\(what) is not a JSON object")
+        }
+        return object
+    }
+
+    // MARK: Errors
+
+    private func run<T: Sendable>(_ what: String, _ body: @escaping @Sendable (Database) throws -> T) -> Promise<T> {
+        let writer = self.writer
+        return Promise { try await Self.storageErrors("cannot \(what)") { try await writer.write(body) } }
+    }
+
+    private func read<T: Sendable>(_ what: String, _ body: @escaping @Sendable (Database) throws -> T) -> Promise<T> {
+        let writer = self.writer
+        return Promise { try await Self.storageErrors("cannot \(what)") { try await writer.read(body) } }
+    }
+
+    static func storageErrors<T>(_ what: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            throw wrap(error, what)
+        }
+    }
+
+    static func storageErrors<T>(_ what: String, _ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch {
+            throw wrap(error, what)
+        }
+    }
+
+    private static func wrap(_ error: any Error, _ what: String) -> any Error {
+        if error is DepotError { return error }
+        if error is CancellationError { return DepotError(.cancelled, "\(what): cancelled", underlying: error) }
+        return DepotError(.storage, "\(what): \(error)", underlying: error)
+    }
+}
