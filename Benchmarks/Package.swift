@@ -10,6 +10,7 @@ let package = Package(
     dependencies: [
         .package(name: "Depot", path: "..", traits: ["AsyncHTTPClient"]),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
@@ -20,6 +21,8 @@ let package = Package(
                 .product(name: "DepotTesting", package: "Depot"),
                 .product(name: "DepotAsyncHTTPClient", package: "Depot"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "DepotSQLite", package: "Depot"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .executableTarget(

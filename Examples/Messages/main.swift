@@ -1,4 +1,5 @@
 import Depot
+import DepotSQLite
 import DepotTesting
 import Foundation
 
@@ -15,6 +16,15 @@ struct MessageRepository: CRUDNetworkingRepository {
     typealias Entity = Message
     let store: Networking
     let path = "messages"
+}
+
+/// The same collection with a local copy in SQLite: server first, the local copy when it is gone.
+struct CachedMessages: CRUDNetworkingStorageRepository {
+    typealias Entity = Message
+    let store: Networking
+    let storage: Storage
+    let path = "messages"
+    var strategy: Strategy { .remoteFirst }
 }
 
 let server = try await StubServer.start()
@@ -60,6 +70,21 @@ do {
 } catch let error as DepotError {
     print("malformed answer: \(error.code)")
 }
+
+// A local copy: reads refresh it while the server is up, and answer from it while it is down.
+let file = FileManager.default.temporaryDirectory.appendingPathComponent("messages-example-\(UUID().uuidString).sqlite")
+defer { try? FileManager.default.removeItem(at: file) }
+let cached = CachedMessages(store: session, storage: try SQLiteStorage(path: file.path))
+let online = try await cached.readAll().value
+print("online:    \(online.value.count) messages from the \(online.origin) side, stored in \(file.lastPathComponent)")
+try await server.goOffline()
+let offline = try await cached.readAll().value
+print("offline:   \(offline.value.map(\.text)) from the \(offline.origin) side (\(offline.fallbackError?.code.name ?? "no error"))")
+let note = try await cached.create(Message(id: "offline-1", text: "written offline")).value
+print("offline:   created #\(note.value.id) on the \(note.origin) side, unsynced until the server is back")
+try await server.goOnline()
+let back = try await cached.read("2").value
+print("online:    read #2 from the \(back.origin) side again")
 
 try await server.shutdown()
 print("done")

@@ -15,6 +15,8 @@ public final class SQLiteStorage: Storage {
     private let writer: any DatabaseWriter
     /// The file's path, or nil for an in-memory store.
     public let path: String?
+    /// collection → keys with an index, as declared at opening.
+    private let indexes: [String: Set<String>]
 
     /// Opens (creating if needed) the store at `path` and migrates its schema.
     ///
@@ -25,6 +27,7 @@ public final class SQLiteStorage: Storage {
     ///   (a missing directory, no permission, a file that is not a database).
     public init(path: String, indexes: [String: [String]] = [:]) throws {
         self.path = path
+        self.indexes = indexes.mapValues(Set.init)
         writer = try Self.storageErrors("cannot open \(path)") {
             try DatabasePool(path: path, configuration: Self.configuration)
         }
@@ -33,6 +36,7 @@ public final class SQLiteStorage: Storage {
 
     private init(inMemory writer: any DatabaseWriter, indexes: [String: [String]]) throws {
         path = nil
+        self.indexes = indexes.mapValues(Set.init)
         self.writer = writer
         try Self.migrate(writer, indexes: indexes)
     }
@@ -82,14 +86,17 @@ public final class SQLiteStorage: Storage {
                 for (collection, keys) in indexes {
                     for key in keys {
                         precondition(!key.contains("\""), "index keys cannot contain a double quote: \(key)")
-                        let name = "idx_" + (collection + "_" + key).map { $0.isLetter || $0.isNumber ? String($0) : "_" }.joined()
                         try db.execute(
-                            sql: "CREATE INDEX IF NOT EXISTS \"\(name)\" ON records(collection, \(jsonPath(key)))"
+                            sql: "CREATE INDEX IF NOT EXISTS \"\(indexName(collection, key))\" ON records(collection, \(jsonPath(key)))"
                         )
                     }
                 }
             }
         }
+    }
+
+    static func indexName(_ collection: String, _ key: String) -> String {
+        "idx_" + (collection + "_" + key).map { $0.isLetter || $0.isNumber ? String($0) : "_" }.joined()
     }
 
     static func jsonPath(_ key: String) -> String {
@@ -129,7 +136,13 @@ public final class SQLiteStorage: Storage {
 
     /// The records matching `criteria`, evaluated in SQL.
     public func fetch(collection: String, matching criteria: Criteria) -> Promise<[StoredRecord]> {
-        var sql = "SELECT * FROM records WHERE collection = ?"
+        var sql = "SELECT * FROM records"
+        // The planner prefers the primary key (it yields id order) over a selective expression
+        // index it has no statistics for; name the declared index of the first indexed filter.
+        if let key = criteria.filters.keys.sorted().first(where: { indexes[collection]?.contains($0) == true && criteria.filters[$0] != .null }) {
+            sql += " INDEXED BY \"\(Self.indexName(collection, key))\""
+        }
+        sql += " WHERE collection = ?"
         var arguments: [(any DatabaseValueConvertible)?] = [collection]
         if !criteria.includeDeleted { sql += " AND sync_state != 'deleted'" }
         for (key, value) in criteria.filters.sorted(by: { $0.key < $1.key }) {
@@ -174,7 +187,10 @@ public final class SQLiteStorage: Storage {
 
     private static func write(_ record: StoredRecord, _ db: Database) throws {
         let object = String(decoding: try JSON.object(record.object).serialized(), as: UTF8.self)
-        let snapshot = try record.snapshot.map { String(decoding: try JSON.object($0).serialized(), as: UTF8.self) }
+        // A synced record's snapshot is usually its object: write the text once.
+        let snapshot = try record.snapshot.map {
+            $0 == record.object ? object : String(decoding: try JSON.object($0).serialized(), as: UTF8.self)
+        }
         try db.execute(
             sql: """
                 INSERT INTO records (collection, id, object, sync_state, snapshot) VALUES (?, ?, ?, ?, ?)
@@ -192,12 +208,16 @@ public final class SQLiteStorage: Storage {
         guard let syncState = SyncState(rawValue: state) else {
             throw DepotError(.storage, "\(collection)/\(id) has an unknown sync state \(state.debugDescription)")
         }
+        let text: String = row["object"]
+        let parsed = try object(text, what: "\(collection)/\(id)")
+        let snapshotText: String? = row["snapshot"]
         return StoredRecord(
             collection: collection,
             id: id,
-            object: try object(row["object"], what: "\(collection)/\(id)"),
+            object: parsed,
             syncState: syncState,
-            snapshot: try (row["snapshot"] as String?).map { try object($0, what: "the snapshot of \(collection)/\(id)") }
+            // Written once when equal to the object (see `write`), so parsed once too.
+            snapshot: try snapshotText.map { $0 == text ? parsed : try object($0, what: "the snapshot of \(collection)/\(id)") }
         )
     }
 

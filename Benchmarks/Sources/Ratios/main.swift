@@ -8,3 +8,4 @@ print("Ratios — \(ProcessInfo.processInfo.activeProcessorCount) cores, \(Date(
 if only == nil || only == "promise" { await promiseRatios() }
 if only == nil || only == "transport" { try await transportRatios() }
 if only == nil || only == "decoding" { try await decodingRatios() }
+if only == nil || only == "storage" { try await storageRatios() }

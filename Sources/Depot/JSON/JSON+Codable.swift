@@ -41,21 +41,13 @@ extension JSON {
     ///
     /// - Throws: ``DepotError`` with code ``DepotError/Code/decoding`` naming where the text is wrong.
     public init(parsing data: Data) throws {
-        do {
-            self = try JSONDecoder().decode(JSON.self, from: data)
-        } catch {
-            throw DepotError(.decoding, "malformed JSON: \(JSONMapping.describe(error))", underlying: error)
-        }
+        self = try JSONParser.parse(data)
     }
 
     /// The value as compact JSON text with sorted keys.
     ///
     /// - Throws: ``DepotError`` with code ``DepotError/Code/encoding`` for a non-finite double.
     public func serialized() throws -> Data {
-        do {
-            return try JSONMapping.encoder.encode(self)
-        } catch {
-            throw DepotError(.encoding, "cannot write JSON: \(error)", underlying: error)
-        }
+        try JSONWriter.write(self)
     }
 }
