@@ -67,11 +67,7 @@ extension CRUDNetworkingStorageRepository {
             remote: { try await remote.create(entity).value },
             local: { try await local.create(entity) },
             afterRemote: { try await local.storeSynced([$0]) },
-            afterLocal: { created in
-                let answer = try await remote.create(created).value
-                if answer.id != created.id { try await local.remove(id: created.id.pathComponent) }
-                try await local.storeSynced([answer])
-            }
+            afterLocal: { try await Self.sendCreated($0, local: local, remote: remote) }
         )
     }
 
@@ -86,12 +82,16 @@ extension CRUDNetworkingStorageRepository {
             remote: { try await remote.create(dictionary).value },
             local: { try await local.create(try JSONMapping.entity(Entity.self, from: .object(localObject))) },
             afterRemote: { try await local.storeSynced([$0]) },
-            afterLocal: { created in
-                let answer = try await remote.create(created).value
-                if answer.id != created.id { try await local.remove(id: created.id.pathComponent) }
-                try await local.storeSynced([answer])
-            }
+            afterLocal: { try await Self.sendCreated($0, local: local, remote: remote) }
         )
+    }
+
+    /// Sends a locally created entity to the server and stores the server's answer in its place
+    /// (under the server's id, if it chose another).
+    static func sendCreated(_ created: Entity, local: LocalStore<Entity>, remote: RemoteRepository<Entity>) async throws {
+        let answer = try await remote.create(created).value
+        if answer.id != created.id { try await local.remove(id: created.id.pathComponent) }
+        try await local.storeSynced([answer])
     }
 
     /// Replaces the entity (PUT); locally it is stored unsynced and, with `synchronize`, sent on.
