@@ -10,9 +10,9 @@ enum Step<Value: Sendable> {
 /// parent settles, the node is scheduled on its queue, runs its body on the parent's outcome, and
 /// settles itself — or, for `then`, adopts the promise the body returned. One allocation for the
 /// node and one for the body's closure: nothing else per step.
-// @unchecked: the inherited `state` Mutex guards all mutable state; `queue` and `body` are lets.
+// @unchecked: the inherited lock stripe guards `storage`; `queue` and `body` are lets.
 final class Derived<Input: Sendable, Value: Sendable>: Promise<Value>, Job,
-    @unchecked Sendable  // @unchecked: `state` Mutex guards all mutable state
+    @unchecked Sendable  // @unchecked: a LockStripes mutex guards `storage`
 {
     let queue: DispatchQueue?
     let body: @Sendable (Result<Input, any Error>) -> Step<Value>
@@ -24,7 +24,7 @@ final class Derived<Input: Sendable, Value: Sendable>: Promise<Value>, Job,
     }
 
     func run(drain: inout Drain?) {
-        let taken: (source: any CancellableNode, adopting: Bool)? = state.withLock { state in
+        let taken: (source: any CancellableNode, adopting: Bool)? = withState { state in
             guard state.result == nil, let source = state.source else { return nil }
             return (source, state.adopting)
         }
@@ -45,7 +45,7 @@ final class Derived<Input: Sendable, Value: Sendable>: Promise<Value>, Job,
                 settle(.failure(DepotError(.invalidRequest, "a then body returned the promise it produces")), drain: &drain)
                 return
             }
-            let adopted: Bool = state.withLock { state in
+            let adopted: Bool = withState { state in
                 guard state.result == nil else { return false }
                 state.source = inner
                 state.adopting = true

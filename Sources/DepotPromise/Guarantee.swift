@@ -12,7 +12,7 @@ public final class Guarantee<Value: Sendable>: Sendable {
     public let promise: Promise<Value>
 
     init(_ promise: Promise<Value>) {
-        promise.state.withLock { $0.uncancellable = true }
+        promise.withState { $0.uncancellable = true }
         self.promise = promise
     }
 

@@ -1,5 +1,12 @@
 import Dispatch
-import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A value that will be available later, or an error: Depot's promise.
 ///
@@ -18,9 +25,10 @@ import Synchronization
 /// global concurrent queue, never the main queue). They never run synchronously inside the call
 /// that attaches them. Consecutive steps that run on the same queue run one after the other in one
 /// hop, without going back through the queue.
-// @unchecked: the `state` Mutex guards result, jobs, source and cancel handlers; subclasses add only lets.
-public class Promise<Value: Sendable>: @unchecked Sendable {  // @unchecked: `state` Mutex guards all mutable state
-    let state: Mutex<State>
+// @unchecked: the promise's lock stripe guards `storage` (result, jobs, source, cancel handlers); subclasses add only lets.
+public class Promise<Value: Sendable>: @unchecked Sendable {  // @unchecked: a LockStripes mutex guards `storage`
+    /// Only touched through ``withState(_:)``.
+    final var storage: State
 
     /// The mutable part of a promise, guarded by `state`.
     struct State {
@@ -38,7 +46,17 @@ public class Promise<Value: Sendable>: @unchecked Sendable {  // @unchecked: `st
     }
 
     init(result: Result<Value, any Error>?, source: (any CancellableNode)? = nil) {
-        state = Mutex(State(result: result, source: source))
+        storage = State(result: result, source: source)
+    }
+
+    /// Runs `body` with the promise's state locked (a pthread mutex from ``LockStripes/promises``,
+    /// which ThreadSanitizer models). `body` must not lock another promise.
+    @inline(__always)
+    final func withState<Output>(_ body: (inout State) -> Output) -> Output {
+        let mutex = LockStripes.promises.mutex(for: self)
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return body(&storage)
     }
 
     /// Makes a promise already fulfilled with `value`.
@@ -77,7 +95,7 @@ public class Promise<Value: Sendable>: @unchecked Sendable {  // @unchecked: `st
     // MARK: Observing
 
     /// The outcome, or nil while pending.
-    public var result: Result<Value, any Error>? { state.withLock { $0.result } }
+    public var result: Result<Value, any Error>? { withState { $0.result } }
 
     /// True until the promise settles.
     public var isPending: Bool { result == nil }
@@ -106,7 +124,7 @@ public class Promise<Value: Sendable>: @unchecked Sendable {  // @unchecked: `st
     /// already settled (the new outcome is ignored).
     @discardableResult
     func settle(_ result: Result<Value, any Error>, drain: inout Drain?) -> Bool {
-        let taken: (first: (any Job)?, rest: [any Job])? = state.withLock { state in
+        let taken: (first: (any Job)?, rest: [any Job])? = withState { state in
             guard state.result == nil else { return nil }
             state.result = result
             let jobs = (state.first, state.rest)
@@ -131,7 +149,7 @@ public class Promise<Value: Sendable>: @unchecked Sendable {  // @unchecked: `st
 
     /// Runs `job` once this promise settles: now (scheduled, never inline) if it already has.
     func subscribe(_ job: any Job, drain: inout Drain?) {
-        let settled: Bool = state.withLock { state in
+        let settled: Bool = withState { state in
             guard state.result == nil else { return true }
             if state.first == nil && state.rest.isEmpty {
                 state.first = job
@@ -160,7 +178,7 @@ public class Promise<Value: Sendable>: @unchecked Sendable {  // @unchecked: `st
     /// timer, the forward). Runs `handler` at once if the promise is already cancelled; never if it
     /// settled otherwise.
     public func onCancel(_ handler: @escaping @Sendable () -> Void) {
-        let runNow: Bool = state.withLock { state in
+        let runNow: Bool = withState { state in
             guard let result = state.result else {
                 state.cancelHandlers.append(handler)
                 return false
@@ -192,7 +210,7 @@ protocol CancellableNode: AnyObject, Sendable {
 
 extension Promise: CancellableNode {
     func cancelNode(into work: inout [any CancellableNode]) {
-        let taken: (source: (any CancellableNode)?, handlers: [@Sendable () -> Void])? = state.withLock { state in
+        let taken: (source: (any CancellableNode)?, handlers: [@Sendable () -> Void])? = withState { state in
             guard state.result == nil, !state.uncancellable else { return nil }
             let taken = (state.source, state.cancelHandlers)
             state.source = nil

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Fulfils with every value, in order, once all `promises` fulfil; rejects as soon as one rejects.
 /// Cancelling the result cancels every input still pending.
 ///
@@ -9,7 +7,7 @@ import Synchronization
 public func when<Value: Sendable>(fulfilled promises: [Promise<Value>]) -> Promise<[Value]> {
     guard !promises.isEmpty else { return Promise([]) }
     let (result, resolver) = Promise<[Value]>.pending()
-    let slots = Mutex<(values: [Value?], remaining: Int)>((Array(repeating: nil, count: promises.count), promises.count))
+    let slots = LockedValue<(values: [Value?], remaining: Int)>((Array(repeating: nil, count: promises.count), promises.count))
     for (index, promise) in promises.enumerated() {
         promise.whenSettled(on: nil) { outcome in
             switch outcome {
@@ -56,7 +54,7 @@ public func when<A: Sendable, B: Sendable, C: Sendable, D: Sendable>(
 public func when<Value: Sendable>(resolved promises: [Promise<Value>]) -> Guarantee<[Result<Value, any Error>]> {
     guard !promises.isEmpty else { return Guarantee([]) }
     let (result, resolver) = Promise<[Result<Value, any Error>]>.pending()
-    let slots = Mutex<(results: [Result<Value, any Error>?], remaining: Int)>(
+    let slots = LockedValue<(results: [Result<Value, any Error>?], remaining: Int)>(
         (Array(repeating: nil, count: promises.count), promises.count)
     )
     for (index, promise) in promises.enumerated() {

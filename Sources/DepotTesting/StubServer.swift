@@ -3,7 +3,6 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import Synchronization
 
 /// A real HTTP/1.1 server on 127.0.0.1 for tests and examples: programmable routes, a record of
 /// every request, in-memory REST resources with json-server semantics, and fault injection.
@@ -22,9 +21,9 @@ public final class StubServer: Sendable {
     /// `http://127.0.0.1:<port>`.
     public var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
-    let state = Mutex(State())
+    let state = LockedValue(State())
     private let group: MultiThreadedEventLoopGroup
-    private let listener: Mutex<(any Channel)?>
+    private let listener: LockedValue<(any Channel)?>
 
     struct State {
         var routes: [(pattern: RoutePattern, handler: @Sendable (RecordedRequest, [String: String]) -> StubResponse)] = []
@@ -37,7 +36,7 @@ public final class StubServer: Sendable {
     private init(port: Int, group: MultiThreadedEventLoopGroup, listener: any Channel) {
         self.port = port
         self.group = group
-        self.listener = Mutex(listener)
+        self.listener = LockedValue(listener)
     }
 
     /// Starts a server on 127.0.0.1, port 0 (the system picks one; read it from ``port``).
@@ -210,7 +209,7 @@ public final class StubServer: Sendable {
 
 /// Lets the channel initializer reach the server before `start` returns it.
 final class ServerBox: Sendable {
-    let server = Mutex<StubServer?>(nil)
+    let server = LockedValue<StubServer?>(nil)
 }
 
 /// Starts a stub server, runs `body` with it, and shuts it down, even when `body` throws.

@@ -1,20 +1,19 @@
 import DepotPromise
 import Dispatch
 import Foundation
-import Synchronization
 
 struct TestError: Error, Equatable { var id = 0 }
 
 /// A thread-safe log of events, for asserting order.
 final class EventLog: Sendable {
-    private let events = Mutex<[String]>([])
+    private let events = LockedValue<[String]>([])
     func append(_ event: String) { events.withLock { $0.append(event) } }
     var all: [String] { events.withLock { $0 } }
 }
 
 /// A thread-safe counter.
 final class Counter: Sendable {
-    private let count = Mutex(0)
+    private let count = LockedValue(0)
     func increment() { count.withLock { $0 += 1 } }
     var value: Int { count.withLock { $0 } }
 }

@@ -1,7 +1,6 @@
 import Depot
 import DepotTesting
 import Foundation
-import Synchronization
 
 struct Message: Codable, Identifiable, Sendable, Equatable {
     var id: String
@@ -75,7 +74,7 @@ struct PeopleRepository: CRUDNetworkingRepository {
 
 /// Collects log lines, for redaction tests.
 final class LogCapture: Sendable {
-    private let lines = Mutex<[String]>([])
+    private let lines = LockedValue<[String]>([])
     func append(_ line: String) { lines.withLock { $0.append(line) } }
     var all: [String] { lines.withLock { $0 } }
 }

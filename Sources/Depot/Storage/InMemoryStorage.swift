@@ -1,9 +1,8 @@
 import Foundation
-import Synchronization
 
 /// A ``Storage`` in memory: for tests, previews and caches that need not survive a restart.
 public final class InMemoryStorage: Storage {
-    private let collections = Mutex<[String: [String: StoredRecord]]>([:])
+    private let collections = LockedValue<[String: [String: StoredRecord]]>([:])
 
     /// Makes an empty store.
     public init() {}

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -104,7 +103,7 @@ public final class NetworkingSession: Networking {
 
 /// Holds the URL task so a cancellation arriving before or after it starts still cancels it.
 private final class TaskHolder: Sendable {
-    private let state = Mutex<(task: URLSessionDataTask?, cancelled: Bool)>((nil, false))
+    private let state = LockedValue<(task: URLSessionDataTask?, cancelled: Bool)>((nil, false))
 
     /// Starts `task`, or returns false (leaving it unstarted) when cancellation came first.
     func start(_ task: URLSessionDataTask) -> Bool {

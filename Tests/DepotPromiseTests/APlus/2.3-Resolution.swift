@@ -1,7 +1,6 @@
 import DepotPromise
 import Dispatch
 import Foundation
-import Synchronization
 import Testing
 
 /// Promises/A+ 2.3: the resolution procedure, as far as it applies to typed Swift promises —
@@ -45,7 +44,7 @@ import Testing
 
 /// Lets a closure refer to the promise it helps make.
 final class Box: Sendable {
-    private let slot = Mutex<Promise<Int>?>(nil)
+    private let slot = LockedValue<Promise<Int>?>(nil)
     var promise: Promise<Int>? {
         get { slot.withLock { $0 } }
         set { slot.withLock { $0 = newValue } }

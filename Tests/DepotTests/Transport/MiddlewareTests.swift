@@ -2,7 +2,6 @@ import Depot
 import DepotTesting
 import Foundation
 import Logging
-import Synchronization
 import Testing
 
 @Suite struct MiddlewareTests {
