@@ -85,7 +85,12 @@ public final class SQLiteStorage: Storage {
             try writer.write { db in
                 for (collection, keys) in indexes {
                     for key in keys {
-                        precondition(!key.contains("\""), "index keys cannot contain a double quote: \(key)")
+                        guard isPlainKey(key) else {
+                            throw DepotError(
+                                .invalidRequest,
+                                "cannot index \(key.debugDescription): index keys cannot contain a quote, a backslash or a control character"
+                            )
+                        }
                         try db.execute(
                             sql: "CREATE INDEX IF NOT EXISTS \"\(indexName(collection, key))\" ON records(collection, \(jsonPath(key)))"
                         )
@@ -101,6 +106,21 @@ public final class SQLiteStorage: Storage {
 
     static func jsonPath(_ key: String) -> String {
         "json_extract(object, '$.\"\(key.replacingOccurrences(of: "'", with: "''"))\"')"
+    }
+
+    /// True when `key` can stand in a quoted JSON path (SQLite's path syntax has no escape for
+    /// `"` and reads `\` literally), so a declared expression index can serve it.
+    static func isPlainKey(_ key: String) -> Bool {
+        !key.unicodeScalars.contains { $0 == "\"" || $0 == "\\" || $0.value < 0x20 }
+    }
+
+    /// The SQL for the value of top-level `key`: `json_extract` with a literal path for a plain
+    /// key (the form declared indexes use), else a `json_each` lookup with the key bound as a
+    /// parameter, so any key from data works and none reaches the SQL text.
+    static func valueSQL(_ key: String, _ arguments: inout [(any DatabaseValueConvertible)?]) -> String {
+        if isPlainKey(key) { return jsonPath(key) }
+        arguments.append(key)
+        return "(SELECT value FROM json_each(object) WHERE key = ?)"
     }
 
     // MARK: Storage
@@ -127,15 +147,18 @@ public final class SQLiteStorage: Storage {
 
     /// The record with `id`, or nil.
     public func fetch(collection: String, id: String) -> Promise<StoredRecord?> {
-        read("fetch \(collection)/\(id)") { db in
-            try Row.fetchOne(
-                db, sql: "SELECT * FROM records WHERE collection = ? AND id = ?", arguments: [collection, id]
-            ).map(Self.record)
-        }
+        read("fetch \(collection)/\(id)") { db in try Self.fetchRecord(collection: collection, id: id, db) }
+    }
+
+    private static func fetchRecord(collection: String, id: String, _ db: Database) throws -> StoredRecord? {
+        try Row.fetchOne(
+            db, sql: "SELECT * FROM records WHERE collection = ? AND id = ?", arguments: [collection, id]
+        ).map(Self.record)
     }
 
     /// The records matching `criteria`, evaluated in SQL.
     public func fetch(collection: String, matching criteria: Criteria) -> Promise<[StoredRecord]> {
+        do { try criteria.validate() } catch { return Promise(error: error) }
         var sql = "SELECT * FROM records"
         // The planner prefers the primary key (it yields id order) over a selective expression
         // index it has no statistics for; name the declared index of the first indexed filter.
@@ -146,16 +169,17 @@ public final class SQLiteStorage: Storage {
         var arguments: [(any DatabaseValueConvertible)?] = [collection]
         if !criteria.includeDeleted { sql += " AND sync_state != 'deleted'" }
         for (key, value) in criteria.filters.sorted(by: { $0.key < $1.key }) {
+            let expression = Self.valueSQL(key, &arguments)
             switch value {
-            case .null: sql += " AND \(Self.jsonPath(key)) IS NULL"
-            case .bool(let flag): sql += " AND \(Self.jsonPath(key)) = ?"; arguments.append(flag ? 1 : 0)
-            case .integer(let number): sql += " AND \(Self.jsonPath(key)) = ?"; arguments.append(number)
-            case .double(let number): sql += " AND \(Self.jsonPath(key)) = ?"; arguments.append(number)
-            case .string(let text): sql += " AND \(Self.jsonPath(key)) = ?"; arguments.append(text)
-            case .array, .object: preconditionFailure("criteria compare scalars")
+            case .null: sql += " AND \(expression) IS NULL"
+            case .bool(let flag): sql += " AND \(expression) = ?"; arguments.append(flag ? 1 : 0)
+            case .integer(let number): sql += " AND \(expression) = ?"; arguments.append(number)
+            case .double(let number): sql += " AND \(expression) = ?"; arguments.append(number)
+            case .string(let text): sql += " AND \(expression) = ?"; arguments.append(text)
+            case .array, .object: return Promise(error: DepotError(.invalidRequest, "criteria compare scalars"))
             }
         }
-        let order = criteria.sort.map { "\(Self.jsonPath($0.key)) \($0.ascending ? "ASC" : "DESC")" } + ["id ASC"]
+        let order = criteria.sort.map { "\(Self.valueSQL($0.key, &arguments)) \($0.ascending ? "ASC" : "DESC")" } + ["id ASC"]
         sql += " ORDER BY " + order.joined(separator: ", ")
         if let limit = criteria.limit {
             sql += " LIMIT ?"
@@ -183,9 +207,50 @@ public final class SQLiteStorage: Storage {
         }
     }
 
+    /// Runs `body` in one SQLite write transaction (rolled back if it throws); SQLite's single
+    /// writer keeps every other write out until it commits.
+    public func transaction<Output: Sendable>(
+        _ body: @escaping @Sendable (any StorageTransaction) throws -> Output
+    ) -> Promise<Output> {
+        run("run a transaction") { db in
+            do {
+                return try body(Transaction(db: db))
+            } catch {
+                throw BodyFailure(error: error)  // rolls back; the body's own error reaches the caller as is
+            }
+        }
+    }
+
+    /// Carries an error a transaction body threw past the `.storage` wrapping.
+    private struct BodyFailure: Error {
+        let error: any Error
+    }
+
+    /// A ``Depot/StorageTransaction`` on the database connection of one GRDB write.
+    private struct Transaction: StorageTransaction {
+        let db: Database
+
+        func fetch(collection: String, id: String) throws -> StoredRecord? {
+            try storageErrors("cannot fetch \(collection)/\(id)") {
+                try SQLiteStorage.fetchRecord(collection: collection, id: id, db)
+            }
+        }
+
+        func upsert(_ record: StoredRecord) throws {
+            try storageErrors("cannot write \(record.collection)/\(record.id)") { try SQLiteStorage.write(record, db) }
+        }
+
+        func delete(collection: String, id: String) throws -> Bool {
+            try storageErrors("cannot delete \(collection)/\(id)") {
+                try db.execute(sql: "DELETE FROM records WHERE collection = ? AND id = ?", arguments: [collection, id])
+                return db.changesCount > 0
+            }
+        }
+    }
+
     // MARK: Rows
 
-    private static func write(_ record: StoredRecord, _ db: Database) throws {
+    fileprivate static func write(_ record: StoredRecord, _ db: Database) throws {
         let object = String(decoding: try JSON.object(record.object).serialized(), as: UTF8.self)
         // A synced record's snapshot is usually its object: write the text once.
         let snapshot = try record.snapshot.map {
@@ -257,6 +322,7 @@ public final class SQLiteStorage: Storage {
     }
 
     private static func wrap(_ error: any Error, _ what: String) -> any Error {
+        if let failure = error as? BodyFailure { return failure.error }
         if error is DepotError { return error }
         if error is CancellationError { return DepotError(.cancelled, "\(what): cancelled", underlying: error) }
         return DepotError(.storage, "\(what): \(error)", underlying: error)

@@ -27,42 +27,50 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
         }
     }
 
-    /// Stores a local create (`.created`); rejects with `.conflict` when the id is taken.
+    /// Stores a local create (`.created`); rejects with `.conflict` when the id is taken. Reads
+    /// and writes in one transaction, so a concurrent write to the id cannot slip in between.
     func create(_ entity: Entity) async throws -> Entity {
         let object = try JSONMapping.object(entity)
-        let id = entity.id.pathComponent
-        if let existing = try await storage.fetch(collection: collection, id: id).value, existing.syncState == .deleted {
-            // Re-creating what was deleted locally but not yet on the server: it is an update.
-            try await storage.upsert(StoredRecord(collection: collection, id: id, object: object, syncState: .updated, snapshot: existing.snapshot)).value
-            return entity
-        }
-        try await storage.insert(StoredRecord(collection: collection, id: id, object: object, syncState: .created)).value
+        let (collection, id) = (self.collection, entity.id.pathComponent)
+        try await storage.transaction { tx in
+            if let existing = try tx.fetch(collection: collection, id: id), existing.syncState == .deleted {
+                // Re-creating what was deleted locally but not yet on the server: it is an update.
+                try tx.upsert(StoredRecord(collection: collection, id: id, object: object, syncState: .updated, snapshot: existing.snapshot))
+            } else {
+                try tx.insert(StoredRecord(collection: collection, id: id, object: object, syncState: .created))
+            }
+        }.value
         return entity
     }
 
     /// Stores a local update: `.updated`, or still `.created` if the server has never seen it.
+    /// One transaction, like ``create(_:)``.
     func update(_ entity: Entity) async throws -> Entity {
-        let id = entity.id.pathComponent
-        let existing = try await storage.fetch(collection: collection, id: id).value
-        let state: SyncState = existing?.syncState == .created ? .created : (existing == nil ? .created : .updated)
-        let record = StoredRecord(
-            collection: collection, id: id, object: try JSONMapping.object(entity), syncState: state, snapshot: existing?.snapshot
-        )
-        try await storage.upsert(record).value
+        let object = try JSONMapping.object(entity)
+        let (collection, id) = (self.collection, entity.id.pathComponent)
+        try await storage.transaction { tx in
+            let existing = try tx.fetch(collection: collection, id: id)
+            let state: SyncState = existing == nil || existing?.syncState == .created ? .created : .updated
+            try tx.upsert(StoredRecord(collection: collection, id: id, object: object, syncState: state, snapshot: existing?.snapshot))
+        }.value
         return entity
     }
 
     /// Deletes locally: gone at once if the server never saw it, else a `.deleted` tombstone.
+    /// One transaction, like ``create(_:)``.
     func delete(id: String) async throws {
-        guard var existing = try await storage.fetch(collection: collection, id: id).value, existing.syncState != .deleted else {
-            throw DepotError(.notFound, "no \(collection) with id \(id) in the local store")
-        }
-        if existing.syncState == .created {
-            _ = try await storage.delete(collection: collection, id: id).value
-        } else {
-            existing.syncState = .deleted
-            try await storage.upsert(existing).value
-        }
+        let collection = self.collection
+        try await storage.transaction { tx in
+            guard var existing = try tx.fetch(collection: collection, id: id), existing.syncState != .deleted else {
+                throw DepotError(.notFound, "no \(collection) with id \(id) in the local store")
+            }
+            if existing.syncState == .created {
+                try tx.delete(collection: collection, id: id)
+            } else {
+                existing.syncState = .deleted
+                try tx.upsert(existing)
+            }
+        }.value
     }
 
     /// Stores what the server answered: `.synced`, with the answer as the snapshot.

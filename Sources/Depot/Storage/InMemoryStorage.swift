@@ -33,6 +33,7 @@ public final class InMemoryStorage: Storage {
 
     /// The records matching `criteria`.
     public func fetch(collection: String, matching criteria: Criteria) -> Promise<[StoredRecord]> {
+        do { try criteria.validate() } catch { return Promise(error: error) }
         let records = collections.withLock { Array(($0[collection] ?? [:]).values) }
         return Promise(CriteriaEvaluator.apply(criteria, to: records))
     }
@@ -46,5 +47,54 @@ public final class InMemoryStorage: Storage {
     public func deleteAll(collection: String) -> Promise<Void> {
         collections.withLock { _ = $0.removeValue(forKey: collection) }
         return Promise(())
+    }
+
+    /// Runs `body` with the store locked; if it throws, every write it made is undone.
+    public func transaction<Output: Sendable>(
+        _ body: @escaping @Sendable (any StorageTransaction) throws -> Output
+    ) -> Promise<Output> {
+        do {
+            let output = try collections.withLock { collections in
+                // The transaction takes the only reference, so its writes do not copy the store.
+                let transaction = Transaction(collections)
+                collections = [:]
+                defer { collections = transaction.collections }
+                do {
+                    return try body(transaction)
+                } catch {
+                    transaction.rollBack()
+                    throw error
+                }
+            }
+            return Promise(output)
+        } catch {
+            return Promise(error: error)
+        }
+    }
+
+    /// The store while a transaction holds the lock, with what it replaced, to undo on a throw.
+    private final class Transaction: StorageTransaction {
+        var collections: [String: [String: StoredRecord]]
+        private var undo: [(collection: String, id: String, record: StoredRecord?)] = []
+
+        init(_ collections: [String: [String: StoredRecord]]) { self.collections = collections }
+
+        func fetch(collection: String, id: String) -> StoredRecord? { collections[collection]?[id] }
+
+        func upsert(_ record: StoredRecord) {
+            undo.append((record.collection, record.id, collections[record.collection]?[record.id]))
+            collections[record.collection, default: [:]][record.id] = record
+        }
+
+        func delete(collection: String, id: String) -> Bool {
+            let removed = collections[collection]?.removeValue(forKey: id)
+            if let removed { undo.append((collection, id, removed)) }
+            return removed != nil
+        }
+
+        func rollBack() {
+            for entry in undo.reversed() { collections[entry.collection, default: [:]][entry.id] = entry.record }
+            undo = []
+        }
     }
 }

@@ -19,6 +19,12 @@ public protocol Storage: Sendable {
     func delete(collection: String, id: String) -> Promise<Bool>
     /// Removes every record of `collection`.
     func deleteAll(collection: String) -> Promise<Void>
+    /// Runs `body` as one atomic read-modify-write: what it writes commits together when it
+    /// returns, nothing is written if it throws, and no other write interleaves. The promise
+    /// fulfils with what `body` returned, or rejects with its error (or `.storage`).
+    func transaction<Output: Sendable>(
+        _ body: @escaping @Sendable (any StorageTransaction) throws -> Output
+    ) -> Promise<Output>
 }
 
 extension Storage {

@@ -63,23 +63,29 @@ public struct Criteria: Sendable, Hashable {
     /// Whether records deleted locally (``SyncState/deleted``) are returned; false by default.
     public var includeDeleted: Bool
 
-    /// Makes criteria.
-    ///
-    /// - Precondition: filter values are scalars (null, bool, number, string) and keys contain no `"`.
+    /// Makes criteria. Any key works, quotes and backslashes included (stores bind it as a value,
+    /// never splice it into SQL). What cannot be evaluated (a filter on an array or object, a
+    /// negative limit) makes the query reject with `.invalidRequest`; see ``validate()``.
     public init(_ filters: [String: JSON] = [:], sort: [Sort] = [], limit: Int? = nil, includeDeleted: Bool = false) {
-        for (key, value) in filters {
-            precondition(!key.contains("\""), "criteria keys cannot contain a double quote: \(key)")
-            switch value {
-            case .array, .object: preconditionFailure("criteria compare scalars; \(key) is \(value.kindName)")
-            default: break
-            }
-        }
-        for sort in sort { precondition(!sort.key.contains("\""), "sort keys cannot contain a double quote: \(sort.key)") }
-        precondition(limit.map { $0 >= 0 } ?? true, "limit must not be negative")
         self.filters = filters
         self.sort = sort
         self.limit = limit
         self.includeDeleted = includeDeleted
+    }
+
+    /// Checks that a store can evaluate these criteria; stores call it before every query.
+    ///
+    /// - Throws: ``DepotError`` `.invalidRequest` for a filter whose value is an array or an
+    ///   object (criteria compare scalars) or a negative limit.
+    public func validate() throws {
+        for (key, value) in filters.sorted(by: { $0.key < $1.key }) {
+            switch value {
+            case .array, .object:
+                throw DepotError(.invalidRequest, "criteria compare scalars; the filter on \(key.debugDescription) is \(value.kindName)")
+            default: continue
+            }
+        }
+        if let limit, limit < 0 { throw DepotError(.invalidRequest, "criteria limit must not be negative (\(limit))") }
     }
 
     /// Every record of the collection, by id.

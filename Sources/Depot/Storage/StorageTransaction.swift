@@ -1,0 +1,32 @@
+/// What a ``Storage/transaction(_:)`` body works on: reads and writes that commit together, or not
+/// at all if the body throws. No other write to the store interleaves with them, so a body can read
+/// a record, decide, and write without a race.
+///
+/// ```swift
+/// try await storage.transaction { tx in
+///     guard var record = try tx.fetch(collection: "messages", id: "1") else { return }
+///     record.syncState = .updated
+///     try tx.upsert(record)
+/// }.value
+/// ```
+public protocol StorageTransaction {
+    /// The record with `id`, as this transaction sees it (its own writes included), or nil.
+    func fetch(collection: String, id: String) throws -> StoredRecord?
+    /// Adds or replaces `record`.
+    func upsert(_ record: StoredRecord) throws
+    /// Removes the record with `id`; returns whether there was one.
+    @discardableResult
+    func delete(collection: String, id: String) throws -> Bool
+}
+
+extension StorageTransaction {
+    /// Adds `record`.
+    ///
+    /// - Throws: ``DepotError`` `.conflict` if the collection already has its id.
+    public func insert(_ record: StoredRecord) throws {
+        if try fetch(collection: record.collection, id: record.id) != nil {
+            throw DepotError(.conflict, "\(record.collection) already has a record with id \(record.id)")
+        }
+        try upsert(record)
+    }
+}
