@@ -12,7 +12,7 @@ import Darwin
 ///
 /// A promise settles exactly once, to a value (fulfilled) or an error (rejected). Chain work on it
 /// with ``then(on:_:)``, ``map(on:_:)``, ``done(on:_:)``, ``get(on:_:)``, ``catch(on:policy:_:)``,
-/// ``recover(on:policy:_:)-9r1i5``, ``ensure(on:_:)`` and ``finally(on:_:)``; or `await` its
+/// ``recover(on:policy:_:)``, ``ensure(on:_:)`` and ``finally(on:_:)``; or `await` its
 /// ``value``.
 ///
 /// ```swift
