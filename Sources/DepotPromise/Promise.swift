@@ -25,7 +25,6 @@ import Darwin
 /// global concurrent queue, never the main queue). They never run synchronously inside the call
 /// that attaches them. Consecutive steps that run on the same queue run one after the other in one
 /// hop, without going back through the queue.
-// @unchecked: the promise's lock stripe guards `storage` (result, jobs, source, cancel handlers); subclasses add only lets.
 public class Promise<Value: Sendable>: @unchecked Sendable {  // @unchecked: a LockStripes mutex guards `storage`
     /// Only touched through ``withState(_:)``.
     final var storage: State

@@ -1,9 +1,10 @@
 /// Settles like the first of `promises` to settle, fulfilled or rejected. Cancelling the result
-/// cancels every input.
-///
-/// - Precondition: `promises` is not empty.
+/// cancels every input. An empty array (easily built from data, such as a server's empty list)
+/// rejects with ``DepotError/Code/invalidRequest``: there is nothing to wait for.
 public func race<Value: Sendable>(_ promises: [Promise<Value>]) -> Promise<Value> {
-    precondition(!promises.isEmpty, "race needs at least one promise")
+    guard !promises.isEmpty else {
+        return Promise(error: DepotError(.invalidRequest, "race needs at least one promise; it was given none"))
+    }
     let (result, resolver) = Promise<Value>.pending()
     for promise in promises {
         promise.whenSettled(on: nil) { resolver.resolve($0) }

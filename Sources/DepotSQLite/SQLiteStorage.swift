@@ -2,7 +2,7 @@ import Depot
 import Foundation
 import GRDB
 
-/// A ``Depot/Storage`` in an SQLite file, on GRDB: entities stored as JSON per collection with
+/// A `Storage` in an SQLite file, on GRDB: entities stored as JSON per collection with
 /// their sync state and last server snapshot; criteria evaluated in SQL with `json_extract`;
 /// WAL mode (many readers, one writer); the schema created and migrated by versioned migrations.
 ///
@@ -23,7 +23,7 @@ public final class SQLiteStorage: Storage {
     /// - Parameters:
     ///   - path: the database file.
     ///   - indexes: collection → top-level keys often used in criteria; each gets an index.
-    /// - Throws: ``Depot/DepotError`` `.storage` when the file cannot be opened, written or migrated
+    /// - Throws: `DepotError` `.storage` when the file cannot be opened, written or migrated
     ///   (a missing directory, no permission, a file that is not a database).
     public init(path: String, indexes: [String: [String]] = [:]) throws {
         self.path = path
@@ -226,7 +226,7 @@ public final class SQLiteStorage: Storage {
         let error: any Error
     }
 
-    /// A ``Depot/StorageTransaction`` on the database connection of one GRDB write.
+    /// A `StorageTransaction` on the database connection of one GRDB write.
     private struct Transaction: StorageTransaction {
         let db: Database
 

@@ -52,6 +52,13 @@ import Testing
         await #expect(throws: TestError(id: 6)) { try await loser.value }
     }
 
+    @Test("race over no promises rejects with .invalidRequest instead of crashing")
+    func raceOfNone() async throws {
+        let empty: [Promise<Int>] = []
+        let error = await #expect(throws: DepotError.self) { try await race(empty).value }
+        #expect(error?.code == .invalidRequest)
+    }
+
     @Test("after waits at least the given time")
     func afterWaits() async throws {
         let start = ContinuousClock.now

@@ -15,7 +15,7 @@ import Foundation
 public protocol DictionaryInitializable {
     /// Makes the value from a JSON object.
     ///
-    /// - Throws: ``DepotError`` with code ``DepotError/Code/decoding`` naming the key and type.
+    /// - Throws: `DepotError` with code `DepotError/Code/decoding` naming the key and type.
     init(dictionary: JSONObject) throws
 }
 
@@ -69,7 +69,7 @@ extension UUID: PathComponentConvertible {
 extension JSONObject {
     /// The value at `key`, converted to `T`.
     ///
-    /// - Throws: ``DepotError`` `.decoding` naming the key, the expected type and what was found.
+    /// - Throws: `DepotError` `.decoding` naming the key, the expected type and what was found.
     public func value<T: JSONValueConvertible>(_ key: String, as type: T.Type = T.self) throws -> T {
         guard let json = self[key] else {
             throw DepotError(.decoding, "\(key): expected \(T.self), found nothing (missing key)")
@@ -82,7 +82,7 @@ extension JSONObject {
 
     /// The value at `key` converted to `T`, or nil when the key is missing or null.
     ///
-    /// - Throws: ``DepotError`` `.decoding` when the value is there but of the wrong type.
+    /// - Throws: `DepotError` `.decoding` when the value is there but of the wrong type.
     public func optionalValue<T: JSONValueConvertible>(_ key: String, as type: T.Type = T.self) throws -> T? {
         guard let json = self[key], json != .null else { return nil }
         return try value(key, as: type)

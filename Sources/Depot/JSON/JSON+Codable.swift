@@ -39,14 +39,14 @@ extension JSON: Codable {
 extension JSON {
     /// Parses JSON text.
     ///
-    /// - Throws: ``DepotError`` with code ``DepotError/Code/decoding`` naming where the text is wrong.
+    /// - Throws: `DepotError` with code `DepotError/Code/decoding` naming where the text is wrong.
     public init(parsing data: Data) throws {
         self = try JSONParser.parse(data)
     }
 
     /// The value as compact JSON text with sorted keys.
     ///
-    /// - Throws: ``DepotError`` with code ``DepotError/Code/encoding`` for a non-finite double.
+    /// - Throws: `DepotError` with code `DepotError/Code/encoding` for a non-finite double.
     public func serialized() throws -> Data {
         try JSONWriter.write(self)
     }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Maps entities to and from JSON, through `DictionaryInitializable`/`DictionaryRepresentable` when
-/// the type conforms, else through `Codable`. Every failure is a ``DepotError`` that names the key
+/// the type conforms, else through `Codable`. Every failure is a `DepotError` that names the key
 /// path and the expected type.
 public enum JSONMapping {
     static let encoder: JSONEncoder = {

@@ -37,7 +37,7 @@ extension CRUDNetworkingRepository {
 
     /// `GET /path/:id`.
     ///
-    /// - Returns: the entity; rejects with ``DepotError/Code/notFound`` for a 404.
+    /// - Returns: the entity; rejects with `DepotError/Code/notFound` for a 404.
     public func read(_ id: Entity.ID) -> Promise<Entity> {
         send(.read, id: id.pathComponent, body: nil) { response in try decodeEntity(response) }
     }

@@ -61,7 +61,7 @@ extension Networking {
     }
 
     /// Sends `request` and reads the answer with `read`; a read failure becomes a `.decoding`
-    /// ``DepotError`` that keeps the request, status and body.
+    /// `DepotError` that keeps the request, status and body.
     public func exchange<Output: Sendable>(
         _ request: NetworkRequest,
         read: @escaping @Sendable (NetworkResponse) throws -> Output

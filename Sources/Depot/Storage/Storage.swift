@@ -4,7 +4,7 @@ import Foundation
 /// ``InMemoryStorage`` lives here; `DepotSQLite` adds `SQLiteStorage`. Every call returns a
 /// promise; `await` its `value`.
 ///
-/// - Throws (in the promises): ``DepotError`` `.storage` when the store fails, `.conflict` when
+/// - Throws (in the promises): `DepotError` `.storage` when the store fails, `.conflict` when
 ///   ``insert(_:)`` finds the id taken.
 public protocol Storage: Sendable {
     /// Adds a record; rejects with `.conflict` if the collection already has its id.

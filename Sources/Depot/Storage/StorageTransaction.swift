@@ -22,7 +22,7 @@ public protocol StorageTransaction {
 extension StorageTransaction {
     /// Adds `record`.
     ///
-    /// - Throws: ``DepotError`` `.conflict` if the collection already has its id.
+    /// - Throws: `DepotError` `.conflict` if the collection already has its id.
     public func insert(_ record: StoredRecord) throws {
         if try fetch(collection: record.collection, id: record.id) != nil {
             throw DepotError(.conflict, "\(record.collection) already has a record with id \(record.id)")

@@ -75,7 +75,7 @@ public struct Criteria: Sendable, Hashable {
 
     /// Checks that a store can evaluate these criteria; stores call it before every query.
     ///
-    /// - Throws: ``DepotError`` `.invalidRequest` for a filter whose value is an array or an
+    /// - Throws: `DepotError` `.invalidRequest` for a filter whose value is an array or an
     ///   object (criteria compare scalars) or a negative limit.
     public func validate() throws {
         for (key, value) in filters.sorted(by: { $0.key < $1.key }) {
