@@ -42,14 +42,17 @@ import Testing
 
     @Test("the RFC 7396 section 3 example: diff gives exactly the RFC's patch, applying it the RFC's result")
     func section3Example() throws {
-        let original = try Self.json(#"""
+        let original = try Self.json(
+            #"""
             {"title": "Goodbye!", "author": {"givenName": "John", "familyName": "Doe"},
              "tags": ["example", "sample"], "content": "This will be unchanged"}
             """#)
-        let patch = try Self.json(#"""
+        let patch = try Self.json(
+            #"""
             {"title": "Hello!", "phoneNumber": "+01-123-456-7890", "author": {"familyName": null}, "tags": ["example"]}
             """#)
-        let result = try Self.json(#"""
+        let result = try Self.json(
+            #"""
             {"title": "Hello!", "author": {"givenName": "John"}, "tags": ["example"],
              "content": "This will be unchanged", "phoneNumber": "+01-123-456-7890"}
             """#)
@@ -57,17 +60,23 @@ import Testing
         #expect(JSON.mergePatch(from: original, to: result) == patch)
     }
 
-    @Test("no patch when nothing changed, for every kind of value", arguments: [
-        JSON.null, true, 3, 2.5, "text", [1, [2, ["a": 3]]], ["a": ["b": ["c": [1, 2]]], "d": nil],
-    ])
+    @Test(
+        "no patch when nothing changed, for every kind of value",
+        arguments: [
+            JSON.null, true, 3, 2.5, "text", [1, [2, ["a": 3]]], ["a": ["b": ["c": [1, 2]]], "d": nil],
+        ])
     func equalGivesNil(value: JSON) {
         #expect(JSON.mergePatch(from: value, to: value) == nil)
     }
 
     @Test("changed, added and removed members; nested objects diffed; unchanged members left out")
     func minimalPatch() {
-        let old: JSON = ["id": "1", "text": "hi", "gone": 1, "meta": ["pinned": false, "color": "red", "deep": ["x": 1]]]
-        let new: JSON = ["id": "1", "text": "hello", "meta": ["pinned": true, "color": "red", "deep": ["x": 1]], "added": ["y": 2]]
+        let old: JSON = [
+            "id": "1", "text": "hi", "gone": 1, "meta": ["pinned": false, "color": "red", "deep": ["x": 1]],
+        ]
+        let new: JSON = [
+            "id": "1", "text": "hello", "meta": ["pinned": true, "color": "red", "deep": ["x": 1]], "added": ["y": 2],
+        ]
         let patch = JSON.mergePatch(from: old, to: new)
         #expect(patch == ["text": "hello", "gone": nil, "meta": ["pinned": true], "added": ["y": 2]])
     }
@@ -120,7 +129,9 @@ import Testing
                 }
             }
         }
-        #expect(unchanged > 0 && unchanged < 1_000, "the generator makes both equal and different pairs, \(unchanged) equal")
+        #expect(
+            unchanged > 0 && unchanged < 1_000, "the generator makes both equal and different pairs, \(unchanged) equal"
+        )
     }
 }
 

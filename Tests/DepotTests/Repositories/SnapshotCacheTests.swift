@@ -110,9 +110,12 @@ import Testing
         #expect(cache.ids == (0..<64).reversed().map { "final-\($0)" }, "still a sound LRU list")
     }
 
-    @Test("weak ETags are told from strong ones, and only strong ones are offered for If-Match", arguments: [
-        (#""abc""#, false), (#"W/"abc""#, true), (#"  W/"x""#, true), (#"w/"x""#, true), ("abc", false), (#""W/x""#, false),
-    ])
+    @Test(
+        "weak ETags are told from strong ones, and only strong ones are offered for If-Match",
+        arguments: [
+            (#""abc""#, false), (#"W/"abc""#, true), (#"  W/"x""#, true), (#"w/"x""#, true), ("abc", false),
+            (#""W/x""#, false),
+        ])
     func weakAndStrong(etag: String, weak: Bool) {
         #expect(ETag.isWeak(etag) == weak)
         #expect(ETag.isStrong(etag) == !weak)
