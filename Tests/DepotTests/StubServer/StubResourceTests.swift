@@ -177,6 +177,22 @@ let mergePatchJSON = ["Content-Type": "application/merge-patch+json"]
         }
     }
 
+    @Test("a stale If-Match reaches the client as .conflict, keeping the server's body (the DocC example)")
+    func staleIsConflict() async throws {
+        try await withStubServer { server in
+            server.resource("messages", objects: [["id": "1", "text": "hi"]])
+            let session = NetworkingSession(url: server.url)
+            let stale = try #require(server.etag(of: "1", in: "messages"))
+            _ = try await session.send(NetworkRequest(method: .put, path: "messages/1", json: ["text": "theirs"]))
+            let mine = try NetworkRequest(
+                method: .put, path: "messages/1", headers: ["If-Match": stale], json: ["text": "mine"])
+            await #expect { try await session.send(mine) } throws: { error in
+                guard let error = error as? DepotError, let body = error.responseBody else { return false }
+                return error.code == .conflict && (try? JSON(parsing: body)) == ["id": "1", "text": "theirs"]
+            }
+        }
+    }
+
     @Test("a weak tag never matches If-Match")
     func weakIfMatch() async throws {
         try await withStubServer { server in
