@@ -11,18 +11,36 @@ public enum StubIDStyle: Sendable {
     case uuid
 }
 
-/// An in-memory REST collection with json-server semantics.
+/// An in-memory REST collection with json-server semantics, plus RFC 7396 PATCH, a `collection`
+/// batch endpoint (StubResource+Batch.swift), ETag/If-Match, and paging (StubResource+Paging.swift).
 struct StubResource: Sendable {
+    /// The name, without leading or trailing slashes: the first path segment it serves.
     let name: String
+    /// Declared with a trailing slash (`"messages/"`): collection routes need the slash.
+    let trailingSlash: Bool
     let idStyle: StubIDStyle
-    var objects: [JSONObject] = []
+    /// How the batch endpoint answers.
+    var batchReply: StubBatchReply = []
+    private(set) var objects: [JSONObject] = []
     var nextID = 1
+    /// Where each id is in `objects`.
+    private var positions: [String: Int] = [:]
+    /// The version of each object, for its ETag; objects never changed have none (version 0).
+    private var versions: [String: Int] = [:]
+    private var nextVersion = 1
 
     init(name: String, idStyle: StubIDStyle, objects: [JSONObject]) {
-        self.name = name
+        self.name = Self.key(for: name)
+        trailingSlash = name.hasSuffix("/") && !self.name.isEmpty
         self.idStyle = idStyle
         self.objects = objects
         nextID = objects.count + 1
+        reindex()
+    }
+
+    /// The key a resource declared as `name` is kept under: `"messages/"` → `"messages"`.
+    static func key(for name: String) -> String {
+        name.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
     }
 
     static func idText(_ json: JSON?) -> String? {
@@ -31,10 +49,6 @@ struct StubResource: Sendable {
         case .integer(let number): String(number)
         default: nil
         }
-    }
-
-    private func index(of id: String) -> Int? {
-        objects.firstIndex { Self.idText($0["id"]) == id }
     }
 
     static func matches(_ object: JSONObject, _ filter: [URLQueryItem]) -> Bool {
@@ -53,59 +67,178 @@ struct StubResource: Sendable {
 
     /// Answers `request` for the collection (`id` nil) or for the object with `id`.
     mutating func handle(_ request: RecordedRequest, id: String?) -> StubResponse {
+        if trailingSlash, id == nil, !request.path.hasSuffix("/") {
+            return redirectToSlash(request)
+        }
         switch (request.method, id) {
         case ("GET", nil):
-            return .json(.array(objects.filter { Self.matches($0, request.queryItems) }.map(JSON.object)))
+            return list(request)
         case ("POST", nil):
-            guard case .object(var object)? = request.json else { return badRequest("expected a JSON object") }
-            if object["id"] == nil || object["id"] == .null {
-                object["id"] = makeID()
-            } else if let given = Self.idText(object["id"]), index(of: given) != nil {
-                return .json(["error": .string("an object with id \(given) exists")], status: 409)
-            }
-            objects.append(object)
-            return .json(.object(object), status: 201)
+            return create(request)
+        case ("POST", "collection"):
+            return batch(request)
         case ("GET", let id?):
-            guard let index = index(of: id) else { return notFound(id) }
-            return .json(.object(objects[index]))
+            guard let index = position(of: id) else { return notFound(id) }
+            return answer(index)
         case ("PUT", let id?):
-            guard let index = index(of: id) else { return notFound(id) }
-            guard case .object(var object)? = request.json else { return badRequest("expected a JSON object") }
-            object["id"] = objects[index]["id"]
-            objects[index] = object
-            return .json(.object(object))
+            return replace(request, id: id)
         case ("PATCH", let id?):
-            guard let index = index(of: id) else { return notFound(id) }
-            guard case .object(let patch)? = request.json else { return badRequest("expected a JSON object") }
-            var object = objects[index]
-            for (key, value) in patch where key != "id" {
-                if value == .null { object[key] = nil } else { object[key] = value }
-            }
-            objects[index] = object
-            return .json(.object(object))
+            return patch(request, id: id)
         case ("DELETE", let id?):
-            guard let index = index(of: id) else { return notFound(id) }
-            objects.remove(at: index)
+            guard let index = position(of: id) else { return notFound(id) }
+            if let failed = failedIfMatch(request, index: index) { return failed }
+            remove(at: index)
             return .empty(status: 204)
         default:
             return .json(["error": "method not allowed"], status: 405)
         }
     }
 
-    private mutating func makeID() -> JSON {
-        defer { nextID += 1 }
-        switch idStyle {
-        case .string: return .string(String(nextID))
-        case .integer: return .integer(Int64(nextID))
-        case .uuid: return .string(UUID().uuidString)
+    // MARK: Single objects
+
+    private mutating func create(_ request: RecordedRequest) -> StubResponse {
+        guard case .object(var object)? = request.json else { return badRequest("expected a JSON object") }
+        if object["id"] == nil || object["id"] == .null {
+            object["id"] = makeID()
+        } else if let given = Self.idText(object["id"]), position(of: given) != nil {
+            return .json(["error": .string("an object with id \(given) exists")], status: 409)
+        }
+        let index = insert(object)
+        return answer(index, status: 201)
+    }
+
+    private mutating func replace(_ request: RecordedRequest, id: String) -> StubResponse {
+        guard let index = position(of: id) else { return notFound(id) }
+        if let failed = failedIfMatch(request, index: index) { return failed }
+        guard case .object(var object)? = request.json else { return badRequest("expected a JSON object") }
+        object["id"] = objects[index]["id"]
+        replace(at: index, with: object)
+        return answer(index)
+    }
+
+    /// RFC 7396: the body, `Content-Type: application/merge-patch+json`, is merged into the
+    /// object (nested objects recursively, `null` removes); the id never changes.
+    private mutating func patch(_ request: RecordedRequest, id: String) -> StubResponse {
+        guard let index = position(of: id) else { return notFound(id) }
+        let mediaType = request.header("content-type")?.split(separator: ";").first?
+            .trimmingCharacters(in: .whitespaces).lowercased()
+        guard mediaType == "application/merge-patch+json" else {
+            let error: JSON = [
+                "error": .string("PATCH needs Content-Type application/merge-patch+json, not \(mediaType ?? "none")")
+            ]
+            return Self.setting([("Accept-Patch", "application/merge-patch+json")], on: .json(error, status: 415))
+        }
+        if let failed = failedIfMatch(request, index: index) { return failed }
+        guard let patch = request.json else { return badRequest("expected a JSON merge patch") }
+        guard case .object(var object) = JSON.object(objects[index]).applyingMergePatch(patch) else {
+            return badRequest("a merge patch for an object must be an object")
+        }
+        object["id"] = objects[index]["id"]
+        replace(at: index, with: object)
+        return answer(index)
+    }
+
+    // MARK: ETag and If-Match
+
+    /// The ETag of the object `id` now: `"<id>-<version>"`, a new version at each change.
+    func etag(of id: String) -> String {
+        let safe = id.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? id
+        return "\"\(safe)-\(versions[id] ?? 0)\""
+    }
+
+    /// The object at `index` with its ETag.
+    func answer(_ index: Int, status: Int = 200) -> StubResponse {
+        let object = objects[index]
+        let response = StubResponse.json(.object(object), status: status)
+        guard let id = Self.idText(object["id"]) else { return response }
+        return Self.setting([("ETag", etag(of: id))], on: response)
+    }
+
+    /// A 412 with the current object when the request's `If-Match` names none of its ETag (nor `*`).
+    private func failedIfMatch(_ request: RecordedRequest, index: Int) -> StubResponse? {
+        guard let ifMatch = request.header("if-match"), let id = Self.idText(objects[index]["id"]) else { return nil }
+        let current = etag(of: id)
+        let tags = ifMatch.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        if tags.contains(where: { $0 == "*" || $0 == current }) { return nil }
+        return answer(index, status: 412)
+    }
+
+    // MARK: Storage
+
+    func position(of id: String) -> Int? { positions[id] }
+
+    /// Appends `object` (whose id is set) and returns its index.
+    mutating func insert(_ object: JSONObject) -> Int {
+        objects.append(object)
+        let index = objects.count - 1
+        if let id = Self.idText(object["id"]) {
+            if positions[id] == nil { positions[id] = index }
+            bumpVersion(of: id)
+        }
+        return index
+    }
+
+    /// Replaces the object at `index`; its ETag changes when its content does.
+    mutating func replace(at index: Int, with object: JSONObject) {
+        guard objects[index] != object else { return }
+        objects[index] = object
+        if let id = Self.idText(object["id"]) { bumpVersion(of: id) }
+    }
+
+    private mutating func remove(at index: Int) {
+        let removed = objects.remove(at: index)
+        if let id = Self.idText(removed["id"]) { bumpVersion(of: id) }
+        reindex()
+    }
+
+    private mutating func bumpVersion(of id: String) {
+        versions[id] = nextVersion
+        nextVersion += 1
+    }
+
+    private mutating func reindex() {
+        positions.removeAll(keepingCapacity: true)
+        for (index, object) in objects.enumerated() {
+            if let id = Self.idText(object["id"]), positions[id] == nil { positions[id] = index }
         }
     }
 
-    private func notFound(_ id: String) -> StubResponse {
+    mutating func makeID() -> JSON {
+        while true {
+            defer { nextID += 1 }
+            switch idStyle {
+            case .string: if position(of: String(nextID)) == nil { return .string(String(nextID)) }
+            case .integer: if position(of: String(nextID)) == nil { return .integer(Int64(nextID)) }
+            case .uuid: return .string(UUID().uuidString)
+            }
+        }
+    }
+
+    // MARK: Answers
+
+    /// Sets response headers: the one place that knows how ``StubResponse`` keeps them.
+    static func setting(_ headers: [(name: String, value: String)], on response: StubResponse) -> StubResponse {
+        var response = response
+        for (name, value) in headers { response.headers[name] = value }
+        return response
+    }
+
+    /// A 301 to the same collection path with the trailing slash the resource was declared with,
+    /// as Django REST Framework answers (after which clients often re-send a POST as a GET).
+    private func redirectToSlash(_ request: RecordedRequest) -> StubResponse {
+        let query = Self.encodedQuery(request.queryItems)
+        let path = request.rawPath + "/" + (query.isEmpty ? "" : "?" + query)
+        // Absolute: FoundationNetworking mis-resolves a relative Location and loops on the old path.
+        let location = request.header("host").map { "http://\($0)\(path)" } ?? path
+        let error: JSON = ["error": .string("\(name) is served at /\(name)/")]
+        return Self.setting([("Location", location)], on: .json(error, status: 301))
+    }
+
+    func notFound(_ id: String) -> StubResponse {
         .json(["error": .string("no \(name) with id \(id)")], status: 404)
     }
 
-    private func badRequest(_ message: String) -> StubResponse {
+    func badRequest(_ message: String) -> StubResponse {
         .json(["error": .string(message)], status: 400)
     }
 }

@@ -92,15 +92,21 @@ public final class StubServer: Sendable {
 
     /// Serves an in-memory REST collection at `/<name>` with json-server semantics: POST assigns an
     /// id and answers 201 with the object; GET lists (exact-match filters from the query) or reads
-    /// by id; PUT replaces; PATCH merges (RFC 7396: null removes); DELETE answers 204; a missing id
-    /// answers 404.
+    /// by id; PUT replaces; PATCH merges (RFC 7396, `Content-Type: application/merge-patch+json`,
+    /// else 415); DELETE answers 204; a missing id answers 404. Single-object answers carry an
+    /// `ETag` that changes with the object; PUT, PATCH and DELETE honour `If-Match` (412 with the
+    /// current object). `GET /<name>?_page=N&_limit=M` pages with `X-Total-Count` and `Link`.
+    /// `POST /<name>/collection` stores a JSON array (see ``setBatchReply(_:for:)``). A name with a
+    /// trailing slash (`"messages/"`) serves `/messages/` and redirects `/messages` there (301), as
+    /// Django REST Framework does; items answer with or without the slash.
     public func resource(_ name: String, idStyle: StubIDStyle = .string, objects: [JSONObject] = []) {
-        state.withLock { $0.resources[name] = StubResource(name: name, idStyle: idStyle, objects: objects) }
+        let resource = StubResource(name: name, idStyle: idStyle, objects: objects)
+        state.withLock { $0.resources[resource.name] = resource }
     }
 
     /// The objects a resource holds now.
     public func objects(in resource: String) -> [JSONObject] {
-        state.withLock { $0.resources[resource]?.objects ?? [] }
+        state.withLock { $0.resources[StubResource.key(for: resource)]?.objects ?? [] }
     }
 
     /// Injects `fault` into the next `times` requests (whose path starts with `pathPrefix`, if given).
