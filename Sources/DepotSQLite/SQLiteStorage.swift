@@ -80,6 +80,9 @@ public final class SQLiteStorage: Storage {
                     """
             )
         }
+        migrator.registerMigration("v2: etag") { db in
+            try db.execute(sql: "ALTER TABLE records ADD COLUMN etag TEXT")
+        }
         try storageErrors("cannot migrate the database") {
             try migrator.migrate(writer)
             try writer.write { db in
@@ -258,11 +261,12 @@ public final class SQLiteStorage: Storage {
         }
         try db.execute(
             sql: """
-                INSERT INTO records (collection, id, object, sync_state, snapshot) VALUES (?, ?, ?, ?, ?)
+                INSERT INTO records (collection, id, object, sync_state, snapshot, etag) VALUES (?, ?, ?, ?, ?, ?)
                 ON CONFLICT(collection, id) DO UPDATE SET
-                    object = excluded.object, sync_state = excluded.sync_state, snapshot = excluded.snapshot
+                    object = excluded.object, sync_state = excluded.sync_state, snapshot = excluded.snapshot,
+                    etag = excluded.etag
                 """,
-            arguments: [record.collection, record.id, object, record.syncState.rawValue, snapshot]
+            arguments: [record.collection, record.id, object, record.syncState.rawValue, snapshot, record.etag]
         )
     }
 
@@ -282,7 +286,8 @@ public final class SQLiteStorage: Storage {
             object: parsed,
             syncState: syncState,
             // Written once when equal to the object (see `write`), so parsed once too.
-            snapshot: try snapshotText.map { $0 == text ? parsed : try object($0, what: "the snapshot of \(collection)/\(id)") }
+            snapshot: try snapshotText.map { $0 == text ? parsed : try object($0, what: "the snapshot of \(collection)/\(id)") },
+            etag: row["etag"]
         )
     }
 

@@ -22,16 +22,23 @@ public struct StoredRecord: Sendable, Hashable {
     public var object: JSONObject
     /// Where it stands with the server.
     public var syncState: SyncState
-    /// The JSON the server last returned for it (what PATCH diffs against); nil if never synced.
+    /// The JSON the server last returned for it, as it came (fields the entity does not model
+    /// included): what PATCH diffs against. Nil if never synced.
     public var snapshot: JSONObject?
+    /// The `ETag` the server sent with ``snapshot``, sent back as `If-Match` on writes; nil if none.
+    public var etag: String?
 
     /// Makes a record.
-    public init(collection: String, id: String, object: JSONObject, syncState: SyncState, snapshot: JSONObject? = nil) {
+    public init(
+        collection: String, id: String, object: JSONObject, syncState: SyncState, snapshot: JSONObject? = nil,
+        etag: String? = nil
+    ) {
         self.collection = collection
         self.id = id
         self.object = object
         self.syncState = syncState
         self.snapshot = snapshot
+        self.etag = etag
     }
 }
 
