@@ -65,29 +65,33 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         let fields = http.map(Self.fields) ?? HTTPFields()
         let length = response.expectedContentLength
         let allowed = exchanges.withLock { exchanges -> Bool in
-            guard var exchange = exchanges[dataTask.taskIdentifier] else { return true }
-            exchange.status = http?.statusCode
-            exchange.headers = fields
-            if length > Int64(exchange.limit) {
-                exchange.tooLarge = exchange.tooLargeError("announces \(length) bytes (Content-Length)")
+            guard let exchange = exchanges[dataTask.taskIdentifier] else { return true }
+            let tooLarge = length > Int64(exchange.limit)
+            // Mutated in place: a copy of the exchange would copy its body on every append.
+            exchanges[dataTask.taskIdentifier]?.status = http?.statusCode
+            exchanges[dataTask.taskIdentifier]?.headers = fields
+            if tooLarge, let exchange = exchanges[dataTask.taskIdentifier] {
+                exchanges[dataTask.taskIdentifier]?.tooLarge = exchange.tooLargeError("announces \(length) bytes (Content-Length)")
             }
-            exchanges[dataTask.taskIdentifier] = exchange
-            return exchange.tooLarge == nil
+            return !tooLarge
         }
+        // FoundationNetworking ignores the disposition, so cancel the task as well.
         completionHandler(allowed ? .allow : .cancel)
+        if !allowed { dataTask.cancel() }
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let cancel = exchanges.withLock { exchanges -> Bool in
-            guard var exchange = exchanges[dataTask.taskIdentifier], exchange.tooLarge == nil else { return false }
-            if exchange.body.count + data.count > exchange.limit {
-                exchange.tooLarge = exchange.tooLargeError("passed \(exchange.body.count + data.count) bytes")
-                exchange.body = Data()
-            } else {
-                exchange.body.append(data)
+            let identifier = dataTask.taskIdentifier
+            guard let exchange = exchanges[identifier], exchange.tooLarge == nil else { return false }
+            let received = exchange.body.count + data.count
+            guard received > exchange.limit else {
+                exchanges[identifier]?.body.append(data)
+                return false
             }
-            exchanges[dataTask.taskIdentifier] = exchange
-            return exchange.tooLarge != nil
+            exchanges[identifier]?.tooLarge = exchange.tooLargeError("passed \(received) bytes")
+            exchanges[identifier]?.body = Data()
+            return true
         }
         if cancel { dataTask.cancel() }
     }
