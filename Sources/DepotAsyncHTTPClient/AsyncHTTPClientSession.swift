@@ -120,21 +120,17 @@ public final class AsyncHTTPClientSession: Networking {
             let response = try await client.execute(outgoing, timeout: .nanoseconds(max(timeout.nanoseconds, 1_000_000)))
             let status = Int(response.status.code)
             let headers = fields(of: response.headers)
-            func tooLarge(_ detail: String) -> DepotError {
-                DepotError(
-                    .responseTooLarge, "the answer \(detail), more than the \(limit) bytes allowed", request: summary,
-                    status: status, responseHeaders: DepotError.Headers(headers)
-                )
-            }
-            if let length = response.headers.first(name: "content-length").flatMap({ Int($0) }), length > limit {
-                // Dropping the unread body cancels the request and closes the connection.
-                throw tooLarge("announces \(length) bytes (Content-Length)")
-            }
             let body: ByteBuffer
             do {
+                // Throws at once when Content-Length (ignored for HEAD and 304) passes the limit,
+                // else as soon as the bytes read pass it; the unread rest cancels the request.
                 body = try await response.body.collect(upTo: limit)
             } catch is NIOTooManyBytesError {
-                throw tooLarge("passed \(limit) bytes")
+                let length = response.headers.first(name: "content-length").map { " (Content-Length: \($0))" } ?? ""
+                throw DepotError(
+                    .responseTooLarge, "the answer is larger than the \(limit) bytes allowed\(length)", request: summary,
+                    status: status, responseHeaders: DepotError.Headers(headers)
+                )
             }
             return NetworkResponse(status: status, headers: headers, body: Data(body.readableBytesView))
         } catch {

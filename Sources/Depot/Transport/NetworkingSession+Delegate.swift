@@ -14,6 +14,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         let continuation: CheckedContinuation<NetworkResponse, any Error>
         let request: DepotError.Request
         let limit: Int
+        /// False for HEAD, whose Content-Length describes a body that never comes.
+        let checksContentLength: Bool
         /// Turns a URLSession error into a ``DepotError``.
         let map: @Sendable (any Error) -> DepotError
         var status: Int?
@@ -26,11 +28,13 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             continuation: CheckedContinuation<NetworkResponse, any Error>,
             request: DepotError.Request,
             limit: Int,
+            checksContentLength: Bool,
             map: @escaping @Sendable (any Error) -> DepotError
         ) {
             self.continuation = continuation
             self.request = request
             self.limit = limit
+            self.checksContentLength = checksContentLength
             self.map = map
         }
 
@@ -66,7 +70,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         let length = response.expectedContentLength
         let allowed = exchanges.withLock { exchanges -> Bool in
             guard let exchange = exchanges[dataTask.taskIdentifier] else { return true }
-            let tooLarge = length > Int64(exchange.limit)
+            let status = http?.statusCode ?? 200
+            let tooLarge = exchange.checksContentLength && status != 204 && status != 304 && length > Int64(exchange.limit)
             // Mutated in place: a copy of the exchange would copy its body on every append.
             exchanges[dataTask.taskIdentifier]?.status = http?.statusCode
             exchanges[dataTask.taskIdentifier]?.headers = fields

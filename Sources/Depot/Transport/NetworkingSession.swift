@@ -86,7 +86,9 @@ public final class NetworkingSession: Networking {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<NetworkResponse, any Error>) in
                 let task = session.dataTask(with: urlRequest)
                 let identifier = task.taskIdentifier
-                delegate.register(identifier, SessionDelegate.Exchange(continuation: continuation, request: summary, limit: limit) { error in
+                delegate.register(identifier, SessionDelegate.Exchange(
+                    continuation: continuation, request: summary, limit: limit, checksContentLength: request.method != .head
+                ) { error in
                     Self.map(error, request: summary, timeout: timeout)
                 })
                 if !holder.start(task) {

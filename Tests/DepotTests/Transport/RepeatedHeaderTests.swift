@@ -28,7 +28,6 @@ import Testing
             // When
             let response = try await session.send(NetworkRequest(method: .get, path: "links"))
             // Then
-            print("\(transport):", response.headers.map(\.description))
             switch transport {
             case .asyncHTTPClient:
                 #expect(response.headerValues("Link") == Self.links)
@@ -74,7 +73,6 @@ extension RepeatedHeaderTests {
             let session = transport.session(url: server.url)
             _ = try await session.send(NetworkRequest(method: .get, path: "tags", headers: headers))
             let recorded = try #require(server.requests.last)
-            print("\(transport):", recorded.headers.map(\.description))
             switch transport {
             case .asyncHTTPClient:
                 #expect(recorded.headerValues("x-tag") == ["one", "two"])
