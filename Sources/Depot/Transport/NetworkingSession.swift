@@ -19,7 +19,14 @@ import FoundationNetworking
 /// Repeated response fields: URLSession hands over one value per name, so FoundationNetworking
 /// joins the values of a repeated field (two `Link` or `Set-Cookie` fields) with `", "`, in the
 /// order they arrived. This transport delivers that as ONE field, names in sorted order; use the
-/// AsyncHTTPClient transport when each field must stay separate.
+/// AsyncHTTPClient transport when each field must stay separate. Repeated request fields go out
+/// the same way, joined with `","` by `URLRequest.addValue`.
+///
+/// Response size: a delegate counts the body's bytes and cancels the task once they pass
+/// ``SessionConfiguration/maximumResponseSize`` (or at once for a larger `Content-Length`). On
+/// Linux, FoundationNetworking neither pauses libcurl nor honours the response disposition, so
+/// libcurl keeps reading until the cancellation reaches its queue; those bytes are dropped, never
+/// kept, but on a fast link (loopback) the server may see a few more megabytes read than the limit.
 public final class NetworkingSession: Networking {
     /// The base URL every request path is relative to.
     public let url: URL

@@ -25,7 +25,9 @@ public struct SessionConfiguration: Sendable {
     /// The most bytes an answer's body may have (default 32 MiB). A larger answer fails with
     /// ``DepotError`` `.responseTooLarge`: at once when its `Content-Length` says so, otherwise as
     /// soon as the bytes received pass the limit; the transport stops reading and cancels the
-    /// request, so no more than about this much is ever held. Never retried.
+    /// request, and Depot never keeps more than this. Never retried. (FoundationNetworking cannot
+    /// pause libcurl: until the cancellation reaches it, it may read a little further ahead and drop
+    /// what it read; see ``NetworkingSession``.)
     public var maximumResponseSize: Int
     /// Names of fields given as strings that were refused; sending throws `.invalidRequest`.
     var rejectedHeaders: [String] = []
