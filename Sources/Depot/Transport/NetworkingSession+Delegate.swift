@@ -88,14 +88,18 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let cancel = exchanges.withLock { exchanges -> Bool in
             let identifier = dataTask.taskIdentifier
-            guard let exchange = exchanges[identifier], exchange.tooLarge == nil else { return false }
-            let received = exchange.body.count + data.count
-            guard received > exchange.limit else {
+            // No copy of the exchange stays alive while its body grows: appending to a shared
+            // body would copy it every time.
+            guard let limit = exchanges[identifier]?.limit, exchanges[identifier]?.tooLarge == nil else { return false }
+            let received = (exchanges[identifier]?.body.count ?? 0) + data.count
+            guard received > limit else {
                 exchanges[identifier]?.body.append(data)
                 return false
             }
-            exchanges[identifier]?.tooLarge = exchange.tooLargeError("passed \(received) bytes")
             exchanges[identifier]?.body = Data()
+            if let exchange = exchanges[identifier] {
+                exchanges[identifier]?.tooLarge = exchange.tooLargeError("passed \(received) bytes")
+            }
             return true
         }
         if cancel { dataTask.cancel() }
