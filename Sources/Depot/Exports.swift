@@ -1,1 +1,2 @@
 @_exported import DepotPromise
+@_exported import HTTPTypes

@@ -43,6 +43,9 @@ public struct DepotError: Error, Sendable, CustomStringConvertible {
         public static let invalidRequest = Code("invalidRequest")
         /// A promise's resolver was released without settling the promise.
         public static let abandoned = Code("abandoned")
+        /// The answer's body was larger than the session allows (its `maximumResponseSize`); the
+        /// transport stopped reading and cancelled the request. Never retried.
+        public static let responseTooLarge = Code("responseTooLarge")
     }
 
     /// The request a failure belongs to: its method and full URL.
@@ -70,8 +73,9 @@ public struct DepotError: Error, Sendable, CustomStringConvertible {
     public var request: Request?
     /// The HTTP status of the answer, when there was one.
     public var status: Int?
-    /// The response headers (lowercased names), when there was an answer.
-    public var responseHeaders: [String: String]
+    /// The response header fields in the order they arrived, repeated names kept, when there was
+    /// an answer. Look one up with `responseHeaders["retry-after"]` (first value, any case).
+    public var responseHeaders: Headers
     /// The response body, when there was an answer with a body.
     public var responseBody: Data?
     /// The error underneath (a URLError, a DecodingError, an SQLite error…), when there was one.
@@ -83,7 +87,7 @@ public struct DepotError: Error, Sendable, CustomStringConvertible {
         _ message: String,
         request: Request? = nil,
         status: Int? = nil,
-        responseHeaders: [String: String] = [:],
+        responseHeaders: Headers = Headers(),
         responseBody: Data? = nil,
         underlying: (any Error)? = nil
     ) {
@@ -114,6 +118,79 @@ public struct DepotError: Error, Sendable, CustomStringConvertible {
 
     /// The error a cancelled promise is rejected with.
     public static let cancelled = DepotError(.cancelled, "the work was cancelled")
+}
+
+extension DepotError {
+    /// One header field: a name (case as received) and a value.
+    public struct Header: Sendable, Hashable, CustomStringConvertible {
+        /// The field name, e.g. `"Set-Cookie"`.
+        public var name: String
+        /// The field value.
+        public var value: String
+
+        /// Makes a field.
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+
+        /// `"name: value"`.
+        public var description: String { "\(name): \(value)" }
+    }
+
+    /// Header fields in order, repeated names kept (two `Link` or `Set-Cookie` fields stay two),
+    /// looked up by name without regard to case. Free of any HTTP library, so DepotPromise needs
+    /// nothing but Foundation.
+    ///
+    /// ```swift
+    /// let retryAfter = error.responseHeaders["Retry-After"]    // first value
+    /// let cookies = error.responseHeaders.values(for: "set-cookie") // every value, in order
+    /// ```
+    public struct Headers: RandomAccessCollection, ExpressibleByDictionaryLiteral, Sendable, Hashable {
+        /// The fields, in order.
+        public var fields: [Header]
+
+        /// Makes a list of fields.
+        public init(_ fields: [Header] = []) { self.fields = fields }
+
+        /// Makes a list from a dictionary (one field per name, sorted by name).
+        public init(_ dictionary: [String: String]) {
+            fields = dictionary.sorted { $0.key < $1.key }.map { Header(name: $0.key, value: $0.value) }
+        }
+
+        /// Makes a list from a literal, in the literal's order.
+        public init(dictionaryLiteral elements: (String, String)...) {
+            fields = elements.map { Header(name: $0.0, value: $0.1) }
+        }
+
+        /// The first value of field `name`, matched without regard to case.
+        public subscript(name: String) -> String? {
+            fields.first { $0.name.caseInsensitiveEquals(name) }?.value
+        }
+
+        /// Every value of field `name` in order, matched without regard to case.
+        public func values(for name: String) -> [String] {
+            fields.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value)
+        }
+
+        /// Adds a field at the end.
+        public mutating func append(name: String, value: String) {
+            fields.append(Header(name: name, value: value))
+        }
+
+        /// The position of the first field.
+        public var startIndex: Int { fields.startIndex }
+        /// The position past the last field.
+        public var endIndex: Int { fields.endIndex }
+        /// The field at `position`.
+        public subscript(position: Int) -> Header { fields[position] }
+    }
+}
+
+extension String {
+    fileprivate func caseInsensitiveEquals(_ other: String) -> Bool {
+        utf8.count == other.utf8.count && lowercased() == other.lowercased()
+    }
 }
 
 extension Error {

@@ -1,3 +1,4 @@
+import Depot
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -7,7 +8,7 @@ final class StubHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
-    private let box: ServerBox
+    let box: ServerBox
     private var head: HTTPRequestHead?
     private var body: ByteBuffer?
 
@@ -53,19 +54,23 @@ final class StubHandler: ChannelInboundHandler {
                     let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
                     context.eventLoop.scheduleTask(in: .nanoseconds(delay.nanoseconds)) {
                         let (handler, context) = bound.value
-                        handler.write(response, version: head.version, keepAlive: keepAlive, context: context)
+                        handler.write(response, path: request.path, version: head.version, keepAlive: keepAlive, context: context)
                     }
                 } else {
-                    write(response, version: head.version, keepAlive: keepAlive, context: context)
+                    write(response, path: request.path, version: head.version, keepAlive: keepAlive, context: context)
                 }
             }
         }
     }
 
-    private func write(_ response: StubResponse, version: HTTPVersion, keepAlive: Bool, context: ChannelHandlerContext) {
+    private func write(_ response: StubResponse, path: String, version: HTTPVersion, keepAlive: Bool, context: ChannelHandlerContext) {
         guard context.channel.isActive else { return }
         var headers = HTTPHeaders()
-        for (name, value) in response.headers { headers.add(name: name, value: value) }
+        for field in response.headers { headers.add(name: field.name.rawName, value: field.value) }
+        if let stream = response.streamedBody {
+            startStream(stream, status: response.status, headers: headers, path: path, version: version, keepAlive: keepAlive, context: context)
+            return
+        }
         headers.replaceOrAdd(name: "Content-Length", value: String(response.body.count))
         if !keepAlive { headers.replaceOrAdd(name: "Connection", value: "close") }
         let head = HTTPResponseHead(version: version, status: HTTPResponseStatus(statusCode: response.status), headers: headers)
@@ -86,10 +91,9 @@ final class StubHandler: ChannelInboundHandler {
         let uri = head.uri
         let rawPath = String(uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
         let components = URLComponents(string: "http://stub" + uri)
-        var headers: [String: String] = [:]
+        var headers = HTTPFields()
         for (name, value) in head.headers {
-            let key = name.lowercased()
-            headers[key] = headers[key].map { $0 + ", " + value } ?? value
+            if let fieldName = HTTPField.Name(name) { headers.append(HTTPField(name: fieldName, value: value)) }
         }
         return RecordedRequest(
             method: head.method.rawValue,

@@ -1,5 +1,6 @@
 import Depot
 import Foundation
+import HTTPTypes
 
 /// How the in-memory REST resource assigns ids to created objects.
 public enum StubIDStyle: Sendable {
@@ -219,7 +220,9 @@ struct StubResource: Sendable {
     /// Sets response headers: the one place that knows how ``StubResponse`` keeps them.
     static func setting(_ headers: [(name: String, value: String)], on response: StubResponse) -> StubResponse {
         var response = response
-        for (name, value) in headers { response.headers[name] = value }
+        for (name, value) in headers {
+            if let name = HTTPField.Name(name) { response.headers[name] = value }
+        }
         return response
     }
 

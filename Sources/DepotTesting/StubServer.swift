@@ -31,6 +31,7 @@ public final class StubServer: Sendable {
         var faults: [(fault: StubFault, remaining: Int, pathPrefix: String?)] = []
         var requests: [RecordedRequest] = []
         var connections: [ObjectIdentifier: any Channel] = [:]
+        var streams: [StubStreamRecord] = []
     }
 
     private init(port: Int, group: MultiThreadedEventLoopGroup, listener: any Channel) {
@@ -125,6 +126,27 @@ public final class StubServer: Sendable {
 
     /// Forgets the recorded requests.
     public func clearRequests() { state.withLock { $0.requests.removeAll() } }
+
+    /// What the server wrote for each streamed body (``StubResponse/stream(bytes:chunkSize:contentLength:status:headers:)``),
+    /// in the order the streams started.
+    public var streams: [StubStreamRecord] { state.withLock { $0.streams } }
+
+    /// Records a new stream and returns its index in ``streams``.
+    func beginStream(path: String, offered: Int) -> Int {
+        state.withLock { state in
+            state.streams.append(StubStreamRecord(path: path, bytesOffered: offered, bytesWritten: 0, isFinished: false))
+            return state.streams.count - 1
+        }
+    }
+
+    /// Adds `written` bytes to stream `index`, and marks it finished when `finished`.
+    func updateStream(_ index: Int, written: Int, finished: Bool) {
+        state.withLock { state in
+            guard state.streams.indices.contains(index) else { return }
+            state.streams[index].bytesWritten += written
+            if finished { state.streams[index].isFinished = true }
+        }
+    }
 
     // MARK: Offline
 

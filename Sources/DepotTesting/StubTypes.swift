@@ -11,8 +11,8 @@ public struct RecordedRequest: Sendable, Hashable {
     public var rawPath: String
     /// The query items, percent-decoded, in order.
     public var queryItems: [URLQueryItem]
-    /// The headers, names lowercased (a repeated header's values joined with ", ").
-    public var headers: [String: String]
+    /// The header fields in the order received, repeated names kept, names as sent.
+    public var headers: HTTPFields
     /// The body (empty when there was none).
     public var body: Data
 
@@ -24,46 +24,100 @@ public struct RecordedRequest: Sendable, Hashable {
     /// The body parsed as JSON, or nil when empty or malformed.
     public var json: JSON? { body.isEmpty ? nil : try? JSON(parsing: body) }
 
-    /// The value of header `name`, matched without regard to case.
-    public func header(_ name: String) -> String? { headers[name.lowercased()] }
+    /// The first value of header `name`, matched without regard to case.
+    public func header(_ name: String) -> String? {
+        HTTPField.Name(name).flatMap { headers[values: $0].first }
+    }
+
+    /// Every value of header `name`, in order, matched without regard to case.
+    public func headerValues(_ name: String) -> [String] {
+        HTTPField.Name(name).map { headers[values: $0] } ?? []
+    }
 }
 
 /// What the stub server answers.
 public struct StubResponse: Sendable {
     /// The status.
     public var status: Int
-    /// The headers.
-    public var headers: [String: String]
-    /// The body.
+    /// The header fields, sent in order, repeated names kept (two `Link` fields go out as two).
+    public var headers: HTTPFields
+    /// The body (ignored when ``streamedBody`` is set).
     public var body: Data
+    /// A body generated and sent chunk by chunk instead of ``body``, never held in memory.
+    public var streamedBody: StubStreamedBody?
     /// How long to wait before answering.
     public var delay: Duration?
 
     /// Makes a response.
-    public init(status: Int = 200, headers: [String: String] = [:], body: Data = Data(), delay: Duration? = nil) {
+    public init(status: Int = 200, headers: HTTPFields = HTTPFields(), body: Data = Data(), delay: Duration? = nil) {
         self.status = status
         self.headers = headers
         self.body = body
         self.delay = delay
     }
 
+    /// Makes a response with headers given as a dictionary (sent sorted by name).
+    public init(status: Int = 200, headers: [String: String], body: Data = Data(), delay: Duration? = nil) {
+        self.init(status: status, headers: HTTPFields(stub: headers), body: body, delay: delay)
+    }
+
     /// A JSON answer with `Content-Type: application/json`.
-    public static func json(_ json: JSON, status: Int = 200, headers: [String: String] = [:], delay: Duration? = nil) -> StubResponse {
+    public static func json(_ json: JSON, status: Int = 200, headers: HTTPFields = HTTPFields(), delay: Duration? = nil) -> StubResponse {
         var headers = headers
-        headers["Content-Type"] = "application/json"
+        headers[.contentType] = "application/json"
         return StubResponse(status: status, headers: headers, body: (try? json.serialized()) ?? Data(), delay: delay)
     }
 
+    /// A JSON answer with `Content-Type: application/json` and headers given as a dictionary.
+    public static func json(_ json: JSON, status: Int = 200, headers: [String: String], delay: Duration? = nil) -> StubResponse {
+        .json(json, status: status, headers: HTTPFields(stub: headers), delay: delay)
+    }
+
     /// A text answer.
-    public static func text(_ text: String, status: Int = 200, headers: [String: String] = [:]) -> StubResponse {
+    public static func text(_ text: String, status: Int = 200, headers: HTTPFields = HTTPFields()) -> StubResponse {
         var headers = headers
-        headers["Content-Type"] = "text/plain; charset=utf-8"
+        headers[.contentType] = "text/plain; charset=utf-8"
         return StubResponse(status: status, headers: headers, body: Data(text.utf8))
     }
 
+    /// A text answer with headers given as a dictionary.
+    public static func text(_ text: String, status: Int = 200, headers: [String: String]) -> StubResponse {
+        .text(text, status: status, headers: HTTPFields(stub: headers))
+    }
+
     /// An answer with no body.
-    public static func empty(status: Int = 204, headers: [String: String] = [:]) -> StubResponse {
+    public static func empty(status: Int = 204, headers: HTTPFields = HTTPFields()) -> StubResponse {
         StubResponse(status: status, headers: headers)
+    }
+
+    /// An answer with no body and headers given as a dictionary.
+    public static func empty(status: Int = 204, headers: [String: String]) -> StubResponse {
+        StubResponse(status: status, headers: headers)
+    }
+
+    /// An answer whose body of `bytes` bytes is generated and written `chunkSize` bytes at a time,
+    /// each chunk only once the previous one reached the socket, so a huge body costs no memory and
+    /// the server stops as soon as the client goes away. Without `contentLength` the body goes out
+    /// with `Transfer-Encoding: chunked` and no length. With an `interval`, the server pauses that
+    /// long after each chunk (a network slower than loopback). ``StubServer/streams`` reports what
+    /// was written.
+    ///
+    /// ```swift
+    /// server.route(.get, "/huge", response: .stream(bytes: 512 << 20, chunkSize: 64 << 10))
+    /// ```
+    public static func stream(
+        bytes: Int,
+        chunkSize: Int = 64 * 1024,
+        contentLength: Bool = false,
+        interval: Duration? = nil,
+        status: Int = 200,
+        headers: HTTPFields = HTTPFields()
+    ) -> StubResponse {
+        precondition(bytes >= 0 && chunkSize > 0, "bytes must not be negative and chunkSize must be positive")
+        var response = StubResponse(status: status, headers: headers)
+        response.streamedBody = StubStreamedBody(
+            bytes: bytes, chunkSize: chunkSize, sendsContentLength: contentLength, interval: interval)
+        return response
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 /// A request relative to a session's base URL: method, path, query, headers, body.
 public struct NetworkRequest: Sendable, Hashable {
@@ -8,19 +9,23 @@ public struct NetworkRequest: Sendable, Hashable {
     public var path: String
     /// Query items, in order; encoded into the URL.
     public var query: [URLQueryItem]
-    /// Headers for this request only; they never leak into the session.
-    public var headers: [String: String]
+    /// Header fields for this request only, in order, repeated names kept; they never leak into
+    /// the session.
+    public var headers: HTTPFields
     /// The body, if any.
     public var body: Data?
     /// How long to wait for the answer; the session's default when nil.
     public var timeout: Duration?
+    /// Names of fields given as strings that were refused (CR, LF or NUL, or not a field name);
+    /// ``validateHeaders()`` throws for them before anything is sent.
+    var rejectedHeaders: [String] = []
 
     /// Makes a request.
     public init(
         method: NetworkRequest.Method,
         path: String,
         query: [URLQueryItem] = [],
-        headers: [String: String] = [:],
+        headers: HTTPFields = HTTPFields(),
         body: Data? = nil,
         timeout: Duration? = nil
     ) {
@@ -32,20 +37,50 @@ public struct NetworkRequest: Sendable, Hashable {
         self.timeout = timeout
     }
 
-    /// Makes a request with a JSON body (and `Content-Type: application/json`).
-    public init(method: NetworkRequest.Method, path: String, query: [URLQueryItem] = [], headers: [String: String] = [:], json: JSON) throws {
+    /// Makes a request with headers given as a dictionary (one field per name).
+    ///
+    /// A name or value holding CR, LF or NUL, or a name that is not an HTTP token, is not added:
+    /// sending the request throws ``DepotError`` `.invalidRequest` instead.
+    public init(
+        method: NetworkRequest.Method,
+        path: String,
+        query: [URLQueryItem] = [],
+        headers: [String: String],
+        body: Data? = nil,
+        timeout: Duration? = nil
+    ) {
+        let (fields, rejected) = HTTPFields.checking(headers)
+        self.init(method: method, path: path, query: query, headers: fields, body: body, timeout: timeout)
+        rejectedHeaders = rejected
+    }
+
+    /// Makes a request with a JSON body (and `Content-Type: application/json` unless `headers`
+    /// name a content type).
+    public init(
+        method: NetworkRequest.Method,
+        path: String,
+        query: [URLQueryItem] = [],
+        headers: HTTPFields = HTTPFields(),
+        json: JSON
+    ) throws {
         var headers = headers
-        if headers.keys.first(where: { $0.lowercased() == "content-type" }) == nil {
-            headers["Content-Type"] = "application/json"
-        }
+        if headers[.contentType] == nil { headers.append(HTTPField(name: .contentType, value: "application/json")) }
         self.init(method: method, path: path, query: query, headers: headers, body: try json.serialized())
     }
 
-    /// The value of header `name`, matched without regard to case.
-    public func header(_ name: String) -> String? {
-        let lowered = name.lowercased()
-        return headers.first { $0.key.lowercased() == lowered }?.value
+    /// Makes a request with a JSON body and headers given as a dictionary; a refused field makes
+    /// sending throw `.invalidRequest`, as with the dictionary `init(method:path:query:headers:body:timeout:)`.
+    public init(method: NetworkRequest.Method, path: String, query: [URLQueryItem] = [], headers: [String: String], json: JSON) throws {
+        let (fields, rejected) = HTTPFields.checking(headers)
+        try self.init(method: method, path: path, query: query, headers: fields, json: json)
+        rejectedHeaders = rejected
     }
+
+    /// The first value of header `name`, matched without regard to case.
+    public func header(_ name: String) -> String? { headers.firstValue(name) }
+
+    /// Every value of header `name`, in order, matched without regard to case.
+    public func headerValues(_ name: String) -> [String] { headers.allValues(name) }
 
     /// The full URL below `base`.
     ///
@@ -77,82 +112,16 @@ public struct NetworkRequest: Sendable, Hashable {
         text.addingPercentEncoding(withAllowedCharacters: queryAllowed) ?? text
     }
 
-    /// Refuses a header name or value that contains CR, LF or NUL (header injection).
+    /// Refuses a header name or value that contains CR, LF or NUL (header injection), an empty
+    /// name or one that is not an HTTP token.
+    ///
+    /// Fields set through `HTTPFields` cannot carry such bytes (it turns them into spaces); fields
+    /// given as a `[String: String]` are checked when converted and refused here.
     ///
     /// - Throws: ``DepotError`` `.invalidRequest` before anything is sent.
     public func validateHeaders() throws {
-        for (name, value) in headers {
-            let bad: (Unicode.Scalar) -> Bool = { $0 == "\r" || $0 == "\n" || $0 == "\0" }
-            if name.unicodeScalars.contains(where: bad) || value.unicodeScalars.contains(where: bad) || name.isEmpty {
-                throw DepotError(.invalidRequest, "header \(name.debugDescription) contains CR, LF or NUL, or has no name")
-            }
+        if let name = rejectedHeaders.first ?? headers.first(where: { HTTPFields.isInjection($0.value) })?.name.rawName {
+            throw DepotError(.invalidRequest, "header \(name.debugDescription) contains CR, LF or NUL, or is not a valid name")
         }
     }
-}
-
-/// An answer: status, headers (names lowercased) and body.
-public struct NetworkResponse: Sendable, Hashable {
-    /// The status code.
-    public var status: Int
-    /// The headers, names lowercased.
-    public var headers: [String: String]
-    /// The body (empty when there was none).
-    public var body: Data
-
-    /// Makes a response.
-    public init(status: Int, headers: [String: String] = [:], body: Data = Data()) {
-        self.status = status
-        self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
-        self.body = body
-    }
-
-    /// The value of header `name`, matched without regard to case.
-    public func header(_ name: String) -> String? { headers[name.lowercased()] }
-
-    /// True for 2xx.
-    public var isSuccess: Bool { (200..<300).contains(status) }
-}
-
-/// Percent-encodes an id as one path component: `/` can never split it, and `.` or `..` can never
-/// climb out of the collection.
-public func encodePathComponent(_ component: String) -> String {
-    var allowed = CharacterSet.urlPathAllowed
-    allowed.remove(charactersIn: "/;?#%")
-    let encoded = component.addingPercentEncoding(withAllowedCharacters: allowed) ?? component
-    if encoded.allSatisfy({ $0 == "." }) {
-        return String(repeating: "%2E", count: encoded.count)
-    }
-    return encoded
-}
-
-extension NetworkRequest {
-/// An HTTP method.
-public struct Method: RawRepresentable, Hashable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
-    /// The method's name, e.g. `"GET"`.
-    public let rawValue: String
-    /// Makes a method from its name.
-    public init(rawValue: String) { self.rawValue = rawValue.uppercased() }
-    /// Makes a method from its name.
-    public init(stringLiteral value: String) { self.init(rawValue: value) }
-    /// The method's name.
-    public var description: String { rawValue }
-
-    /// GET.
-    public static let get = Method(rawValue: "GET")
-    /// POST.
-    public static let post = Method(rawValue: "POST")
-    /// PUT.
-    public static let put = Method(rawValue: "PUT")
-    /// PATCH.
-    public static let patch = Method(rawValue: "PATCH")
-    /// DELETE.
-    public static let delete = Method(rawValue: "DELETE")
-    /// HEAD.
-    public static let head = Method(rawValue: "HEAD")
-    /// OPTIONS.
-    public static let options = Method(rawValue: "OPTIONS")
-
-    /// True for methods that may be repeated without changing the result (RFC 9110 §9.2.2).
-    public var isIdempotent: Bool { [.get, .head, .put, .delete, .options].contains(self) || rawValue == "TRACE" }
-}
 }

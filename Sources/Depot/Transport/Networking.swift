@@ -25,7 +25,7 @@ public func statusError(for response: NetworkResponse, request: DepotError.Reque
         "the server answered \(response.status)",
         request: request,
         status: response.status,
-        responseHeaders: response.headers,
+        responseHeaders: DepotError.Headers(response.headers),
         responseBody: response.body.isEmpty ? nil : response.body
     )
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -14,30 +15,54 @@ import FoundationNetworking
 ///
 /// TLS certificates are always verified by this transport (URLSession on Linux offers no way to
 /// skip verification); `allowsInsecureTLS` is honoured by the AsyncHTTPClient transport only.
+///
+/// Repeated response fields: URLSession hands over one value per name, so FoundationNetworking
+/// joins the values of a repeated field (two `Link` or `Set-Cookie` fields) with `", "`, in the
+/// order they arrived. This transport delivers that as ONE field, names in sorted order; use the
+/// AsyncHTTPClient transport when each field must stay separate. Repeated request fields go out
+/// the same way, joined with `","` by `URLRequest.addValue`.
+///
+/// Response size: a delegate counts the body's bytes and cancels the task once they pass
+/// ``SessionConfiguration/maximumResponseSize`` (or at once for a larger `Content-Length`). On
+/// Linux, FoundationNetworking neither pauses libcurl nor honours the response disposition, so
+/// libcurl keeps reading until the cancellation reaches its queue; those bytes are dropped, never
+/// kept, but on a fast link (loopback) the server may see a few more megabytes read than the limit.
 public final class NetworkingSession: Networking {
     /// The base URL every request path is relative to.
     public let url: URL
     /// The shared pipeline: headers, interceptors, retries, logging.
     public let pipeline: RequestPipeline
     private let session: URLSession
+    private let delegate: SessionDelegate
 
     /// Makes a session.
     ///
     /// - Parameters:
     ///   - url: the base URL, e.g. `http://127.0.0.1:8080` or `https://api.example.com/v1`.
-    ///   - headers: headers for every request.
-    ///   - configuration: timeout, interceptors, retry policy, logging (its headers are merged
-    ///     with `headers`, which win).
-    public init(url: URL, headers: [String: String] = [:], configuration: SessionConfiguration = SessionConfiguration()) {
+    ///   - headers: header fields for every request.
+    ///   - configuration: timeout, interceptors, retry policy, logging, response size limit (its
+    ///     headers are merged with `headers`, which win name by name).
+    public convenience init(url: URL, headers: HTTPFields = HTTPFields(), configuration: SessionConfiguration = SessionConfiguration()) {
+        self.init(url: url, pipeline: RequestPipeline(baseURL: url, headers: headers, configuration: configuration))
+    }
+
+    /// Makes a session with headers given as a dictionary; a name or value with CR, LF or NUL makes
+    /// every request fail with ``DepotError`` `.invalidRequest` before it is sent.
+    public convenience init(url: URL, headers: [String: String], configuration: SessionConfiguration = SessionConfiguration()) {
+        self.init(url: url, pipeline: RequestPipeline(baseURL: url, headers: headers, configuration: configuration))
+    }
+
+    private init(url: URL, pipeline: RequestPipeline) {
         self.url = url
-        pipeline = RequestPipeline(baseURL: url, headers: headers, configuration: configuration)
+        self.pipeline = pipeline
         let sessionConfiguration = URLSessionConfiguration.ephemeral
         sessionConfiguration.httpCookieStorage = nil
         sessionConfiguration.httpShouldSetCookies = false
         sessionConfiguration.urlCache = nil
         sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
         sessionConfiguration.httpMaximumConnectionsPerHost = 16
-        session = URLSession(configuration: sessionConfiguration)
+        delegate = SessionDelegate()
+        session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: nil)
     }
 
     deinit {
@@ -47,38 +72,34 @@ public final class NetworkingSession: Networking {
     /// Sends `request` through the pipeline and URLSession.
     public func send(_ request: NetworkRequest) async throws -> NetworkResponse {
         let session = self.session
+        let delegate = self.delegate
+        let limit = pipeline.configuration.maximumResponseSize
         return try await pipeline.send(request) { request, url, timeout in
-            try await Self.attempt(session: session, request: request, url: url, timeout: timeout)
+            try await Self.attempt(session: session, delegate: delegate, request: request, url: url, timeout: timeout, limit: limit)
         }
     }
 
-    private static func attempt(session: URLSession, request: NetworkRequest, url: URL, timeout: Duration) async throws -> NetworkResponse {
+    private static func attempt(
+        session: URLSession, delegate: SessionDelegate, request: NetworkRequest, url: URL, timeout: Duration, limit: Int
+    ) async throws -> NetworkResponse {
         var urlRequest = URLRequest(url: url)
         urlRequest.httpMethod = request.method.rawValue
         urlRequest.timeoutInterval = max(timeout.seconds, 0.001)
-        for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
+        for field in request.headers { urlRequest.addValue(field.value, forHTTPHeaderField: field.name.rawName) }
         urlRequest.httpBody = request.body
         let summary = DepotError.Request(method: request.method.rawValue, url: url.absoluteString)
         let holder = TaskHolder()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<NetworkResponse, any Error>) in
-                let task = session.dataTask(with: urlRequest) { data, response, error in
-                    if let error {
-                        continuation.resume(throwing: Self.map(error, request: summary, timeout: timeout))
-                        return
-                    }
-                    guard let http = response as? HTTPURLResponse else {
-                        continuation.resume(throwing: DepotError(.transport, "no HTTP response", request: summary))
-                        return
-                    }
-                    var headers: [String: String] = [:]
-                    for (name, value) in http.allHeaderFields {
-                        if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
-                    }
-                    continuation.resume(returning: NetworkResponse(status: http.statusCode, headers: headers, body: data ?? Data()))
-                }
+                let task = session.dataTask(with: urlRequest)
+                let identifier = task.taskIdentifier
+                delegate.register(identifier, SessionDelegate.Exchange(
+                    continuation: continuation, request: summary, limit: limit, checksContentLength: request.method != .head
+                ) { error in
+                    Self.map(error, request: summary, timeout: timeout)
+                })
                 if !holder.start(task) {
-                    continuation.resume(throwing: DepotError(.cancelled, "the request was cancelled", request: summary))
+                    delegate.finish(identifier, with: .failure(DepotError(.cancelled, "the request was cancelled", request: summary)))
                 }
             }
         } onCancel: {

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 /// Adapts requests before they are sent (add a bearer token, a tracing header…).
 ///
@@ -7,7 +8,7 @@ import Foundation
 ///     let token: String
 ///     func adapt(_ request: NetworkRequest) async throws -> NetworkRequest {
 ///         var request = request
-///         request.headers["Authorization"] = "Bearer \(token)"
+///         request.headers[.authorization] = "Bearer \(token)"
 ///         return request
 ///     }
 /// }
@@ -19,23 +20,34 @@ public protocol RequestInterceptor: Sendable {
 
 /// Adds fixed headers to every request (a bearer token, say).
 public struct HeaderInterceptor: RequestInterceptor {
-    /// The headers to add; a request's own header of the same name wins.
-    public var headers: [String: String]
+    /// The header fields to add, in order; a request's own fields of the same name win.
+    public var headers: HTTPFields
+    /// Names given as strings that were refused (CR, LF or NUL, or not a field name).
+    private var rejectedHeaders: [String] = []
 
     /// Makes an interceptor that adds `headers`.
-    public init(_ headers: [String: String]) { self.headers = headers }
+    public init(_ headers: HTTPFields) { self.headers = headers }
+
+    /// Makes an interceptor that adds `headers`; a name or value with CR, LF or NUL makes every
+    /// request fail with ``DepotError`` `.invalidRequest` before it is sent.
+    public init(_ headers: [String: String]) {
+        (self.headers, rejectedHeaders) = HTTPFields.checking(headers)
+    }
 
     /// Makes an interceptor that adds `Authorization: Bearer <token>`.
     public static func bearer(_ token: String) -> HeaderInterceptor {
         HeaderInterceptor(["Authorization": "Bearer \(token)"])
     }
 
-    /// Adds the headers the request lacks.
+    /// Adds the fields whose names the request lacks.
+    ///
+    /// - Throws: ``DepotError`` `.invalidRequest` when a field given as a string was refused.
     public func adapt(_ request: NetworkRequest) async throws -> NetworkRequest {
-        var request = request
-        for (name, value) in headers where request.header(name) == nil {
-            request.headers[name] = value
+        if let name = rejectedHeaders.first {
+            throw DepotError(.invalidRequest, "header \(name.debugDescription) contains CR, LF or NUL, or is not a valid name")
         }
+        var request = request
+        request.headers.addMissing(from: headers)
         return request
     }
 }

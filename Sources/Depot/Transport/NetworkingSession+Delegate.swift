@@ -1,0 +1,136 @@
+import Foundation
+import HTTPTypes
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Receives every data task's answer for a ``NetworkingSession``: keeps the status and fields,
+/// counts body bytes, and cancels a task whose answer passes its size limit (at once from
+/// `Content-Length`, else as soon as the bytes received pass it), so nothing past the limit is held.
+final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
+    /// One task's answer so far and the continuation that awaits it.
+    struct Exchange: Sendable {
+        let continuation: CheckedContinuation<NetworkResponse, any Error>
+        let request: DepotError.Request
+        let limit: Int
+        /// False for HEAD, whose Content-Length describes a body that never comes.
+        let checksContentLength: Bool
+        /// Turns a URLSession error into a ``DepotError``.
+        let map: @Sendable (any Error) -> DepotError
+        var status: Int?
+        var headers = HTTPFields()
+        var body = Data()
+        /// Set when the answer passed the limit; the task was cancelled.
+        var tooLarge: DepotError?
+
+        init(
+            continuation: CheckedContinuation<NetworkResponse, any Error>,
+            request: DepotError.Request,
+            limit: Int,
+            checksContentLength: Bool,
+            map: @escaping @Sendable (any Error) -> DepotError
+        ) {
+            self.continuation = continuation
+            self.request = request
+            self.limit = limit
+            self.checksContentLength = checksContentLength
+            self.map = map
+        }
+
+        func tooLargeError(_ detail: String) -> DepotError {
+            DepotError(
+                .responseTooLarge, "the answer \(detail), more than the \(limit) bytes allowed", request: request,
+                status: status, responseHeaders: DepotError.Headers(headers)
+            )
+        }
+    }
+
+    private let exchanges = LockedValue<[Int: Exchange]>([:])
+
+    /// Starts tracking the task with `identifier`.
+    func register(_ identifier: Int, _ exchange: Exchange) {
+        exchanges.withLock { $0[identifier] = exchange }
+    }
+
+    /// Settles the task with `identifier` once; later calls do nothing.
+    func finish(_ identifier: Int, with result: Result<NetworkResponse, DepotError>) {
+        let exchange = exchanges.withLock { $0.removeValue(forKey: identifier) }
+        exchange?.continuation.resume(with: result.mapError { $0 as any Error })
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        dataTask: URLSessionDataTask,
+        didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        let http = response as? HTTPURLResponse
+        let fields = http.map(Self.fields) ?? HTTPFields()
+        let length = response.expectedContentLength
+        let allowed = exchanges.withLock { exchanges -> Bool in
+            guard let exchange = exchanges[dataTask.taskIdentifier] else { return true }
+            let status = http?.statusCode ?? 200
+            let tooLarge = exchange.checksContentLength && status != 204 && status != 304 && length > Int64(exchange.limit)
+            // Mutated in place: a copy of the exchange would copy its body on every append.
+            exchanges[dataTask.taskIdentifier]?.status = http?.statusCode
+            exchanges[dataTask.taskIdentifier]?.headers = fields
+            if tooLarge, let exchange = exchanges[dataTask.taskIdentifier] {
+                exchanges[dataTask.taskIdentifier]?.tooLarge = exchange.tooLargeError("announces \(length) bytes (Content-Length)")
+            }
+            return !tooLarge
+        }
+        // FoundationNetworking ignores the disposition, so cancel the task as well.
+        completionHandler(allowed ? .allow : .cancel)
+        if !allowed { dataTask.cancel() }
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let cancel = exchanges.withLock { exchanges -> Bool in
+            let identifier = dataTask.taskIdentifier
+            // No copy of the exchange stays alive while its body grows: appending to a shared
+            // body would copy it every time.
+            guard let limit = exchanges[identifier]?.limit, exchanges[identifier]?.tooLarge == nil else { return false }
+            let received = (exchanges[identifier]?.body.count ?? 0) + data.count
+            guard received > limit else {
+                exchanges[identifier]?.body.append(data)
+                return false
+            }
+            exchanges[identifier]?.body = Data()
+            if let exchange = exchanges[identifier] {
+                exchanges[identifier]?.tooLarge = exchange.tooLargeError("passed \(received) bytes")
+            }
+            return true
+        }
+        if cancel { dataTask.cancel() }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        guard let exchange = exchanges.withLock({ $0[task.taskIdentifier] }) else { return }
+        let result: Result<NetworkResponse, DepotError>
+        if let tooLarge = exchange.tooLarge {
+            result = .failure(tooLarge)
+        } else if let error {
+            result = .failure(exchange.map(error))
+        } else if let status = exchange.status {
+            result = .success(NetworkResponse(status: status, headers: exchange.headers, body: exchange.body))
+        } else {
+            result = .failure(DepotError(.transport, "no HTTP response", request: exchange.request))
+        }
+        finish(task.taskIdentifier, with: result)
+    }
+
+    /// The fields of `response`. URLSession keeps one value per name (FoundationNetworking joins a
+    /// repeated field's values with ", "), so each name gives one field; names are sorted.
+    static func fields(of response: HTTPURLResponse) -> HTTPFields {
+        var fields = HTTPFields()
+        let pairs = response.allHeaderFields.compactMap { name, value -> (String, String)? in
+            guard let name = name as? String, let value = value as? String else { return nil }
+            return (name, value)
+        }
+        for (name, value) in pairs.sorted(by: { $0.0.lowercased() < $1.0.lowercased() }) {
+            if let fieldName = HTTPField.Name(name) { fields.append(HTTPField(name: fieldName, value: value)) }
+        }
+        return fields
+    }
+}

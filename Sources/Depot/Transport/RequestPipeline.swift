@@ -1,0 +1,119 @@
+import Foundation
+import HTTPTypes
+import Logging
+
+/// The part every transport shares: merges headers, runs interceptors, refuses bad headers, builds
+/// the URL, logs with secrets redacted, turns non-2xx answers into ``DepotError``s and retries
+/// as the ``RetryPolicy`` says. A transport supplies only the single attempt.
+public struct RequestPipeline: Sendable {
+    /// The base URL every request path is relative to.
+    public let baseURL: URL
+    /// The shared configuration.
+    public let configuration: SessionConfiguration
+
+    /// Makes a pipeline; `headers` are merged over the configuration's own: each name in
+    /// `headers` replaces every field of that name, repeated fields kept in order.
+    public init(baseURL: URL, headers: HTTPFields = HTTPFields(), configuration: SessionConfiguration) {
+        var configuration = configuration
+        configuration.headers.override(with: headers)
+        self.baseURL = baseURL
+        self.configuration = configuration
+    }
+
+    /// Makes a pipeline with headers given as a dictionary; a name or value with CR, LF or NUL
+    /// makes every request fail with ``DepotError`` `.invalidRequest` before it is sent.
+    public init(baseURL: URL, headers: [String: String], configuration: SessionConfiguration) {
+        let (fields, rejected) = HTTPFields.checking(headers)
+        var configuration = configuration
+        configuration.rejectedHeaders += rejected
+        self.init(baseURL: baseURL, headers: fields, configuration: configuration)
+    }
+
+    /// One attempt: send `request` to `url`, waiting at most `timeout`; return any answer, 2xx or
+    /// not, and throw a ``DepotError`` (`.transport`, `.timeout`, `.cancelled`) when there is none.
+    public typealias Attempt = @Sendable (_ request: NetworkRequest, _ url: URL, _ timeout: Duration) async throws -> NetworkResponse
+
+    /// Sends `request` through the pipeline.
+    public func send(_ request: NetworkRequest, attempt: Attempt) async throws -> NetworkResponse {
+        var prepared = request
+        prepared.headers.addMissing(from: configuration.headers)
+        prepared.rejectedHeaders += configuration.rejectedHeaders
+        for interceptor in configuration.interceptors {
+            prepared = try await interceptor.adapt(prepared)
+        }
+        let url = try prepared.url(relativeTo: baseURL)
+        let summary = DepotError.Request(method: prepared.method.rawValue, url: url.absoluteString)
+        do {
+            try prepared.validateHeaders()
+        } catch var error as DepotError {
+            error.request = summary
+            throw error
+        }
+        let timeout = prepared.timeout ?? configuration.timeout
+        var attemptNumber = 1
+        while true {
+            if Task.isCancelled { throw DepotError(.cancelled, "the request was cancelled", request: summary) }
+            configuration.onRequest?(prepared, url)
+            log(prepared, url: url, attempt: attemptNumber)
+            let start = ContinuousClock.now
+            var failure: DepotError
+            do {
+                let response = try await attempt(prepared, url, timeout)
+                let elapsed = ContinuousClock.now - start
+                if response.isSuccess {
+                    configuration.onResponse?(prepared, .success(response), elapsed)
+                    configuration.logger.debug(
+                        "\(summary) → \(response.status) (\(response.body.count) bytes)",
+                        metadata: ["headers": .string(Self.redacted(response.headers).description)]
+                    )
+                    return response
+                }
+                failure = statusError(for: response, request: summary)
+                configuration.onResponse?(prepared, .failure(failure), elapsed)
+            } catch {
+                failure = Self.depotError(error, request: summary)
+                configuration.onResponse?(prepared, .failure(failure), ContinuousClock.now - start)
+            }
+            configuration.logger.warning("\(failure)")
+            guard let delay = configuration.retryPolicy.delay(after: attemptNumber, request: prepared, error: failure)
+            else { throw failure }
+            do {
+                try await Task.sleep(for: delay)
+            } catch {
+                throw DepotError(.cancelled, "the request was cancelled while waiting to retry", request: summary)
+            }
+            attemptNumber += 1
+        }
+    }
+
+    private func log(_ request: NetworkRequest, url: URL, attempt: Int) {
+        configuration.logger.debug(
+            "\(request.method) \(url.absoluteString)\(attempt > 1 ? " (attempt \(attempt))" : "")",
+            metadata: [
+                "headers": .string(Self.redacted(request.headers).description),
+                "bytes": .stringConvertible(request.body?.count ?? 0),
+            ]
+        )
+    }
+
+    /// Header names whose values never reach a log.
+    public static let redactedHeaders: Set<String> = ["authorization", "cookie", "set-cookie", "proxy-authorization"]
+
+    /// `headers` in order, repeated fields kept, with the value of every secret field (each
+    /// `Authorization`, `Cookie`, `Set-Cookie`, `Proxy-Authorization`) replaced by `<redacted>`.
+    public static func redacted(_ headers: HTTPFields) -> [(String, String)] {
+        headers.map { ($0.name.rawName, redactedHeaders.contains($0.name.canonicalName) ? "<redacted>" : $0.value) }
+    }
+
+    /// Wraps any error in a ``DepotError`` that names the request.
+    static func depotError(_ error: any Error, request: DepotError.Request) -> DepotError {
+        if var error = error as? DepotError {
+            if error.request == nil { error.request = request }
+            return error
+        }
+        if error is CancellationError {
+            return DepotError(.cancelled, "the request was cancelled", request: request, underlying: error)
+        }
+        return DepotError(.transport, "\(error)", request: request, underlying: error)
+    }
+}
