@@ -79,7 +79,9 @@ let online = try await cached.readAll().value
 print("online:    \(online.value.count) messages from the \(online.origin) side, stored in \(file.lastPathComponent)")
 try await server.goOffline()
 let offline = try await cached.readAll().value
-print("offline:   \(offline.value.map(\.text)) from the \(offline.origin) side (\(offline.fallbackError?.code.name ?? "no error"))")
+print(
+    "offline:   \(offline.value.map(\.text)) from the \(offline.origin) side (\(offline.fallbackError?.code.name ?? "no error"))"
+)
 let note = try await cached.create(Message(id: "offline-1", text: "written offline")).value
 print("offline:   created #\(note.value.id) on the \(note.origin) side, unsynced until the server is back")
 try await server.goOnline()

@@ -17,7 +17,10 @@ final class Derived<Input: Sendable, Value: Sendable>: Promise<Value>, Job,
     let queue: DispatchQueue?
     let body: @Sendable (Result<Input, any Error>) -> Step<Value>
 
-    init(parent: Promise<Input>, queue: DispatchQueue?, body: @escaping @Sendable (Result<Input, any Error>) -> Step<Value>) {
+    init(
+        parent: Promise<Input>, queue: DispatchQueue?,
+        body: @escaping @Sendable (Result<Input, any Error>) -> Step<Value>
+    ) {
         self.queue = queue
         self.body = body
         super.init(result: nil, source: parent)
@@ -42,7 +45,9 @@ final class Derived<Input: Sendable, Value: Sendable>: Promise<Value>, Job,
             settle(result, drain: &drain)
         case .adopt(let inner):
             guard inner !== self else {
-                settle(.failure(DepotError(.invalidRequest, "a then body returned the promise it produces")), drain: &drain)
+                settle(
+                    .failure(DepotError(.invalidRequest, "a then body returned the promise it produces")), drain: &drain
+                )
                 return
             }
             let adopted: Bool = withState { state in

@@ -7,7 +7,8 @@
 public func when<Value: Sendable>(fulfilled promises: [Promise<Value>]) -> Promise<[Value]> {
     guard !promises.isEmpty else { return Promise([]) }
     let (result, resolver) = Promise<[Value]>.pending()
-    let slots = LockedValue<(values: [Value?], remaining: Int)>((Array(repeating: nil, count: promises.count), promises.count))
+    let slots = LockedValue<(values: [Value?], remaining: Int)>(
+        (Array(repeating: nil, count: promises.count), promises.count))
     for (index, promise) in promises.enumerated() {
         promise.whenSettled(on: nil) { outcome in
             switch outcome {

@@ -95,7 +95,8 @@ public final class SQLiteStorage: Storage {
                             )
                         }
                         try db.execute(
-                            sql: "CREATE INDEX IF NOT EXISTS \"\(indexName(collection, key))\" ON records(collection, \(jsonPath(key)))"
+                            sql:
+                                "CREATE INDEX IF NOT EXISTS \"\(indexName(collection, key))\" ON records(collection, \(jsonPath(key)))"
                         )
                     }
                 }
@@ -131,9 +132,11 @@ public final class SQLiteStorage: Storage {
     /// Adds a record; rejects with `.conflict` if the id is taken.
     public func insert(_ record: StoredRecord) -> Promise<Void> {
         run("insert into \(record.collection)") { db in
-            let exists = try Bool.fetchOne(
-                db, sql: "SELECT 1 FROM records WHERE collection = ? AND id = ?", arguments: [record.collection, record.id]
-            ) ?? false
+            let exists =
+                try Bool.fetchOne(
+                    db, sql: "SELECT 1 FROM records WHERE collection = ? AND id = ?",
+                    arguments: [record.collection, record.id]
+                ) ?? false
             if exists {
                 throw DepotError(.conflict, "\(record.collection) already has a record with id \(record.id)")
             }
@@ -165,7 +168,9 @@ public final class SQLiteStorage: Storage {
         var sql = "SELECT * FROM records"
         // The planner prefers the primary key (it yields id order) over a selective expression
         // index it has no statistics for; name the declared index of the first indexed filter.
-        if let key = criteria.filters.keys.sorted().first(where: { indexes[collection]?.contains($0) == true && criteria.filters[$0] != .null }) {
+        if let key = criteria.filters.keys.sorted().first(where: {
+            indexes[collection]?.contains($0) == true && criteria.filters[$0] != .null
+        }) {
             sql += " INDEXED BY \"\(Self.indexName(collection, key))\""
         }
         sql += " WHERE collection = ?"
@@ -182,7 +187,8 @@ public final class SQLiteStorage: Storage {
             case .array, .object: return Promise(error: DepotError(.invalidRequest, "criteria compare scalars"))
             }
         }
-        let order = criteria.sort.map { "\(Self.valueSQL($0.key, &arguments)) \($0.ascending ? "ASC" : "DESC")" } + ["id ASC"]
+        let order =
+            criteria.sort.map { "\(Self.valueSQL($0.key, &arguments)) \($0.ascending ? "ASC" : "DESC")" } + ["id ASC"]
         sql += " ORDER BY " + order.joined(separator: ", ")
         if let limit = criteria.limit {
             sql += " LIMIT ?"
@@ -286,7 +292,9 @@ public final class SQLiteStorage: Storage {
             object: parsed,
             syncState: syncState,
             // Written once when equal to the object (see `write`), so parsed once too.
-            snapshot: try snapshotText.map { $0 == text ? parsed : try object($0, what: "the snapshot of \(collection)/\(id)") },
+            snapshot: try snapshotText.map {
+                $0 == text ? parsed : try object($0, what: "the snapshot of \(collection)/\(id)")
+            },
             etag: row["etag"]
         )
     }

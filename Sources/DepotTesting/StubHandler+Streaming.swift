@@ -29,11 +29,14 @@ extension StubHandler {
         let head = HTTPResponseHead(version: version, status: HTTPResponseStatus(statusCode: status), headers: headers)
         let channel = context.channel
         let index = server.beginStream(path: path, offered: stream.bytes)
-        let chunk = channel.allocator.buffer(repeating: UInt8(ascii: "x"), count: min(stream.chunkSize, max(stream.bytes, 1)))
+        let chunk = channel.allocator.buffer(
+            repeating: UInt8(ascii: "x"), count: min(stream.chunkSize, max(stream.bytes, 1)))
         channel.writeAndFlush(HTTPServerResponsePart.head(head)).whenComplete { result in
             switch result {
             case .success:
-                Self.writeChunks(remaining: stream.bytes, chunk: chunk, interval: stream.interval, index: index, server: server, channel: channel, keepAlive: keepAlive)
+                Self.writeChunks(
+                    remaining: stream.bytes, chunk: chunk, interval: stream.interval, index: index, server: server,
+                    channel: channel, keepAlive: keepAlive)
             case .failure:
                 server.updateStream(index, written: 0, finished: true)
             }
@@ -41,7 +44,8 @@ extension StubHandler {
     }
 
     private static func writeChunks(
-        remaining: Int, chunk: ByteBuffer, interval: Duration?, index: Int, server: StubServer, channel: any Channel, keepAlive: Bool
+        remaining: Int, chunk: ByteBuffer, interval: Duration?, index: Int, server: StubServer, channel: any Channel,
+        keepAlive: Bool
     ) {
         guard channel.isActive else {
             server.updateStream(index, written: 0, finished: true)

@@ -43,7 +43,9 @@ final class StubHandler: ChannelInboundHandler {
                 var headers = HTTPHeaders()
                 headers.add(name: "Content-Length", value: "1000")
                 headers.add(name: "Content-Type", value: "application/json")
-                context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .ok, headers: headers))), promise: nil)
+                context.write(
+                    wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .ok, headers: headers))),
+                    promise: nil)
                 var partial = context.channel.allocator.buffer(capacity: 16)
                 partial.writeString("{\"id\": \"1\", ")
                 context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(partial))), promise: nil)
@@ -54,7 +56,8 @@ final class StubHandler: ChannelInboundHandler {
                     let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
                     context.eventLoop.scheduleTask(in: .nanoseconds(delay.nanoseconds)) {
                         let (handler, context) = bound.value
-                        handler.write(response, path: request.path, version: head.version, keepAlive: keepAlive, context: context)
+                        handler.write(
+                            response, path: request.path, version: head.version, keepAlive: keepAlive, context: context)
                     }
                 } else {
                     write(response, path: request.path, version: head.version, keepAlive: keepAlive, context: context)
@@ -63,17 +66,22 @@ final class StubHandler: ChannelInboundHandler {
         }
     }
 
-    private func write(_ response: StubResponse, path: String, version: HTTPVersion, keepAlive: Bool, context: ChannelHandlerContext) {
+    private func write(
+        _ response: StubResponse, path: String, version: HTTPVersion, keepAlive: Bool, context: ChannelHandlerContext
+    ) {
         guard context.channel.isActive else { return }
         var headers = HTTPHeaders()
         for field in response.headers { headers.add(name: field.name.rawName, value: field.value) }
         if let stream = response.streamedBody {
-            startStream(stream, status: response.status, headers: headers, path: path, version: version, keepAlive: keepAlive, context: context)
+            startStream(
+                stream, status: response.status, headers: headers, path: path, version: version, keepAlive: keepAlive,
+                context: context)
             return
         }
         headers.replaceOrAdd(name: "Content-Length", value: String(response.body.count))
         if !keepAlive { headers.replaceOrAdd(name: "Connection", value: "close") }
-        let head = HTTPResponseHead(version: version, status: HTTPResponseStatus(statusCode: response.status), headers: headers)
+        let head = HTTPResponseHead(
+            version: version, status: HTTPResponseStatus(statusCode: response.status), headers: headers)
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         if !response.body.isEmpty {
             var buffer = context.channel.allocator.buffer(capacity: response.body.count)

@@ -26,7 +26,8 @@ public final class StubServer: Sendable {
     private let listener: LockedValue<(any Channel)?>
 
     struct State {
-        var routes: [(pattern: RoutePattern, handler: @Sendable (RecordedRequest, [String: String]) -> StubResponse)] = []
+        var routes: [(pattern: RoutePattern, handler: @Sendable (RecordedRequest, [String: String]) -> StubResponse)] =
+            []
         var resources: [String: StubResource] = [:]
         var faults: [(fault: StubFault, remaining: Int, pathPrefix: String?)] = []
         var requests: [RecordedRequest] = []
@@ -52,7 +53,8 @@ public final class StubServer: Sendable {
         return server
     }
 
-    private static func bind(group: MultiThreadedEventLoopGroup, port: Int, box: ServerBox) async throws -> any Channel {
+    private static func bind(group: MultiThreadedEventLoopGroup, port: Int, box: ServerBox) async throws -> any Channel
+    {
         try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -127,14 +129,15 @@ public final class StubServer: Sendable {
     /// Forgets the recorded requests.
     public func clearRequests() { state.withLock { $0.requests.removeAll() } }
 
-    /// What the server wrote for each streamed body (``StubResponse/stream(bytes:chunkSize:contentLength:status:headers:)``),
+    /// What the server wrote for each streamed body (``StubResponse/stream(bytes:chunkSize:contentLength:interval:status:headers:)``),
     /// in the order the streams started.
     public var streams: [StubStreamRecord] { state.withLock { $0.streams } }
 
     /// Records a new stream and returns its index in ``streams``.
     func beginStream(path: String, offered: Int) -> Int {
         state.withLock { state in
-            state.streams.append(StubStreamRecord(path: path, bytesOffered: offered, bytesWritten: 0, isFinished: false))
+            state.streams.append(
+                StubStreamRecord(path: path, bytesOffered: offered, bytesWritten: 0, isFinished: false))
             return state.streams.count - 1
         }
     }
@@ -194,9 +197,13 @@ public final class StubServer: Sendable {
                 if state.faults[index].remaining <= 0 { state.faults.remove(at: index) }
                 switch fault {
                 case .status(let status, let headers):
-                    return .respond(.json(["error": .string("injected fault \(status)")], status: status, headers: headers))
+                    return .respond(
+                        .json(["error": .string("injected fault \(status)")], status: status, headers: headers))
                 case .malformedJSON:
-                    return .respond(StubResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data("{\"id\": \"1\", \"text\": ".utf8)))
+                    return .respond(
+                        StubResponse(
+                            status: 200, headers: ["Content-Type": "application/json"],
+                            body: Data("{\"id\": \"1\", \"text\": ".utf8)))
                 case .delay(let duration):
                     delay = duration
                 case .dropConnection:

@@ -1,7 +1,7 @@
 import Depot
 import Foundation
 
-/// A body the stub server generates and streams chunk by chunk (see ``StubResponse/stream(bytes:chunkSize:contentLength:status:headers:)``).
+/// A body the stub server generates and streams chunk by chunk (see ``StubResponse/stream(bytes:chunkSize:contentLength:interval:status:headers:)``).
 public struct StubStreamedBody: Sendable, Hashable {
     /// How many bytes the body has in all.
     public var bytes: Int

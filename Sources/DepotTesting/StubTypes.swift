@@ -62,14 +62,18 @@ public struct StubResponse: Sendable {
     }
 
     /// A JSON answer with `Content-Type: application/json`.
-    public static func json(_ json: JSON, status: Int = 200, headers: HTTPFields = HTTPFields(), delay: Duration? = nil) -> StubResponse {
+    public static func json(_ json: JSON, status: Int = 200, headers: HTTPFields = HTTPFields(), delay: Duration? = nil)
+        -> StubResponse
+    {
         var headers = headers
         headers[.contentType] = "application/json"
         return StubResponse(status: status, headers: headers, body: (try? json.serialized()) ?? Data(), delay: delay)
     }
 
     /// A JSON answer with `Content-Type: application/json` and headers given as a dictionary.
-    public static func json(_ json: JSON, status: Int = 200, headers: [String: String], delay: Duration? = nil) -> StubResponse {
+    public static func json(_ json: JSON, status: Int = 200, headers: [String: String], delay: Duration? = nil)
+        -> StubResponse
+    {
         .json(json, status: status, headers: HTTPFields(stub: headers), delay: delay)
     }
 

@@ -78,10 +78,17 @@ import Testing
         let queue = makeQueue("steps")
         let log = EventLog()
         let (promise, resolver) = Promise<Int>.pending()
-        let end = promise
-            .map(on: queue) { log.append("a"); return $0 + 1 }
-            .map(on: queue) { log.append("b"); return $0 + 1 }
-            .map(on: queue) { log.append("c"); return $0 + 1 }
+        let end =
+            promise
+            .map(on: queue) {
+                log.append("a"); return $0 + 1
+            }
+            .map(on: queue) {
+                log.append("b"); return $0 + 1
+            }
+            .map(on: queue) {
+                log.append("c"); return $0 + 1
+            }
         // Something queued behind the first hop must run after all three steps.
         resolver.fulfill(0)
         queue.async { log.append("later block") }

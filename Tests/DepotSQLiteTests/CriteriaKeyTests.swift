@@ -24,7 +24,8 @@ import Testing
             // When
             let matched = try await storage.fetch(collection: "messages", matching: Criteria([key: "x"])).value
             let missing = try await storage.fetch(collection: "messages", matching: Criteria([key: nil])).value
-            let sorted = try await storage.fetch(collection: "messages", matching: Criteria(sort: [.descending(key)])).value
+            let sorted = try await storage.fetch(collection: "messages", matching: Criteria(sort: [.descending(key)]))
+                .value
             // Then
             #expect(matched.map(\.id) == ["1"], "key \(key.debugDescription)")
             #expect(missing.map(\.id) == ["3"], "key \(key.debugDescription)")

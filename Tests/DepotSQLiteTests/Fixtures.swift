@@ -42,8 +42,11 @@ enum StorageKind: String, CaseIterable, Sendable {
     }
 }
 
-func record(_ id: String, _ object: JSONObject, state: SyncState = .synced, collection: String = "messages") -> StoredRecord {
+func record(_ id: String, _ object: JSONObject, state: SyncState = .synced, collection: String = "messages")
+    -> StoredRecord
+{
     var object = object
     object["id"] = .string(id)
-    return StoredRecord(collection: collection, id: id, object: object, syncState: state, snapshot: state == .synced ? object : nil)
+    return StoredRecord(
+        collection: collection, id: id, object: object, syncState: state, snapshot: state == .synced ? object : nil)
 }

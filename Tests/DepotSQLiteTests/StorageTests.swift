@@ -33,7 +33,9 @@ import Testing
         Criteria(limit: 0),
     ]
 
-    @Test("criteria queries give the in-memory store's answers on the same data", arguments: [StorageKind.sqliteFile, .sqliteInMemory])
+    @Test(
+        "criteria queries give the in-memory store's answers on the same data",
+        arguments: [StorageKind.sqliteFile, .sqliteInMemory])
     func criteriaMatchInMemory(kind: StorageKind) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
@@ -49,7 +51,9 @@ import Testing
         // Spot checks that the shared answers are the right ones, not just equal.
         let anns = try await storage.fetch(collection: "messages", matching: Criteria(["author": "ann"])).value
         #expect(anns.map(\.id) == ["1", "3"])
-        let top = try await storage.fetch(collection: "messages", matching: Criteria(sort: [.descending("likes")], limit: 2)).value
+        let top = try await storage.fetch(
+            collection: "messages", matching: Criteria(sort: [.descending("likes")], limit: 2)
+        ).value
         #expect(top.map(\.id) == ["2", "1"])
     }
 
@@ -66,7 +70,8 @@ import Testing
         let synced = record("a", ["text": "hello", "n": .integer(Int64.max)])
         try await storage.upsert(synced).value
         let back = try #require(try await storage.fetch(collection: "messages", id: "a").value)
-        #expect(back.syncState == .synced && back.snapshot == synced.snapshot && back.object["n"] == .integer(Int64.max))
+        #expect(
+            back.syncState == .synced && back.snapshot == synced.snapshot && back.object["n"] == .integer(Int64.max))
         #expect(try await storage.delete(collection: "messages", id: "a").value == true)
         #expect(try await storage.delete(collection: "messages", id: "a").value == false)
         try await storage.upsert([record("x", [:]), record("y", [:]), record("z", [:], collection: "other")]).value

@@ -26,7 +26,9 @@ func withFixture(
     let directory = try TemporaryDirectory()
     defer { directory.cleanUp() }
     try await withStubServer { server in
-        server.resource("messages", objects: [["id": "1", "text": "one", "author": "ann"], ["id": "2", "text": "two", "author": "bob"]])
+        server.resource(
+            "messages",
+            objects: [["id": "1", "text": "one", "author": "ann"], ["id": "2", "text": "two", "author": "bob"]])
         let storage = try SQLiteStorage(path: directory.path("strategy.sqlite"))
         let session = NetworkingSession(url: server.url, configuration: SessionConfiguration(timeout: .seconds(5)))
         try await body(server, Messages(store: session, storage: storage, strategy: strategy), storage)
@@ -47,8 +49,9 @@ func withFixture(
         }
     }
 
-    @Test("remoteFirst with the server down or failing: the local store answers, the cause reported",
-          arguments: ["refused", "503"])
+    @Test(
+        "remoteFirst with the server down or failing: the local store answers, the cause reported",
+        arguments: ["refused", "503"])
     func remoteDown(failure: String) async throws {
         try await withFixture { server, messages, _ in
             _ = try await messages.readAll().value  // fill the store
@@ -84,14 +87,20 @@ func withFixture(
             _ = try await messages.readAll().value
             try await server.goOffline()
             let created = try await messages.create(Message(id: "n1", text: "new", author: "me")).value
-            #expect(created.origin == .local && created.fallbackError?.code == .transport && created.synchronizationError == nil)
+            #expect(
+                created.origin == .local && created.fallbackError?.code == .transport
+                    && created.synchronizationError == nil)
             var one = try await messages.read("1").value.value
             one.text = "edited offline"
             _ = try await messages.update(one).value
             _ = try await messages.delete(id: "2").value
             let states = try await storage.fetch(collection: "messages", matching: Criteria(includeDeleted: true)).value
-            #expect(Dictionary(uniqueKeysWithValues: states.map { ($0.id, $0.syncState) }) == ["1": .updated, "2": .deleted, "n1": .created])
-            #expect(states.first { $0.id == "1" }?.snapshot?["text"] == "one", "the server's last answer is kept for PATCH")
+            #expect(
+                Dictionary(uniqueKeysWithValues: states.map { ($0.id, $0.syncState) }) == [
+                    "1": .updated, "2": .deleted, "n1": .created,
+                ])
+            #expect(
+                states.first { $0.id == "1" }?.snapshot?["text"] == "one", "the server's last answer is kept for PATCH")
             let visible = try await messages.readAll().value
             #expect(visible.origin == .local && visible.value.map(\.id) == ["1", "n1"])
             try await server.goOnline()
@@ -142,7 +151,9 @@ func withFixture(
         let storage = try SQLiteStorage(path: directory.path("local.sqlite"))
         let local = LocalMessages(storage: storage)
         _ = try await local.create(Message(id: "a", text: "x", author: "ann")).value
-        await #expect { try await local.create(Message(id: "a", text: "y")).value } throws: { ($0 as? DepotError)?.code == .conflict }
+        await #expect { try await local.create(Message(id: "a", text: "y")).value } throws: {
+            ($0 as? DepotError)?.code == .conflict
+        }
         _ = try await local.update(Message(id: "a", text: "x2", author: "ann")).value
         #expect(try await storage.fetch(collection: "messages", id: "a").value?.syncState == .created)
         #expect(try await local.readAll(Criteria(["author": "ann"])).value.map(\.text) == ["x2"])

@@ -81,9 +81,13 @@ import Testing
                     let message = Message(id: id, text: "write \(index)")
                     switch index % 7 {
                     case 3:
-                        do { try await local.delete(id: id).value } catch let error as DepotError where error.code == .notFound {}
+                        do { try await local.delete(id: id).value } catch let error as DepotError
+                            where error.code == .notFound
+                        {}
                     case 5:
-                        do { _ = try await local.create(message).value } catch let error as DepotError where error.code == .conflict {}
+                        do { _ = try await local.create(message).value } catch let error as DepotError
+                            where error.code == .conflict
+                        {}
                     default:
                         _ = try await local.update(message).value
                     }

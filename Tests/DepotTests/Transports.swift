@@ -10,23 +10,24 @@ enum Transport: String, CaseIterable, Sendable {
 
     static var available: [Transport] {
         #if AsyncHTTPClient
-        [.urlSession, .asyncHTTPClient]
+            [.urlSession, .asyncHTTPClient]
         #else
-        [.urlSession]
+            [.urlSession]
         #endif
     }
 
-    func session(url: URL, headers: [String: String] = [:], configuration: SessionConfiguration = SessionConfiguration()) -> any Networking {
+    func session(
+        url: URL, headers: [String: String] = [:], configuration: SessionConfiguration = SessionConfiguration()
+    ) -> any Networking {
         switch self {
         case .urlSession:
             return NetworkingSession(url: url, headers: headers, configuration: configuration)
         case .asyncHTTPClient:
             #if AsyncHTTPClient
-            return AsyncHTTPClientSession(url: url, headers: headers, configuration: configuration)
+                return AsyncHTTPClientSession(url: url, headers: headers, configuration: configuration)
             #else
-            preconditionFailure("built without the AsyncHTTPClient trait")
+                preconditionFailure("built without the AsyncHTTPClient trait")
             #endif
         }
     }
 }
-

@@ -8,7 +8,9 @@ import Foundation
     let serial = DispatchQueue(label: "ratios.serial")
     let concurrent = DispatchQueue(label: "ratios.concurrent", attributes: .concurrent)
     let iterations = 20_000
-    print("== Promise: resolved promise, N chained blocks on a serial queue, waiting each iteration (\(iterations) iterations)")
+    print(
+        "== Promise: resolved promise, N chained blocks on a serial queue, waiting each iteration (\(iterations) iterations)"
+    )
     let semaphore = DispatchSemaphore(value: 0)
     let dispatch1 = await median {
         await time { for _ in 0..<iterations { serial.async { semaphore.signal() }; semaphore.wait() } }
@@ -69,4 +71,3 @@ import Foundation
     row("Task group, 10,000 tasks", taskConcurrent, per: count, baseline: dispatchConcurrent)
     row("Depot, 10,000 concurrent", depotConcurrent, per: count, baseline: dispatchConcurrent)
 }
-

@@ -18,12 +18,16 @@ struct Post: Codable, Identifiable, Sendable, FetchableRecord, PersistableRecord
     let count = 100_000
     let batch = 1_000
     let queries = 10_000
-    let posts = (0..<count).map { Post(id: String(format: "%06d", $0), author: "author\($0 % 500)", likes: $0 % 97, text: "post number \($0)") }
+    let posts = (0..<count).map {
+        Post(id: String(format: "%06d", $0), author: "author\($0 % 500)", likes: $0 % 97, text: "post number \($0)")
+    }
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("depot-ratios-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
 
-    print("== Storage: \(count) entities upserted in batches of \(batch), then \(queries) criteria queries (author = ? ORDER BY id LIMIT 20)")
+    print(
+        "== Storage: \(count) entities upserted in batches of \(batch), then \(queries) criteria queries (author = ? ORDER BY id LIMIT 20)"
+    )
     // Raw GRDB baseline.
     let pool = try DatabasePool(path: directory.appendingPathComponent("raw.sqlite").path)
     try await pool.write { db in
@@ -43,25 +47,31 @@ struct Post: Codable, Identifiable, Sendable, FetchableRecord, PersistableRecord
     let rawQuery = try await time {
         for index in 0..<queries {
             let author = "author\(index % 500)"
-            let rows = try await pool.read { db in try Post.filter(Column("author") == author).order(Column("id")).limit(20).fetchAll(db) }
+            let rows = try await pool.read { db in
+                try Post.filter(Column("author") == author).order(Column("id")).limit(20).fetchAll(db)
+            }
             precondition(rows.count == 20)
         }
     }
 
     // Depot.
-    let storage = try SQLiteStorage(path: directory.appendingPathComponent("depot.sqlite").path, indexes: ["posts": ["author"]])
+    let storage = try SQLiteStorage(
+        path: directory.appendingPathComponent("depot.sqlite").path, indexes: ["posts": ["author"]])
     let depotWrite = try await time {
         for start in stride(from: 0, to: count, by: batch) {
             let records = try posts[start..<start + batch].map { post in
                 let object = try JSONMapping.object(post)
-                return StoredRecord(collection: "posts", id: post.id, object: object, syncState: .synced, snapshot: object)
+                return StoredRecord(
+                    collection: "posts", id: post.id, object: object, syncState: .synced, snapshot: object)
             }
             try await storage.upsert(records).value
         }
     }
     let depotQuery = try await time {
         for index in 0..<queries {
-            let records = try await storage.fetch(collection: "posts", matching: Criteria(["author": .string("author\(index % 500)")], limit: 20)).value
+            let records = try await storage.fetch(
+                collection: "posts", matching: Criteria(["author": .string("author\(index % 500)")], limit: 20)
+            ).value
             let rows = try records.map { try JSONMapping.entity(Post.self, from: .object($0.object)) }
             precondition(rows.count == 20)
         }

@@ -7,7 +7,7 @@ import NIOCore
 import Synchronization
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 struct Message: Codable, Identifiable, Sendable {
@@ -33,7 +33,11 @@ struct RawURLSession: RawClient {
         request.setValue("application/json", forHTTPHeaderField: "Accept")
         return try await withCheckedThrowingContinuation { continuation in
             session.dataTask(with: request) { data, _, error in
-                if let error { continuation.resume(throwing: error) } else { continuation.resume(returning: data ?? Data()) }
+                if let error {
+                    continuation.resume(throwing: error)
+                } else {
+                    continuation.resume(returning: data ?? Data())
+                }
             }.resume()
         }
     }
@@ -51,7 +55,8 @@ struct RawAsyncHTTPClient: RawClient {
 
 @MainActor func transportRatios() async throws {
     let server = try await StubServer.start(threads: 1)
-    server.resource("messages", objects: (1...100).map { ["id": .string(String($0)), "text": .string("message \($0)")] })
+    server.resource(
+        "messages", objects: (1...100).map { ["id": .string(String($0)), "text": .string("message \($0)")] })
     let base = server.url
     let requests = 2_000
     let urlSession = URLSession(configuration: .ephemeral)
@@ -68,8 +73,12 @@ struct RawAsyncHTTPClient: RawClient {
     print("== Stub server check: raw AsyncHTTPClient GETs, no decoding (\(requests) requests)")
     let ahc = RawAsyncHTTPClient(client: AsyncHTTPClientSession.defaultClient)
     for index in 0..<200 { _ = try await ahc.get(url(index)) }
-    let serverSequential = try await median(5) { try await time { for index in 0..<requests { _ = try await ahc.get(url(index)) } } }
-    let serverConcurrent = try await median(5) { try await time { try await concurrently(requests, lanes: 8) { _ = try await ahc.get(url($0)) } } }
+    let serverSequential = try await median(5) {
+        try await time { for index in 0..<requests { _ = try await ahc.get(url(index)) } }
+    }
+    let serverConcurrent = try await median(5) {
+        try await time { try await concurrently(requests, lanes: 8) { _ = try await ahc.get(url($0)) } }
+    }
     row("stub server, sequential (baseline)", serverSequential, per: requests, baseline: serverSequential)
     row("stub server, 8-way", serverConcurrent, per: requests, baseline: serverSequential)
 
@@ -77,14 +86,26 @@ struct RawAsyncHTTPClient: RawClient {
     for (name, raw) in raws {
         let repository = MessageRepository(store: depots[name]!)
         let decoder = JSONDecoder()
-        @Sendable func rawRead(_ index: Int) async throws { _ = try decoder.decode(Message.self, from: try await raw.get(url(index))) }
-        @Sendable func depotRead(_ index: Int) async throws { _ = try await repository.read(String(index % 100 + 1)).value }
+        @Sendable func rawRead(_ index: Int) async throws {
+            _ = try decoder.decode(Message.self, from: try await raw.get(url(index)))
+        }
+        @Sendable func depotRead(_ index: Int) async throws {
+            _ = try await repository.read(String(index % 100 + 1)).value
+        }
         for index in 0..<200 { try await rawRead(index); try await depotRead(index) }
         print("== read(id) on \(name): Depot vs the raw client + JSONDecoder (\(requests) requests)")
-        let rawSequential = try await median(5) { try await time { for index in 0..<requests { try await rawRead(index) } } }
-        let depotSequential = try await median(5) { try await time { for index in 0..<requests { try await depotRead(index) } } }
-        let rawConcurrent = try await median(5) { try await time { try await concurrently(requests, lanes: 8, rawRead) } }
-        let depotConcurrent = try await median(5) { try await time { try await concurrently(requests, lanes: 8, depotRead) } }
+        let rawSequential = try await median(5) {
+            try await time { for index in 0..<requests { try await rawRead(index) } }
+        }
+        let depotSequential = try await median(5) {
+            try await time { for index in 0..<requests { try await depotRead(index) } }
+        }
+        let rawConcurrent = try await median(5) {
+            try await time { try await concurrently(requests, lanes: 8, rawRead) }
+        }
+        let depotConcurrent = try await median(5) {
+            try await time { try await concurrently(requests, lanes: 8, depotRead) }
+        }
         row("raw \(name), sequential (baseline)", rawSequential, per: requests, baseline: rawSequential)
         row("Depot on \(name), sequential", depotSequential, per: requests, baseline: rawSequential)
         row("raw \(name), 8-way (baseline)", rawConcurrent, per: requests, baseline: rawConcurrent)
@@ -92,8 +113,10 @@ struct RawAsyncHTTPClient: RawClient {
         depotRates[name] = (Double(requests) / depotSequential, Double(requests) / depotConcurrent)
     }
     if let fast = depotRates["AsyncHTTPClient"], let slow = depotRates["URLSession"] {
-        print(String(format: "Depot on AsyncHTTPClient vs Depot on URLSession: %.2fx sequential, %.2fx 8-way",
-                     fast.sequential / slow.sequential, fast.concurrent / slow.concurrent))
+        print(
+            String(
+                format: "Depot on AsyncHTTPClient vs Depot on URLSession: %.2fx sequential, %.2fx 8-way",
+                fast.sequential / slow.sequential, fast.concurrent / slow.concurrent))
     }
 
     let cycles = 300
@@ -111,7 +134,9 @@ struct RawAsyncHTTPClient: RawClient {
         for _ in 0..<50 { try await cycle() }
         let seconds = try await median(5) { try await time { for _ in 0..<cycles { try await cycle() } } }
         cycleBaseline = cycleBaseline ?? seconds
-        row("CRUD cycle on \(name)\(name == "URLSession" ? " (baseline)" : "")", seconds, per: cycles, baseline: cycleBaseline!)
+        row(
+            "CRUD cycle on \(name)\(name == "URLSession" ? " (baseline)" : "")", seconds, per: cycles,
+            baseline: cycleBaseline!)
     }
     urlSession.finishTasksAndInvalidate()
     try await server.shutdown()
@@ -124,11 +149,17 @@ struct RawAsyncHTTPClient: RawClient {
     let rounds = 200
     print("== Decoding a \(count)-element collection (\(bytes.count) bytes) into Codable entities, \(rounds) times")
     let decoder = JSONDecoder()
-    let direct = try await median { try await time { for _ in 0..<rounds { _ = try decoder.decode([Message].self, from: bytes) } } }
-    let mapped = try await median { try await time { for _ in 0..<rounds { _ = try JSONMapping.entities(Message.self, from: bytes) } } }
+    let direct = try await median {
+        try await time { for _ in 0..<rounds { _ = try decoder.decode([Message].self, from: bytes) } }
+    }
+    let mapped = try await median {
+        try await time { for _ in 0..<rounds { _ = try JSONMapping.entities(Message.self, from: bytes) } }
+    }
     let enveloped = try JSON.object(["resources": array]).serialized()
     let unwrapped = try await median {
-        try await time { for _ in 0..<rounds { _ = try JSONMapping.entities(Message.self, from: enveloped, envelope: "resources") } }
+        try await time {
+            for _ in 0..<rounds { _ = try JSONMapping.entities(Message.self, from: enveloped, envelope: "resources") }
+        }
     }
     row("JSONDecoder, [Message] (baseline)", direct, per: rounds, baseline: direct)
     row("Depot JSONMapping.entities (readAll's path)", mapped, per: rounds, baseline: direct)

@@ -134,7 +134,9 @@ extension Bool: JSONValueConvertible {
 
 extension UUID: JSONValueConvertible {
     /// A JSON string holding a UUID.
-    public init?(json: JSON) { guard let value = json.stringValue.flatMap(UUID.init(uuidString:)) else { return nil }; self = value }
+    public init?(json: JSON) {
+        guard let value = json.stringValue.flatMap(UUID.init(uuidString:)) else { return nil }; self = value
+    }
     /// As a JSON string.
     public var json: JSON { .string(uuidString) }
 }

@@ -77,7 +77,9 @@ public enum JSONMapping {
     }
 
     /// Makes an array of entities from JSON bytes, unwrapping `envelope` first when given.
-    public static func entities<Entity>(_ type: Entity.Type, from data: Data, envelope: String? = nil) throws -> [Entity] {
+    public static func entities<Entity>(_ type: Entity.Type, from data: Data, envelope: String? = nil) throws
+        -> [Entity]
+    {
         if type is any DictionaryInitializable.Type {
             let json = try unwrap(JSON(parsing: data), envelope: envelope)
             guard let array = json.arrayValue else {
@@ -137,7 +139,11 @@ public enum JSONMapping {
         guard let error = error as? DecodingError else { return "\(error)" }
         func path(_ context: DecodingError.Context) -> String {
             let text = context.codingPath.reduce(into: "") { text, key in
-                if let index = key.intValue { text += "[\(index)]" } else { text += text.isEmpty ? key.stringValue : "." + key.stringValue }
+                if let index = key.intValue {
+                    text += "[\(index)]"
+                } else {
+                    text += text.isEmpty ? key.stringValue : "." + key.stringValue
+                }
             }
             return text.isEmpty ? "(top level)" : text
         }

@@ -88,7 +88,8 @@ extension CRUDNetworkingStorageRepository {
 
     /// Sends a locally created entity to the server and stores the server's answer in its place
     /// (under the server's id, if it chose another).
-    static func sendCreated(_ created: Entity, local: LocalStore<Entity>, remote: RemoteRepository<Entity>) async throws {
+    static func sendCreated(_ created: Entity, local: LocalStore<Entity>, remote: RemoteRepository<Entity>) async throws
+    {
         let answer = try await remote.create(created).value
         if answer.id != created.id { try await local.remove(id: created.id.pathComponent) }
         try await local.storeSynced([answer])
@@ -172,7 +173,8 @@ extension CRUDNetworkingStorageRepository {
 }
 
 /// The remote half of a networking + storage repository.
-struct RemoteRepository<Entity: Identifiable & Sendable>: CRUDNetworkingRepository where Entity.ID: PathComponentConvertible {
+struct RemoteRepository<Entity: Identifiable & Sendable>: CRUDNetworkingRepository
+where Entity.ID: PathComponentConvertible {
     let store: Networking
     let path: String
     let configuration: RepositoryConfiguration

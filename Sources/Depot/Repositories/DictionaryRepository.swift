@@ -18,14 +18,19 @@ public struct DictionaryRepository: Sendable {
     public let configuration: RepositoryConfiguration
 
     /// Makes a repository.
-    public init(store: Networking, path: String, idKey: String = "id", configuration: RepositoryConfiguration = RepositoryConfiguration()) {
+    public init(
+        store: Networking, path: String, idKey: String = "id",
+        configuration: RepositoryConfiguration = RepositoryConfiguration()
+    ) {
         self.store = store
         self.path = path
         self.idKey = idKey
         self.configuration = configuration
     }
 
-    private var base: AnyEntityRepository { AnyEntityRepository(store: store, path: path, configuration: configuration) }
+    private var base: AnyEntityRepository {
+        AnyEntityRepository(store: store, path: path, configuration: configuration)
+    }
 
     /// `POST /path`; returns the object the server made.
     public func create(_ object: JSONObject) -> Promise<JSONObject> {

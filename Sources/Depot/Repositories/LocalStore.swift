@@ -35,7 +35,10 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
         try await storage.transaction { tx in
             if let existing = try tx.fetch(collection: collection, id: id), existing.syncState == .deleted {
                 // Re-creating what was deleted locally but not yet on the server: it is an update.
-                try tx.upsert(StoredRecord(collection: collection, id: id, object: object, syncState: .updated, snapshot: existing.snapshot))
+                try tx.upsert(
+                    StoredRecord(
+                        collection: collection, id: id, object: object, syncState: .updated, snapshot: existing.snapshot
+                    ))
             } else {
                 try tx.insert(StoredRecord(collection: collection, id: id, object: object, syncState: .created))
             }
@@ -51,7 +54,9 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
         try await storage.transaction { tx in
             let existing = try tx.fetch(collection: collection, id: id)
             let state: SyncState = existing == nil || existing?.syncState == .created ? .created : .updated
-            try tx.upsert(StoredRecord(collection: collection, id: id, object: object, syncState: state, snapshot: existing?.snapshot))
+            try tx.upsert(
+                StoredRecord(
+                    collection: collection, id: id, object: object, syncState: state, snapshot: existing?.snapshot))
         }.value
         return entity
     }
@@ -77,7 +82,9 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
     func storeSynced(_ entities: [Entity]) async throws {
         let records = try entities.map { entity in
             let object = try JSONMapping.object(entity)
-            return StoredRecord(collection: collection, id: entity.id.pathComponent, object: object, syncState: .synced, snapshot: object)
+            return StoredRecord(
+                collection: collection, id: entity.id.pathComponent, object: object, syncState: .synced,
+                snapshot: object)
         }
         try await storage.upsert(records).value
     }

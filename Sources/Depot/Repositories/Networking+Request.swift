@@ -73,7 +73,8 @@ extension Networking {
             } catch var error as DepotError {
                 error.status = error.status ?? response.status
                 error.responseBody = error.responseBody ?? response.body
-                error.responseHeaders = error.responseHeaders.isEmpty ? DepotError.Headers(response.headers) : error.responseHeaders
+                error.responseHeaders =
+                    error.responseHeaders.isEmpty ? DepotError.Headers(response.headers) : error.responseHeaders
                 if error.request == nil {
                     error.request = DepotError.Request(method: request.method.rawValue, url: request.path)
                 }

@@ -37,7 +37,9 @@ extension StorageRepository {
     public func fetch(id: Entity.ID) -> Promise<Entity?> {
         let local = self.local
         return Promise {
-            do { return try await local.read(id: id.pathComponent) } catch let error as DepotError where error.code == .notFound { return nil }
+            do { return try await local.read(id: id.pathComponent) } catch let error as DepotError
+                where error.code == .notFound
+            { return nil }
         }
     }
 

@@ -85,7 +85,8 @@ public struct Sourced<Value: Sendable>: Sendable {
     public var synchronizationError: DepotError?
 
     /// Makes a sourced value.
-    public init(value: Value, origin: Origin, fallbackError: DepotError? = nil, synchronizationError: DepotError? = nil) {
+    public init(value: Value, origin: Origin, fallbackError: DepotError? = nil, synchronizationError: DepotError? = nil)
+    {
         self.value = value
         self.origin = origin
         self.fallbackError = fallbackError

@@ -47,7 +47,9 @@ public enum CriteriaEvaluator {
 
     /// `records` filtered, sorted and limited as `criteria` says.
     public static func apply(_ criteria: Criteria, to records: [StoredRecord]) -> [StoredRecord] {
-        var selected = records.filter { (criteria.includeDeleted || $0.syncState != .deleted) && matches($0.object, criteria) }
+        var selected = records.filter {
+            (criteria.includeDeleted || $0.syncState != .deleted) && matches($0.object, criteria)
+        }
         selected.sort { left, right in
             for sort in criteria.sort {
                 let a = scalar(left.object[sort.key] ?? .null)

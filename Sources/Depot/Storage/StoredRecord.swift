@@ -88,7 +88,9 @@ public struct Criteria: Sendable, Hashable {
         for (key, value) in filters.sorted(by: { $0.key < $1.key }) {
             switch value {
             case .array, .object:
-                throw DepotError(.invalidRequest, "criteria compare scalars; the filter on \(key.debugDescription) is \(value.kindName)")
+                throw DepotError(
+                    .invalidRequest,
+                    "criteria compare scalars; the filter on \(key.debugDescription) is \(value.kindName)")
             default: continue
             }
         }

@@ -59,7 +59,7 @@ extension HTTPFields {
 }
 
 extension HTTPFields {
-    /// The fields an error kept (``DepotError/responseHeaders``), in order; names that cannot be
+    /// The fields an error kept (`DepotError/responseHeaders`), in order; names that cannot be
     /// field names are dropped.
     public init(_ headers: DepotError.Headers) {
         self.init()

@@ -40,7 +40,7 @@ public struct NetworkRequest: Sendable, Hashable {
     /// Makes a request with headers given as a dictionary (one field per name).
     ///
     /// A name or value holding CR, LF or NUL, or a name that is not an HTTP token, is not added:
-    /// sending the request throws ``DepotError`` `.invalidRequest` instead.
+    /// sending the request throws `DepotError` `.invalidRequest` instead.
     public init(
         method: NetworkRequest.Method,
         path: String,
@@ -70,7 +70,9 @@ public struct NetworkRequest: Sendable, Hashable {
 
     /// Makes a request with a JSON body and headers given as a dictionary; a refused field makes
     /// sending throw `.invalidRequest`, as with the dictionary `init(method:path:query:headers:body:timeout:)`.
-    public init(method: NetworkRequest.Method, path: String, query: [URLQueryItem] = [], headers: [String: String], json: JSON) throws {
+    public init(
+        method: NetworkRequest.Method, path: String, query: [URLQueryItem] = [], headers: [String: String], json: JSON
+    ) throws {
         let (fields, rejected) = HTTPFields.checking(headers)
         try self.init(method: method, path: path, query: query, headers: fields, json: json)
         rejectedHeaders = rejected
@@ -84,7 +86,7 @@ public struct NetworkRequest: Sendable, Hashable {
 
     /// The full URL below `base`.
     ///
-    /// - Throws: ``DepotError`` `.invalidRequest` when no URL can be made.
+    /// - Throws: `DepotError` `.invalidRequest` when no URL can be made.
     public func url(relativeTo base: URL) throws -> URL {
         var components = URLComponents(url: base, resolvingAgainstBaseURL: true) ?? URLComponents()
         var basePath = components.percentEncodedPath
@@ -118,10 +120,12 @@ public struct NetworkRequest: Sendable, Hashable {
     /// Fields set through `HTTPFields` cannot carry such bytes (it turns them into spaces); fields
     /// given as a `[String: String]` are checked when converted and refused here.
     ///
-    /// - Throws: ``DepotError`` `.invalidRequest` before anything is sent.
+    /// - Throws: `DepotError` `.invalidRequest` before anything is sent.
     public func validateHeaders() throws {
-        if let name = rejectedHeaders.first ?? headers.first(where: { HTTPFields.isInjection($0.value) })?.name.rawName {
-            throw DepotError(.invalidRequest, "header \(name.debugDescription) contains CR, LF or NUL, or is not a valid name")
+        if let name = rejectedHeaders.first ?? headers.first(where: { HTTPFields.isInjection($0.value) })?.name.rawName
+        {
+            throw DepotError(
+                .invalidRequest, "header \(name.debugDescription) contains CR, LF or NUL, or is not a valid name")
         }
     }
 }

@@ -5,7 +5,7 @@ import Foundation
 public protocol Networking: Sendable {
     /// Sends `request` and returns the answer. Non-2xx answers throw.
     ///
-    /// - Throws: ``DepotError``: `.notFound` (404), `.conflict` (409/412), `.status` (other
+    /// - Throws: `DepotError`: `.notFound` (404), `.conflict` (409/412), `.status` (other
     ///   non-2xx, with status, headers and body), `.transport`, `.timeout`, `.cancelled`,
     ///   `.invalidRequest`.
     func send(_ request: NetworkRequest) async throws -> NetworkResponse

@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Receives every data task's answer for a ``NetworkingSession``: keeps the status and fields,
@@ -16,7 +16,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         let limit: Int
         /// False for HEAD, whose Content-Length describes a body that never comes.
         let checksContentLength: Bool
-        /// Turns a URLSession error into a ``DepotError``.
+        /// Turns a URLSession error into a `DepotError`.
         let map: @Sendable (any Error) -> DepotError
         var status: Int?
         var headers = HTTPFields()
@@ -71,12 +71,14 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         let allowed = exchanges.withLock { exchanges -> Bool in
             guard let exchange = exchanges[dataTask.taskIdentifier] else { return true }
             let status = http?.statusCode ?? 200
-            let tooLarge = exchange.checksContentLength && status != 204 && status != 304 && length > Int64(exchange.limit)
+            let tooLarge =
+                exchange.checksContentLength && status != 204 && status != 304 && length > Int64(exchange.limit)
             // Mutated in place: a copy of the exchange would copy its body on every append.
             exchanges[dataTask.taskIdentifier]?.status = http?.statusCode
             exchanges[dataTask.taskIdentifier]?.headers = fields
             if tooLarge, let exchange = exchanges[dataTask.taskIdentifier] {
-                exchanges[dataTask.taskIdentifier]?.tooLarge = exchange.tooLargeError("announces \(length) bytes (Content-Length)")
+                exchanges[dataTask.taskIdentifier]?.tooLarge = exchange.tooLargeError(
+                    "announces \(length) bytes (Content-Length)")
             }
             return !tooLarge
         }

@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// The default transport, on URLSession (FoundationNetworking on Linux).
@@ -42,13 +42,17 @@ public final class NetworkingSession: Networking {
     ///   - headers: header fields for every request.
     ///   - configuration: timeout, interceptors, retry policy, logging, response size limit (its
     ///     headers are merged with `headers`, which win name by name).
-    public convenience init(url: URL, headers: HTTPFields = HTTPFields(), configuration: SessionConfiguration = SessionConfiguration()) {
+    public convenience init(
+        url: URL, headers: HTTPFields = HTTPFields(), configuration: SessionConfiguration = SessionConfiguration()
+    ) {
         self.init(url: url, pipeline: RequestPipeline(baseURL: url, headers: headers, configuration: configuration))
     }
 
     /// Makes a session with headers given as a dictionary; a name or value with CR, LF or NUL makes
-    /// every request fail with ``DepotError`` `.invalidRequest` before it is sent.
-    public convenience init(url: URL, headers: [String: String], configuration: SessionConfiguration = SessionConfiguration()) {
+    /// every request fail with `DepotError` `.invalidRequest` before it is sent.
+    public convenience init(
+        url: URL, headers: [String: String], configuration: SessionConfiguration = SessionConfiguration()
+    ) {
         self.init(url: url, pipeline: RequestPipeline(baseURL: url, headers: headers, configuration: configuration))
     }
 
@@ -75,7 +79,8 @@ public final class NetworkingSession: Networking {
         let delegate = self.delegate
         let limit = pipeline.configuration.maximumResponseSize
         return try await pipeline.send(request) { request, url, timeout in
-            try await Self.attempt(session: session, delegate: delegate, request: request, url: url, timeout: timeout, limit: limit)
+            try await Self.attempt(
+                session: session, delegate: delegate, request: request, url: url, timeout: timeout, limit: limit)
         }
     }
 
@@ -90,16 +95,22 @@ public final class NetworkingSession: Networking {
         let summary = DepotError.Request(method: request.method.rawValue, url: url.absoluteString)
         let holder = TaskHolder()
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<NetworkResponse, any Error>) in
+            try await withCheckedThrowingContinuation {
+                (continuation: CheckedContinuation<NetworkResponse, any Error>) in
                 let task = session.dataTask(with: urlRequest)
                 let identifier = task.taskIdentifier
-                delegate.register(identifier, SessionDelegate.Exchange(
-                    continuation: continuation, request: summary, limit: limit, checksContentLength: request.method != .head
-                ) { error in
-                    Self.map(error, request: summary, timeout: timeout)
-                })
+                delegate.register(
+                    identifier,
+                    SessionDelegate.Exchange(
+                        continuation: continuation, request: summary, limit: limit,
+                        checksContentLength: request.method != .head
+                    ) { error in
+                        Self.map(error, request: summary, timeout: timeout)
+                    })
                 if !holder.start(task) {
-                    delegate.finish(identifier, with: .failure(DepotError(.cancelled, "the request was cancelled", request: summary)))
+                    delegate.finish(
+                        identifier,
+                        with: .failure(DepotError(.cancelled, "the request was cancelled", request: summary)))
                 }
             }
         } onCancel: {

@@ -29,7 +29,7 @@ public struct HeaderInterceptor: RequestInterceptor {
     public init(_ headers: HTTPFields) { self.headers = headers }
 
     /// Makes an interceptor that adds `headers`; a name or value with CR, LF or NUL makes every
-    /// request fail with ``DepotError`` `.invalidRequest` before it is sent.
+    /// request fail with `DepotError` `.invalidRequest` before it is sent.
     public init(_ headers: [String: String]) {
         (self.headers, rejectedHeaders) = HTTPFields.checking(headers)
     }
@@ -41,10 +41,11 @@ public struct HeaderInterceptor: RequestInterceptor {
 
     /// Adds the fields whose names the request lacks.
     ///
-    /// - Throws: ``DepotError`` `.invalidRequest` when a field given as a string was refused.
+    /// - Throws: `DepotError` `.invalidRequest` when a field given as a string was refused.
     public func adapt(_ request: NetworkRequest) async throws -> NetworkRequest {
         if let name = rejectedHeaders.first {
-            throw DepotError(.invalidRequest, "header \(name.debugDescription) contains CR, LF or NUL, or is not a valid name")
+            throw DepotError(
+                .invalidRequest, "header \(name.debugDescription) contains CR, LF or NUL, or is not a valid name")
         }
         var request = request
         request.headers.addMissing(from: headers)

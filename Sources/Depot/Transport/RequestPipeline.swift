@@ -3,7 +3,7 @@ import HTTPTypes
 import Logging
 
 /// The part every transport shares: merges headers, runs interceptors, refuses bad headers, builds
-/// the URL, logs with secrets redacted, turns non-2xx answers into ``DepotError``s and retries
+/// the URL, logs with secrets redacted, turns non-2xx answers into `DepotError`s and retries
 /// as the ``RetryPolicy`` says. A transport supplies only the single attempt.
 public struct RequestPipeline: Sendable {
     /// The base URL every request path is relative to.
@@ -21,7 +21,7 @@ public struct RequestPipeline: Sendable {
     }
 
     /// Makes a pipeline with headers given as a dictionary; a name or value with CR, LF or NUL
-    /// makes every request fail with ``DepotError`` `.invalidRequest` before it is sent.
+    /// makes every request fail with `DepotError` `.invalidRequest` before it is sent.
     public init(baseURL: URL, headers: [String: String], configuration: SessionConfiguration) {
         let (fields, rejected) = HTTPFields.checking(headers)
         var configuration = configuration
@@ -30,8 +30,9 @@ public struct RequestPipeline: Sendable {
     }
 
     /// One attempt: send `request` to `url`, waiting at most `timeout`; return any answer, 2xx or
-    /// not, and throw a ``DepotError`` (`.transport`, `.timeout`, `.cancelled`) when there is none.
-    public typealias Attempt = @Sendable (_ request: NetworkRequest, _ url: URL, _ timeout: Duration) async throws -> NetworkResponse
+    /// not, and throw a `DepotError` (`.transport`, `.timeout`, `.cancelled`) when there is none.
+    public typealias Attempt =
+        @Sendable (_ request: NetworkRequest, _ url: URL, _ timeout: Duration) async throws -> NetworkResponse
 
     /// Sends `request` through the pipeline.
     public func send(_ request: NetworkRequest, attempt: Attempt) async throws -> NetworkResponse {
@@ -105,7 +106,7 @@ public struct RequestPipeline: Sendable {
         headers.map { ($0.name.rawName, redactedHeaders.contains($0.name.canonicalName) ? "<redacted>" : $0.value) }
     }
 
-    /// Wraps any error in a ``DepotError`` that names the request.
+    /// Wraps any error in a `DepotError` that names the request.
     static func depotError(_ error: any Error, request: DepotError.Request) -> DepotError {
         if var error = error as? DepotError {
             if error.request == nil { error.request = request }

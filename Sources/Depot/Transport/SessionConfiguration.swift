@@ -23,7 +23,7 @@ public struct SessionConfiguration: Sendable {
     /// Skips TLS certificate verification. For test servers only; off by default.
     public var allowsInsecureTLS: Bool
     /// The most bytes an answer's body may have (default 32 MiB). A larger answer fails with
-    /// ``DepotError`` `.responseTooLarge`: at once when its `Content-Length` says so, otherwise as
+    /// `DepotError` `.responseTooLarge`: at once when its `Content-Length` says so, otherwise as
     /// soon as the bytes received pass the limit; the transport stops reading and cancels the
     /// request, and Depot never keeps more than this. Never retried. (FoundationNetworking cannot
     /// pause libcurl: until the cancellation reaches it, it may read a little further ahead and drop
@@ -59,7 +59,7 @@ public struct SessionConfiguration: Sendable {
     }
 
     /// Makes a configuration with headers given as a dictionary (one field per name); a name or
-    /// value with CR, LF or NUL makes every request fail with ``DepotError`` `.invalidRequest`
+    /// value with CR, LF or NUL makes every request fail with `DepotError` `.invalidRequest`
     /// before it is sent.
     public init(
         headers: [String: String],

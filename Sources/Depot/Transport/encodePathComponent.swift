@@ -11,4 +11,3 @@ public func encodePathComponent(_ component: String) -> String {
     }
     return encoded
 }
-

@@ -38,7 +38,8 @@ import Testing
 @Suite struct JSONParserTests {
     @Test("parses every kind of value, escapes and surrogate pairs included")
     func parsesValues() throws {
-        let text = #"{"a": [1, -2, 3.5, -0.25e2, 1E3, true, false, null], "s": "q\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00", "e": {}, "l": []}"#
+        let text =
+            #"{"a": [1, -2, 3.5, -0.25e2, 1E3, true, false, null], "s": "q\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00", "e": {}, "l": []}"#
         let json = try JSON(parsing: Data(text.utf8))
         #expect(json["a"] == [1, -2, 3.5, -25.0, 1000.0, true, false, nil])
         #expect(json["s"] == .string("q\"\\/\u{8}\u{c}\n\r\té😀"))
@@ -52,10 +53,13 @@ import Testing
         #expect(try JSON(parsing: Data("9223372036854775808".utf8)) == .double(9223372036854775808))
     }
 
-    @Test("malformed text is a .decoding error naming the byte", arguments: [
-        "", "{", "[1,]", "{\"a\" 1}", "{'a': 1}", "01", "1.", "-", "tru", "\"abc", "\"\\x\"", "\"\\ud800\"", "[1] 2", "nul",
-        "\"a\u{1}b\"", "1e", "{\"a\":1,}",
-    ])
+    @Test(
+        "malformed text is a .decoding error naming the byte",
+        arguments: [
+            "", "{", "[1,]", "{\"a\" 1}", "{'a': 1}", "01", "1.", "-", "tru", "\"abc", "\"\\x\"", "\"\\ud800\"",
+            "[1] 2", "nul",
+            "\"a\u{1}b\"", "1e", "{\"a\":1,}",
+        ])
     func malformed(text: String) {
         #expect { try JSON(parsing: Data(text.utf8)) } throws: {
             let error = $0 as? DepotError

@@ -53,10 +53,12 @@ import Testing
     @Test("readAll encodes the query into the URL, never a body")
     func readAllQuery() async throws {
         try await withStubServer { server in
-            server.resource("messages", objects: [
-                ["id": "1", "text": "a", "author": "ann"], ["id": "2", "text": "b", "author": "bob"],
-                ["id": "3", "text": "c & d", "author": "ann"],
-            ])
+            server.resource(
+                "messages",
+                objects: [
+                    ["id": "1", "text": "a", "author": "ann"], ["id": "2", "text": "b", "author": "bob"],
+                    ["id": "3", "text": "c & d", "author": "ann"],
+                ])
             let messages = MessageRepository(store: NetworkingSession(url: server.url))
             let anns = try await messages.readAll(query: ["author": "ann"]).value
             #expect(anns.map(\.id) == ["1", "3"])
@@ -101,7 +103,8 @@ import Testing
     @Test("delete accepts 200, 202 and 204, with or without a body", arguments: [200, 202, 204])
     func deleteStatuses(status: Int) async throws {
         try await withStubServer { server in
-            server.route(.delete, "/messages/:id", response: status == 200 ? .json(["ok": true]) : .empty(status: status))
+            server.route(
+                .delete, "/messages/:id", response: status == 200 ? .json(["ok": true]) : .empty(status: status))
             let messages = MessageRepository(store: NetworkingSession(url: server.url))
             try await messages.delete(id: "5").value
             try await messages.delete(Message(id: "6", text: "", author: nil)).value

@@ -22,7 +22,8 @@ func exchange(
         return try await session.send(request)
     } catch let error as DepotError {
         guard let status = error.status else { throw error }
-        return NetworkResponse(status: status, headers: HTTPFields(error.responseHeaders), body: error.responseBody ?? Data())
+        return NetworkResponse(
+            status: status, headers: HTTPFields(error.responseHeaders), body: error.responseBody ?? Data())
     }
 }
 

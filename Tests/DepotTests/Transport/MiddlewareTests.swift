@@ -9,7 +9,9 @@ import Testing
     func bearer(transport: Transport) async throws {
         try await withStubServer { server in
             server.resource("messages")
-            let session = transport.session(url: server.url, configuration: SessionConfiguration(interceptors: [HeaderInterceptor.bearer("s3cret")]))
+            let session = transport.session(
+                url: server.url, configuration: SessionConfiguration(interceptors: [HeaderInterceptor.bearer("s3cret")])
+            )
             _ = try await MessageRepository(store: session).readAll().value
             #expect(server.requests.last?.header("authorization") == "Bearer s3cret")
         }
@@ -37,11 +39,15 @@ import Testing
             let policy = RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(1))
             let session = transport.session(url: server.url, configuration: SessionConfiguration(retryPolicy: policy))
             server.inject(.status(503))
-            let error = await #expect(throws: DepotError.self) { try await MessageRepository(store: session).create(["text": "x"]).value }
+            let error = await #expect(throws: DepotError.self) {
+                try await MessageRepository(store: session).create(["text": "x"]).value
+            }
             #expect(error?.status == 503)
             #expect(server.requests.count == 1)
             server.inject(.status(503))
-            let json = try await session.request(.post, "messages", headers: ["Idempotency-Key": "k1"], body: ["text": "y"]).value
+            let json = try await session.request(
+                .post, "messages", headers: ["Idempotency-Key": "k1"], body: ["text": "y"]
+            ).value
             #expect(json["text"] == "y")
             #expect(server.requests.count == 3)
         }
@@ -61,7 +67,9 @@ import Testing
         }
     }
 
-    @Test("logs go through swift-log with Authorization and Cookie redacted; hooks see each attempt", arguments: Transport.available)
+    @Test(
+        "logs go through swift-log with Authorization and Cookie redacted; hooks see each attempt",
+        arguments: Transport.available)
     func redactedLogging(transport: Transport) async throws {
         try await withStubServer { server in
             server.resource("messages")
@@ -75,7 +83,8 @@ import Testing
                 onRequest: { request, url in seen.append("request \(request.method) \(url.path)") },
                 onResponse: { _, result, _ in seen.append("response \((try? result.get().status) ?? -1)") }
             )
-            _ = try await MessageRepository(store: transport.session(url: server.url, configuration: configuration)).readAll().value
+            _ = try await MessageRepository(store: transport.session(url: server.url, configuration: configuration))
+                .readAll().value
             let text = capture.all.joined(separator: "\n")
             #expect(text.contains("GET"))
             #expect(text.contains("<redacted>"))

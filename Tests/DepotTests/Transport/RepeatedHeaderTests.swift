@@ -54,7 +54,9 @@ extension RepeatedHeaderTests {
         try await withStubServer { server in
             server.route(.get, "/links", response: .json(["error": "busy"], status: 503, headers: Self.repeatedFields))
             let session = transport.session(url: server.url)
-            let error = await #expect(throws: DepotError.self) { try await session.send(NetworkRequest(method: .get, path: "links")) }
+            let error = await #expect(throws: DepotError.self) {
+                try await session.send(NetworkRequest(method: .get, path: "links"))
+            }
             let expected = transport == .asyncHTTPClient ? Self.links : [Self.links.joined(separator: ", ")]
             #expect(error?.responseHeaders.values(for: "LINK") == expected)
             #expect(error?.responseHeaders["link"] == expected.first)
@@ -95,7 +97,8 @@ extension RepeatedHeaderTests {
             headers.append(HTTPField(name: .cookie, value: "first=secret-one"))
             headers.append(HTTPField(name: .cookie, value: "second=secret-two"))
             headers.append(HTTPField(name: .authorization, value: "Bearer secret-three"))
-            let session = transport.session(url: server.url, configuration: SessionConfiguration(headers: headers, logger: logger))
+            let session = transport.session(
+                url: server.url, configuration: SessionConfiguration(headers: headers, logger: logger))
             _ = try await session.send(NetworkRequest(method: .get, path: "links"))
             let text = capture.all.joined(separator: "\n")
             #expect(text.contains("<redacted>") && text.contains("t1"))
@@ -109,14 +112,18 @@ extension RepeatedHeaderTests {
         }
     }
 
-    @Test("fields given as strings with CR, LF or NUL are refused before sending, wherever they come from", arguments: Transport.available)
+    @Test(
+        "fields given as strings with CR, LF or NUL are refused before sending, wherever they come from",
+        arguments: Transport.available)
     func injectionFromEverySource(transport: Transport) async throws {
         try await withStubServer { server in
             server.route(.get, "/x", response: .empty())
             let perRequest = transport.session(url: server.url)
-            let configured = transport.session(url: server.url, configuration: SessionConfiguration(headers: ["X-Evil": "a\nInjected: yes"]))
+            let configured = transport.session(
+                url: server.url, configuration: SessionConfiguration(headers: ["X-Evil": "a\nInjected: yes"]))
             let intercepted = transport.session(
-                url: server.url, configuration: SessionConfiguration(interceptors: [HeaderInterceptor(["X-Evil": "a\0b"])]))
+                url: server.url,
+                configuration: SessionConfiguration(interceptors: [HeaderInterceptor(["X-Evil": "a\0b"])]))
             let attempts: [(any Networking, NetworkRequest)] = [
                 (perRequest, NetworkRequest(method: .get, path: "x", headers: ["X-Evil": "a\r\nInjected: yes"])),
                 (perRequest, NetworkRequest(method: .get, path: "x", headers: ["X-Evil\r\nInjected": "yes"])),

@@ -25,9 +25,12 @@ import Testing
         try await withStubServer { server in
             // Given
             server.route(.get, "/huge", response: Self.huge(contentLength: true))
-            let session = transport.session(url: server.url, configuration: SessionConfiguration(maximumResponseSize: Self.limit))
+            let session = transport.session(
+                url: server.url, configuration: SessionConfiguration(maximumResponseSize: Self.limit))
             // When
-            let error = await #expect(throws: DepotError.self) { try await session.send(NetworkRequest(method: .get, path: "huge")) }
+            let error = await #expect(throws: DepotError.self) {
+                try await session.send(NetworkRequest(method: .get, path: "huge"))
+            }
             // Then
             #expect(error?.code == .responseTooLarge)
             #expect(error?.status == 200)
@@ -37,17 +40,21 @@ import Testing
         }
     }
 
-    @Test("a chunked answer past the limit fails with .responseTooLarge, is not retried, and the server stops early",
-          arguments: Transport.available)
+    @Test(
+        "a chunked answer past the limit fails with .responseTooLarge, is not retried, and the server stops early",
+        arguments: Transport.available)
     func chunkedOverLimit(transport: Transport) async throws {
         try await withStubServer { server in
             // Given
             server.route(.get, "/huge", response: Self.huge(contentLength: false))
             let configuration = SessionConfiguration(
-                retryPolicy: RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(1)), maximumResponseSize: Self.limit)
+                retryPolicy: RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(1)),
+                maximumResponseSize: Self.limit)
             let session = transport.session(url: server.url, configuration: configuration)
             // When
-            let error = await #expect(throws: DepotError.self) { try await session.send(NetworkRequest(method: .get, path: "huge")) }
+            let error = await #expect(throws: DepotError.self) {
+                try await session.send(NetworkRequest(method: .get, path: "huge"))
+            }
             // Then
             #expect(error?.code == .responseTooLarge)
             #expect(server.requests.count == 1, "a too large answer is never retried")
@@ -58,12 +65,16 @@ import Testing
         }
     }
 
-    @Test("an answer at or under the limit arrives whole, chunked or not", arguments: Transport.available, [false, true])
+    @Test(
+        "an answer at or under the limit arrives whole, chunked or not", arguments: Transport.available, [false, true])
     func underLimit(transport: Transport, contentLength: Bool) async throws {
         try await withStubServer { server in
-            server.route(.get, "/small", response: .stream(bytes: 700 * 1024, chunkSize: 16 * 1024, contentLength: contentLength))
+            server.route(
+                .get, "/small", response: .stream(bytes: 700 * 1024, chunkSize: 16 * 1024, contentLength: contentLength)
+            )
             server.route(.get, "/exact", response: .stream(bytes: Self.limit, contentLength: contentLength))
-            let session = transport.session(url: server.url, configuration: SessionConfiguration(maximumResponseSize: Self.limit))
+            let session = transport.session(
+                url: server.url, configuration: SessionConfiguration(maximumResponseSize: Self.limit))
             let small = try await session.send(NetworkRequest(method: .get, path: "small"))
             #expect(small.body.count == 700 * 1024)
             #expect(small.body.allSatisfy { $0 == UInt8(ascii: "x") })

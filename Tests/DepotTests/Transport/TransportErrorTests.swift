@@ -4,13 +4,17 @@ import Foundation
 import Testing
 
 @Suite struct TransportErrorTests {
-    @Test("non-2xx answers map to typed codes and keep status, headers and body", arguments: Transport.available, [
-        (404, DepotError.Code.notFound), (409, .conflict), (412, .conflict), (400, .status), (500, .status), (503, .status),
-    ])
+    @Test(
+        "non-2xx answers map to typed codes and keep status, headers and body", arguments: Transport.available,
+        [
+            (404, DepotError.Code.notFound), (409, .conflict), (412, .conflict), (400, .status), (500, .status),
+            (503, .status),
+        ])
     func statusCodes(transport: Transport, expected: (status: Int, code: DepotError.Code)) async throws {
         try await withStubServer { server in
             let (status, code) = expected
-            server.route(.get, "/messages/:id", response: .json(["reason": "nope"], status: status, headers: ["X-Trace": "t1"]))
+            server.route(
+                .get, "/messages/:id", response: .json(["reason": "nope"], status: status, headers: ["X-Trace": "t1"]))
             let messages = MessageRepository(store: transport.session(url: server.url))
             let error = await #expect(throws: DepotError.self) { try await messages.read("1").value }
             #expect(error?.code == code)
@@ -39,7 +43,8 @@ import Testing
         try await withStubServer { server in
             server.route(.get, "/messages/1", response: .json(["id": "1", "text": 42]))
             server.route(.get, "/messages/2", response: .json(["id": "2"]))
-            server.route(.get, "/messages", response: .json([["id": "1", "text": "ok"], ["id": 2, "text": "bad id"]]))
+            server.route(
+                .get, "/messages", response: .json([["id": "1", "text": "ok"], ["id": 2, "text": "bad id"]]))
             server.route(.get, "/notes/1", response: .json(["_id": "1", "body": true]))
             let session = transport.session(url: server.url)
             let messages = MessageRepository(store: session)
@@ -50,7 +55,9 @@ import Testing
             #expect(missing?.message.contains("text: missing key") == true)
             let array = await #expect(throws: DepotError.self) { try await messages.readAll().value }
             #expect(array?.message.contains("[1].id") == true)
-            let note = await #expect(throws: DepotError.self) { try await NoteRepository(store: session).read("1").value }
+            let note = await #expect(throws: DepotError.self) {
+                try await NoteRepository(store: session).read("1").value
+            }
             #expect(note?.message == "body: expected String, found bool")
         }
     }
@@ -62,13 +69,17 @@ import Testing
         try await server.shutdown()
         let session = transport.session(url: url, configuration: SessionConfiguration(timeout: .seconds(60)))
         let start = ContinuousClock.now
-        let error = await #expect(throws: DepotError.self) { try await MessageRepository(store: session).read("1").value }
+        let error = await #expect(throws: DepotError.self) {
+            try await MessageRepository(store: session).read("1").value
+        }
         #expect(error?.code == .transport)
         #expect(error?.status == nil)
         #expect(ContinuousClock.now - start < .seconds(20), "a refused connection must not wait for the 60 s timeout")
     }
 
-    @Test("a dropped connection and a server dying mid-answer are typed errors", arguments: Transport.available, [StubFault.dropConnection, .dieMidResponse])
+    @Test(
+        "a dropped connection and a server dying mid-answer are typed errors", arguments: Transport.available,
+        [StubFault.dropConnection, .dieMidResponse])
     func dropped(transport: Transport, fault: StubFault) async throws {
         try await withStubServer { server in
             server.resource("messages", objects: [["id": "1", "text": "a"]])
@@ -88,8 +99,11 @@ import Testing
         try await withStubServer { server in
             server.resource("messages", objects: [["id": "1", "text": "a"]])
             server.inject(.delay(.seconds(3)))
-            let session = transport.session(url: server.url, configuration: SessionConfiguration(timeout: .milliseconds(300)))
-            let error = await #expect(throws: DepotError.self) { try await MessageRepository(store: session).read("1").value }
+            let session = transport.session(
+                url: server.url, configuration: SessionConfiguration(timeout: .milliseconds(300)))
+            let error = await #expect(throws: DepotError.self) {
+                try await MessageRepository(store: session).read("1").value
+            }
             #expect(error?.code == .timeout)
         }
     }
@@ -119,7 +133,9 @@ import Testing
     func headerInjection(transport: Transport) async throws {
         try await withStubServer { server in
             let session = transport.session(url: server.url, headers: ["X-Evil": "a\r\nInjected: yes"])
-            let error = await #expect(throws: DepotError.self) { try await MessageRepository(store: session).read("1").value }
+            let error = await #expect(throws: DepotError.self) {
+                try await MessageRepository(store: session).read("1").value
+            }
             #expect(error?.code == .invalidRequest)
             #expect(server.requests.isEmpty)
         }
