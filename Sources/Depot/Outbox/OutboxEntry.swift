@@ -1,0 +1,63 @@
+import Foundation
+
+/// What an outbox entry asks the server to do.
+public enum OutboxOperation: String, Sendable, Hashable, Codable, CaseIterable {
+    /// `POST` the payload (the whole object).
+    case create
+    /// `PUT` the payload (the whole object).
+    case update
+    /// `PATCH` the payload (an RFC 7396 merge patch).
+    case patch
+    /// `DELETE` the entity; no payload.
+    case delete
+}
+
+/// One local write the server has not taken yet: the unit the outbox stores and forwards.
+///
+/// Entries are made in the same storage transaction as the record they describe, carry an
+/// idempotency key from the start (so a resend after a crash carries the same key), and are
+/// removed only once the server's answer has been stored.
+public struct OutboxEntry: Sendable, Hashable {
+    /// The order entries were made in; forwarding follows it.
+    public var sequence: Int64
+    /// The collection of the entity, e.g. `"messages"`.
+    public var collection: String
+    /// The entity's id, as text.
+    public var entityID: String
+    /// What to ask of the server.
+    public var operation: OutboxOperation
+    /// The object (create, update), the merge patch (patch), or nil (delete).
+    public var payload: JSON?
+    /// Sent as `Idempotency-Key`; made when the entry is made, never changed by coalescing an
+    /// entry that was already attempted.
+    public var idempotencyKey: String
+    /// How many times it was sent without a final answer.
+    public var attempts: Int
+    /// When it may be sent next; nil for at once.
+    public var nextAttempt: Date?
+    /// What went wrong last time, for the app to show.
+    public var lastError: String?
+
+    /// Makes an entry.
+    public init(
+        sequence: Int64,
+        collection: String,
+        entityID: String,
+        operation: OutboxOperation,
+        payload: JSON?,
+        idempotencyKey: String = UUID().uuidString,
+        attempts: Int = 0,
+        nextAttempt: Date? = nil,
+        lastError: String? = nil
+    ) {
+        self.sequence = sequence
+        self.collection = collection
+        self.entityID = entityID
+        self.operation = operation
+        self.payload = payload
+        self.idempotencyKey = idempotencyKey
+        self.attempts = attempts
+        self.nextAttempt = nextAttempt
+        self.lastError = lastError
+    }
+}
