@@ -174,6 +174,29 @@ let patchCases: [PatchCase] = [
         }
     }
 
+    @Test("a 204 to PATCH: the snapshot becomes the old one patched; a raw patch with no snapshot reads back")
+    func noContentAnswer() async throws {
+        try await withStubServer { server in
+            // Given: a server that answers PATCH with 204 and an ETag, and changes nothing
+            server.resource("messages", objects: [["id": "1", "text": "a", "tags": ["x"]], ["id": "2", "text": "b"]])
+            server.route(.patch, "/messages/:id", response: .empty(status: 204, headers: ["ETag": #""after""#]))
+            let messages = PatchableMessages(store: NetworkingSession(url: server.url))
+            // When
+            var one = try await messages.read("1").value
+            one.text = "c"
+            let patched = try await messages.patch(one).value
+            let two = try await messages.patch(id: "2", ["author": "bob"]).value
+            // Then
+            #expect(patched == one)
+            #expect(
+                messages.snapshots.snapshot(for: "1")
+                    == .init(json: ["id": "1", "text": "c", "tags": ["x"]], etag: #""after""#))
+            #expect(two == Message(id: "2", text: "b"), "read back from the server")
+            #expect(
+                server.requests.suffix(2).map { "\($0.method) \($0.path)" } == ["PATCH /messages/2", "GET /messages/2"])
+        }
+    }
+
     @Test("create, read, readAll, update and patch refresh the snapshot; delete forgets it")
     func snapshotLifecycle() async throws {
         try await withStubServer { server in
