@@ -106,11 +106,19 @@ extension CRUDNetworkingRepository {
         }
     }
 
-    /// `DELETE /path/:id`; forgets the entity's snapshot once the server has deleted it.
+    /// `DELETE /path/:id`; forgets the entity's snapshot once the server has deleted it, or says
+    /// (404) it has no such entity.
     func deleteAnswer(id: String, ifMatch: String?) -> Promise<Void> {
         let headers = ifMatch.map { ["If-Match": $0] } ?? [:]
-        return send(.delete, id: id, headers: headers, body: nil) { _ in
-            snapshotCache?.forget(id)
+        let (cache, sent) = (snapshotCache, send(.delete, id: id, headers: headers, body: nil) { _ in () })
+        return Promise {
+            do {
+                try await sent.value
+            } catch let error as DepotError where error.code == .notFound {
+                cache?.forget(id)
+                throw error
+            }
+            cache?.forget(id)
         }
     }
 

@@ -217,6 +217,22 @@ let patchCases: [PatchCase] = [
             try await messages.delete(edited).value
             #expect(!messages.snapshots.contains("2"))
             #expect(messages.snapshots.ids == ["1"])
+            _ = try await NetworkingSession(url: server.url).send(NetworkRequest(method: .delete, path: "messages/1"))
+            await #expect { try await messages.delete(id: "1").value } throws: {
+                ($0 as? DepotError)?.code == .notFound
+            }
+            #expect(messages.snapshots.count == 0, "a 404 says the server has none: forgotten too")
+        }
+    }
+
+    @Test("CRUD calls made through a generic CRUDNetworkingRepository refresh the snapshot too")
+    func genericCallersRefresh() async throws {
+        func readThrough<R: CRUDNetworkingRepository>(_ repository: R, _ id: R.Entity.ID) async throws -> R.Entity {
+            try await repository.read(id).value
+        }
+        try await withPosts { server, posts in
+            _ = try await readThrough(posts, "1")
+            #expect(posts.snapshots.snapshot(for: "1")?.etag == server.etag(of: "1", in: "posts"))
         }
     }
 
