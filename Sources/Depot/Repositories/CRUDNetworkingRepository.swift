@@ -16,7 +16,7 @@ extension CRUDNetworkingRepository {
     /// `POST /path` with the entity; returns the entity the server answered with.
     public func create(_ entity: Entity) -> Promise<Entity> {
         do {
-            return create(body: try encoded(entity))
+            return createAnswer(body: try encoded(entity)).map(\.entity)
         } catch {
             return Promise(error: error)
         }
@@ -28,18 +28,14 @@ extension CRUDNetworkingRepository {
     /// messages.create(["text": "Here goes a message"]).done { print($0.id) }
     /// ```
     public func create(_ dictionary: JSONObject) -> Promise<Entity> {
-        create(body: applyingNilEncoding(dictionary))
-    }
-
-    private func create(body: JSONObject) -> Promise<Entity> {
-        send(.create, id: nil, body: .object(body)) { response in try decodeEntity(response) }
+        createAnswer(body: applyingNilEncoding(dictionary)).map(\.entity)
     }
 
     /// `GET /path/:id`.
     ///
     /// - Returns: the entity; rejects with `DepotError/Code/notFound` for a 404.
     public func read(_ id: Entity.ID) -> Promise<Entity> {
-        send(.read, id: id.pathComponent, body: nil) { response in try decodeEntity(response) }
+        readAnswer(id: id.pathComponent).map(\.entity)
     }
 
     /// `GET /path?key=value…`: the entities matching `query` (encoded into the URL, sorted by key).
@@ -49,23 +45,18 @@ extension CRUDNetworkingRepository {
 
     /// `GET /path?…` with query items in the given order (repeated names allowed).
     public func readAll(queryItems: [URLQueryItem]) -> Promise<[Entity]> {
-        send(.readAll, id: nil, query: queryItems, body: nil) { response in
-            try JSONMapping.entities(Entity.self, from: response.body, envelope: configuration.collectionEnvelope)
-        }
+        readAllAnswers(queryItems: queryItems).map { $0.map(\.entity) }
     }
 
     /// `PUT /path/:id` with the whole entity; returns the server's entity, or the one sent when the
     /// answer has no body (204).
+    ///
+    /// With a strong `ETag` remembered for the entity (see ``NetworkingRepository/snapshotCache``)
+    /// and ``RepositoryConfiguration/conditionalWrites`` on, `If-Match` is sent; a 412 rejects with
+    /// `DepotError/Code/conflict`, the server's body kept.
     public func update(_ entity: Entity) -> Promise<Entity> {
-        let body: JSONObject
-        do {
-            body = try encoded(entity)
-        } catch {
-            return Promise(error: error)
-        }
-        return send(.update, id: entity.id.pathComponent, body: .object(body)) { response in
-            response.body.isEmpty ? entity : try decodeEntity(response)
-        }
+        let id = entity.id.pathComponent
+        return updateAnswer(entity, ifMatch: ifMatch(snapshotCache?.snapshot(for: id)?.etag)).map(\.entity)
     }
 
     /// `DELETE /path/:id` for the entity; 200, 202 and 204 with or without a body succeed.
@@ -74,10 +65,11 @@ extension CRUDNetworkingRepository {
         delete(id: entity.id)
     }
 
-    /// `DELETE /path/:id`.
+    /// `DELETE /path/:id`; sends `If-Match` like ``update(_:)`` and forgets the entity's snapshot.
     @discardableResult
     public func delete(id: Entity.ID) -> Promise<Void> {
-        send(.delete, id: id.pathComponent, body: nil) { _ in () }
+        let key = id.pathComponent
+        return deleteAnswer(id: key, ifMatch: ifMatch(snapshotCache?.snapshot(for: key)?.etag))
     }
 
     /// The entity as the JSON object sent on POST and PUT, nil attributes handled per
@@ -94,23 +86,32 @@ extension CRUDNetworkingRepository {
         configuration.nilEncoding == .omit ? object.filter { $0.value != .null } : object
     }
 
-    func decodeEntity(_ response: NetworkResponse) throws -> Entity {
-        try JSONMapping.entity(Entity.self, from: response.body, envelope: configuration.envelope)
+    /// `etag` when it may go out as `If-Match`: conditional writes are on and the tag is strong.
+    func ifMatch(_ etag: String?) -> String? {
+        guard configuration.conditionalWrites, let etag, ETag.isStrong(etag) else { return nil }
+        return etag
     }
 
-    /// Sends the request for `operation` and reads the answer with `read`.
+    /// Sends the request for `operation` and reads the answer with `read`; `headers` win over the
+    /// configuration's (names compared without regard to case).
     func send<Output: Sendable>(
         _ operation: RepositoryOperation,
         id: String?,
         query: [URLQueryItem] = [],
+        headers extra: [String: String] = [:],
         body: JSON?,
         read: @escaping @Sendable (NetworkResponse) throws -> Output
     ) -> Promise<Output> {
         let route = route(for: operation)
+        var headers = configuration.headers
+        if !extra.isEmpty {
+            let names = Set(extra.keys.map { $0.lowercased() })
+            headers = headers.filter { !names.contains($0.key.lowercased()) }.merging(extra) { _, new in new }
+        }
         let request: NetworkRequest
         do {
             request = try makeRequest(
-                route.method, route.resolvedPath(id: id), query: query, headers: configuration.headers, body: body)
+                route.method, route.resolvedPath(id: id), query: query, headers: headers, body: body)
         } catch {
             return Promise(error: error)
         }

@@ -34,16 +34,17 @@ extension CRUDNetworkingStorageRepository {
     var local: LocalStore<Entity> { LocalStore(storage: storage, collection: collection) }
     var remote: RemoteRepository<Entity> { RemoteRepository(store: store, path: path, configuration: configuration) }
 
-    /// Reads the entity with `id`; a remote answer is stored locally.
+    /// Reads the entity with `id`; a remote answer is stored locally (the server's JSON as the
+    /// snapshot, with its `ETag`).
     public func read(_ id: Entity.ID) -> Promise<Sourced<Entity>> {
         let (local, remote, key) = (self.local, self.remote, id.pathComponent)
         return run(
             .read,
-            remote: { try await remote.read(id).value },
-            local: { try await local.read(id: key) },
-            afterRemote: { try await local.storeSynced([$0]) },
+            remote: { try await remote.readAnswer(id: key, keepJSON: true).value },
+            local: { RemoteAnswer(entity: try await local.read(id: key)) },
+            afterRemote: { try await local.storeAnswers([$0]) },
             afterLocal: nil
-        )
+        ).map { $0.map(\.entity) }
     }
 
     /// Reads the entities matching `query`: on the server as URL query items, locally as equality on
@@ -52,11 +53,11 @@ extension CRUDNetworkingStorageRepository {
         let (local, remote) = (self.local, self.remote)
         return run(
             .readAll,
-            remote: { try await remote.readAll(query: query).value },
-            local: { try await local.readAll(Criteria(query: query)) },
-            afterRemote: { try await local.storeSynced($0) },
+            remote: { try await remote.readAllAnswers(queryItems: query.sortedQueryItems, keepJSON: true).value },
+            local: { try await local.readAll(Criteria(query: query)).map { RemoteAnswer(entity: $0) } },
+            afterRemote: { try await local.storeAnswers($0) },
             afterLocal: nil
-        )
+        ).map { $0.map { $0.map(\.entity) } }
     }
 
     /// Creates the entity; locally it is stored unsynced and, with `synchronize`, sent on.
@@ -64,11 +65,11 @@ extension CRUDNetworkingStorageRepository {
         let (local, remote) = (self.local, self.remote)
         return run(
             .create,
-            remote: { try await remote.create(entity).value },
-            local: { try await local.create(entity) },
-            afterRemote: { try await local.storeSynced([$0]) },
-            afterLocal: { try await Self.sendCreated($0, local: local, remote: remote) }
-        )
+            remote: { try await remote.createAnswer(body: try remote.encoded(entity), keepJSON: true).value },
+            local: { RemoteAnswer(entity: try await local.create(entity)) },
+            afterRemote: { try await local.storeAnswers([$0]) },
+            afterLocal: { try await Self.sendCreated($0.entity, local: local, remote: remote) }
+        ).map { $0.map(\.entity) }
     }
 
     /// Creates from a JSON object; a local create without an `"id"` gets a UUID string id.
@@ -79,48 +80,66 @@ extension CRUDNetworkingStorageRepository {
         let (local, remote) = (self.local, self.remote)
         return run(
             .create,
-            remote: { try await remote.create(dictionary).value },
-            local: { try await local.create(try JSONMapping.entity(Entity.self, from: .object(localObject))) },
-            afterRemote: { try await local.storeSynced([$0]) },
-            afterLocal: { try await Self.sendCreated($0, local: local, remote: remote) }
-        )
+            remote: {
+                try await remote.createAnswer(body: remote.applyingNilEncoding(dictionary), keepJSON: true).value
+            },
+            local: {
+                RemoteAnswer(
+                    entity: try await local.create(try JSONMapping.entity(Entity.self, from: .object(localObject))))
+            },
+            afterRemote: { try await local.storeAnswers([$0]) },
+            afterLocal: { try await Self.sendCreated($0.entity, local: local, remote: remote) }
+        ).map { $0.map(\.entity) }
     }
 
     /// Sends a locally created entity to the server and stores the server's answer in its place
     /// (under the server's id, if it chose another).
+    @discardableResult
     static func sendCreated(_ created: Entity, local: LocalStore<Entity>, remote: RemoteRepository<Entity>) async throws
+        -> RemoteAnswer<Entity>
     {
-        let answer = try await remote.create(created).value
-        if answer.id != created.id { try await local.remove(id: created.id.pathComponent) }
-        try await local.storeSynced([answer])
+        let answer = try await remote.createAnswer(body: try remote.encoded(created), keepJSON: true).value
+        if answer.entity.id != created.id { try await local.remove(id: created.id.pathComponent) }
+        try await local.storeAnswers([answer])
+        return answer
     }
 
     /// Replaces the entity (PUT); locally it is stored unsynced and, with `synchronize`, sent on.
+    /// Sends `If-Match` with the stored strong `ETag` (see ``RepositoryConfiguration/conditionalWrites``).
     public func update(_ entity: Entity) -> Promise<Sourced<Entity>> {
         let (local, remote) = (self.local, self.remote)
+        @Sendable func send(_ entity: Entity) async throws -> RemoteAnswer<Entity> {
+            let etag = try await local.anyRecord(id: entity.id.pathComponent)?.etag
+            return try await remote.updateAnswer(entity, ifMatch: remote.ifMatch(etag), keepJSON: true).value
+        }
         return run(
             .update,
-            remote: { try await remote.update(entity).value },
-            local: { try await local.update(entity) },
-            afterRemote: { try await local.storeSynced([$0]) },
-            afterLocal: { updated in try await local.storeSynced([try await remote.update(updated).value]) }
-        )
+            remote: { try await send(entity) },
+            local: { RemoteAnswer(entity: try await local.update(entity)) },
+            afterRemote: { try await local.storeAnswers([$0]) },
+            afterLocal: { try await local.storeAnswers([try await send($0.entity)]) }
+        ).map { $0.map(\.entity) }
     }
 
     /// Deletes the entity.
     public func delete(_ entity: Entity) -> Promise<Sourced<Void>> { delete(id: entity.id) }
 
     /// Deletes the entity with `id`; a local delete leaves a tombstone until the server has it.
+    /// Sends `If-Match` like ``update(_:)``.
     public func delete(id: Entity.ID) -> Promise<Sourced<Void>> {
         let (local, remote, key) = (self.local, self.remote, id.pathComponent)
+        @Sendable func send() async throws {
+            let etag = try await local.anyRecord(id: key)?.etag
+            try await remote.deleteAnswer(id: key, ifMatch: remote.ifMatch(etag)).value
+        }
         return run(
             .delete,
-            remote: { try await remote.delete(id: id).value },
+            remote: { try await send() },
             local: { try await local.delete(id: key) },
             afterRemote: { try await local.remove(id: key) },
             afterLocal: {
                 do {
-                    try await remote.delete(id: id).value
+                    try await send()
                 } catch let error as DepotError where error.code == .notFound {
                     // Already gone on the server: the local tombstone can go too.
                 }
@@ -169,6 +188,15 @@ extension CRUDNetworkingStorageRepository {
             }
             return answer
         }
+    }
+}
+
+extension Sourced {
+    /// The same answer with `transform` applied to its value.
+    func map<Output: Sendable>(_ transform: (Value) -> Output) -> Sourced<Output> {
+        Sourced<Output>(
+            value: transform(value), origin: origin, fallbackError: fallbackError,
+            synchronizationError: synchronizationError)
     }
 }
 

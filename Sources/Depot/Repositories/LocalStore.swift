@@ -37,8 +37,9 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
                 // Re-creating what was deleted locally but not yet on the server: it is an update.
                 try tx.upsert(
                     StoredRecord(
-                        collection: collection, id: id, object: object, syncState: .updated, snapshot: existing.snapshot
-                    ))
+                        collection: collection, id: id, object: object, syncState: .updated,
+                        snapshot: existing.snapshot,
+                        etag: existing.etag))
             } else {
                 try tx.insert(StoredRecord(collection: collection, id: id, object: object, syncState: .created))
             }
@@ -46,8 +47,9 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
         return entity
     }
 
-    /// Stores a local update: `.updated`, or still `.created` if the server has never seen it.
-    /// One transaction, like ``create(_:)``.
+    /// Stores a local update: `.updated`, or still `.created` if the server has never seen it; the
+    /// server's snapshot and `ETag` are kept, so a later PATCH sends the same diff. One
+    /// transaction, like ``create(_:)``.
     func update(_ entity: Entity) async throws -> Entity {
         let object = try JSONMapping.object(entity)
         let (collection, id) = (self.collection, entity.id.pathComponent)
@@ -56,7 +58,8 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
             let state: SyncState = existing == nil || existing?.syncState == .created ? .created : .updated
             try tx.upsert(
                 StoredRecord(
-                    collection: collection, id: id, object: object, syncState: state, snapshot: existing?.snapshot))
+                    collection: collection, id: id, object: object, syncState: state, snapshot: existing?.snapshot,
+                    etag: existing?.etag))
         }.value
         return entity
     }
@@ -78,7 +81,8 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
         }.value
     }
 
-    /// Stores what the server answered: `.synced`, with the answer as the snapshot.
+    /// Stores what the server answered: `.synced`, with the entity re-encoded as the snapshot (fields
+    /// it does not model are lost, and no `ETag` is kept): ``storeAnswers(_:)`` keeps both.
     func storeSynced(_ entities: [Entity]) async throws {
         let records = try entities.map { entity in
             let object = try JSONMapping.object(entity)
@@ -87,6 +91,23 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
                 snapshot: object)
         }
         try await storage.upsert(records).value
+    }
+
+    /// Stores what the server answered: `.synced`, with the server's JSON as it came as the snapshot
+    /// (the entity's own object when the answer kept none) and the answer's `ETag`.
+    func storeAnswers(_ answers: [RemoteAnswer<Entity>]) async throws {
+        let records = try answers.map { answer in
+            let object = try JSONMapping.object(answer.entity)
+            return StoredRecord(
+                collection: collection, id: answer.entity.id.pathComponent, object: object, syncState: .synced,
+                snapshot: answer.json?.objectValue ?? object, etag: answer.etag)
+        }
+        try await storage.upsert(records).value
+    }
+
+    /// The stored record with `id`, tombstones included.
+    func anyRecord(id: String) async throws -> StoredRecord? {
+        try await storage.fetch(collection: collection, id: id).value
     }
 
     /// Forgets an entity the server no longer has.

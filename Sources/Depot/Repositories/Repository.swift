@@ -58,7 +58,8 @@ public enum NilEncoding: Sendable, Hashable {
     case omit
 }
 
-/// Per-repository choices: envelope keys, nil encoding, route overrides, extra headers.
+/// Per-repository choices: envelope keys, nil encoding, route overrides, extra headers,
+/// conditional writes and trailing slashes.
 public struct RepositoryConfiguration: Sendable {
     /// The key single objects are wrapped in, e.g. `"data"` for `{"data": {…}}`; nil for none.
     public var envelope: String?
@@ -70,6 +71,13 @@ public struct RepositoryConfiguration: Sendable {
     public var routes: [RepositoryOperation: Route]
     /// Headers added to every request of this repository.
     public var headers: [String: String]
+    /// Whether update, patch and delete send `If-Match` with the strong `ETag` of the server's last
+    /// answer for the entity (a weak one is never sent), so a stale write is refused with a 412
+    /// (`.conflict`) instead of overwriting someone else's change. On by default.
+    public var conditionalWrites: Bool
+    /// Whether derived item routes end with a slash (`/messages/1/`) rather than not
+    /// (`/messages/1`, the default). Collection routes keep the slash `path` is written with.
+    public var itemTrailingSlash: Bool
 
     /// Makes a configuration.
     public init(
@@ -77,13 +85,17 @@ public struct RepositoryConfiguration: Sendable {
         collectionEnvelope: String? = nil,
         nilEncoding: NilEncoding = .null,
         routes: [RepositoryOperation: Route] = [:],
-        headers: [String: String] = [:]
+        headers: [String: String] = [:],
+        conditionalWrites: Bool = true,
+        itemTrailingSlash: Bool = false
     ) {
         self.envelope = envelope
         self.collectionEnvelope = collectionEnvelope
         self.nilEncoding = nilEncoding
         self.routes = routes
         self.headers = headers
+        self.conditionalWrites = conditionalWrites
+        self.itemTrailingSlash = itemTrailingSlash
     }
 }
 
@@ -95,23 +107,35 @@ public protocol NetworkingRepository: Repository {
     var path: String { get }
     /// Envelopes, nil encoding, route overrides. Default: none of them.
     var configuration: RepositoryConfiguration { get }
+    /// The server's last answer per entity id, refreshed by every answer and read by conditional
+    /// writes and PATCH diffs; nil (the default) keeps none. ``PatchableRepository`` supplies its
+    /// ``PatchableRepository/snapshots``.
+    var snapshotCache: SnapshotCache? { get }
 }
 
 extension NetworkingRepository {
     /// No envelopes, nil sent as `null`, derived routes.
     public var configuration: RepositoryConfiguration { RepositoryConfiguration() }
 
+    /// None: answers are not remembered.
+    public var snapshotCache: SnapshotCache? { nil }
+
     /// The route for `operation`: the override if there is one, else the derived one.
+    ///
+    /// A `path` written with a trailing slash (`"messages/"`) keeps it on the collection routes
+    /// (`POST /messages/`, `GET /messages/`); item routes end with a slash only when
+    /// ``RepositoryConfiguration/itemTrailingSlash`` says so.
     public func route(for operation: RepositoryOperation) -> Route {
         if let route = configuration.routes[operation] { return route }
         let collection = path.hasSuffix("/") ? String(path.dropLast()) : path
+        let item = collection + (configuration.itemTrailingSlash ? "/:id/" : "/:id")
         switch operation {
-        case .create: return Route(.post, collection)
-        case .read: return Route(.get, collection + "/:id")
-        case .readAll: return Route(.get, collection)
-        case .update: return Route(.put, collection + "/:id")
-        case .patch: return Route(.patch, collection + "/:id")
-        case .delete: return Route(.delete, collection + "/:id")
+        case .create: return Route(.post, path)
+        case .read: return Route(.get, item)
+        case .readAll: return Route(.get, path)
+        case .update: return Route(.put, item)
+        case .patch: return Route(.patch, item)
+        case .delete: return Route(.delete, item)
         case .synchronize: return Route(.post, collection + "/collection")
         }
     }

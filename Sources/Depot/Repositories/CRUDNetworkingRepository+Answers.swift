@@ -1,0 +1,143 @@
+import Foundation
+
+/// What the server answered for one entity: the entity, the server's JSON for it as it came
+/// (after envelope unwrapping, fields the entity does not model included) and the answer's `ETag`.
+struct RemoteAnswer<Entity: Sendable>: Sendable {
+    /// The entity read from the answer.
+    var entity: Entity
+    /// The server's JSON for the entity; nil when it was not kept or there was none.
+    var json: JSON?
+    /// The answer's `ETag`; nil for none (list answers carry none per item).
+    var etag: String?
+
+    init(entity: Entity, json: JSON? = nil, etag: String? = nil) {
+        self.entity = entity
+        self.json = json
+        self.etag = etag
+    }
+}
+
+/// The calls behind the public CRUD methods: each reads the server's raw JSON and `ETag` when
+/// `keepJSON` is set or a ``NetworkingRepository/snapshotCache`` is there, and refreshes that cache.
+extension CRUDNetworkingRepository {
+    /// Whether answers are read as raw JSON too.
+    private func keepsJSON(_ keepJSON: Bool) -> Bool { keepJSON || snapshotCache != nil }
+
+    /// `POST /path` with `body`.
+    func createAnswer(body: JSONObject, keepJSON: Bool = false) -> Promise<RemoteAnswer<Entity>> {
+        let keep = keepsJSON(keepJSON)
+        return send(.create, id: nil, body: .object(body)) { response in
+            try remembering(decodeAnswer(response, keepJSON: keep))
+        }
+    }
+
+    /// `GET /path/:id`.
+    func readAnswer(id: String, keepJSON: Bool = false) -> Promise<RemoteAnswer<Entity>> {
+        let keep = keepsJSON(keepJSON)
+        return send(.read, id: id, body: nil) { response in
+            try remembering(decodeAnswer(response, keepJSON: keep))
+        }
+    }
+
+    /// `GET /path?…`; list answers carry no `ETag` per item.
+    func readAllAnswers(queryItems: [URLQueryItem], keepJSON: Bool = false) -> Promise<[RemoteAnswer<Entity>]> {
+        let keep = keepsJSON(keepJSON)
+        return send(.readAll, id: nil, query: queryItems, body: nil) { response in
+            let envelope = configuration.collectionEnvelope
+            guard keep else {
+                return try JSONMapping.entities(Entity.self, from: response.body, envelope: envelope).map {
+                    RemoteAnswer(entity: $0)
+                }
+            }
+            let json = try JSONMapping.unwrap(JSON(parsing: response.body), envelope: envelope)
+            guard let array = json.arrayValue else {
+                throw DepotError(.decoding, "expected an array of \(Entity.self), found \(json.kindName)")
+            }
+            return try array.enumerated().map { index, element in
+                do {
+                    return remembering(
+                        RemoteAnswer(entity: try JSONMapping.entity(Entity.self, from: element), json: element))
+                } catch var error as DepotError {
+                    error.message = "[\(index)]: " + error.message
+                    throw error
+                }
+            }
+        }
+    }
+
+    /// `PUT /path/:id` with the whole entity; an empty answer (204) stands for the object sent.
+    func updateAnswer(_ entity: Entity, ifMatch: String?, keepJSON: Bool = false) -> Promise<RemoteAnswer<Entity>> {
+        let body: JSONObject
+        do {
+            body = try encoded(entity)
+        } catch {
+            return Promise(error: error)
+        }
+        let keep = keepsJSON(keepJSON)
+        let headers = ifMatch.map { ["If-Match": $0] } ?? [:]
+        return send(.update, id: entity.id.pathComponent, headers: headers, body: .object(body)) { response in
+            guard response.body.isEmpty else { return try remembering(decodeAnswer(response, keepJSON: keep)) }
+            let json: JSON? = keep ? .object(body) : nil
+            return remembering(RemoteAnswer(entity: entity, json: json, etag: response.header("etag")))
+        }
+    }
+
+    /// `PATCH /path/:id` with the RFC 7396 merge patch `patch`.
+    ///
+    /// An empty answer (204) stands for `base` (the server's last JSON, or an empty object when
+    /// `sent` is known) with the patch applied; with neither `base` nor `sent` the answer is nil.
+    func patchAnswer(
+        id: String, patch: JSON, base: JSON?, sent: Entity?, ifMatch: String?, keepJSON: Bool = false
+    ) -> Promise<RemoteAnswer<Entity>?> {
+        let keep = keepsJSON(keepJSON)
+        var headers = ["Content-Type": "application/merge-patch+json"]
+        if let ifMatch { headers["If-Match"] = ifMatch }
+        return send(.patch, id: id, headers: headers, body: patch) { response in
+            guard response.body.isEmpty else { return try remembering(decodeAnswer(response, keepJSON: keep)) }
+            let etag = response.header("etag")
+            if let sent {
+                let json = (base ?? .object([:])).applyingMergePatch(patch)
+                return remembering(RemoteAnswer(entity: sent, json: json, etag: etag))
+            }
+            guard let base else { return nil }
+            let json = base.applyingMergePatch(patch)
+            return try remembering(
+                RemoteAnswer(entity: JSONMapping.entity(Entity.self, from: json), json: json, etag: etag))
+        }
+    }
+
+    /// `DELETE /path/:id`; forgets the entity's snapshot once the server has deleted it, or says
+    /// (404) it has no such entity.
+    func deleteAnswer(id: String, ifMatch: String?) -> Promise<Void> {
+        let headers = ifMatch.map { ["If-Match": $0] } ?? [:]
+        let (cache, sent) = (snapshotCache, send(.delete, id: id, headers: headers, body: nil) { _ in () })
+        return Promise {
+            do {
+                try await sent.value
+            } catch let error as DepotError where error.code == .notFound {
+                cache?.forget(id)
+                throw error
+            }
+            cache?.forget(id)
+        }
+    }
+
+    /// Reads the entity of a single-object answer, with its raw JSON when `keepJSON` is set.
+    func decodeAnswer(_ response: NetworkResponse, keepJSON: Bool) throws -> RemoteAnswer<Entity> {
+        let etag = response.header("etag")
+        guard keepJSON else {
+            let entity = try JSONMapping.entity(Entity.self, from: response.body, envelope: configuration.envelope)
+            return RemoteAnswer(entity: entity, etag: etag)
+        }
+        let json = try JSONMapping.unwrap(JSON(parsing: response.body), envelope: configuration.envelope)
+        return RemoteAnswer(entity: try JSONMapping.entity(Entity.self, from: json), json: json, etag: etag)
+    }
+
+    /// Keeps `answer` in the snapshot cache, if there is one and the answer has JSON.
+    func remembering(_ answer: RemoteAnswer<Entity>) -> RemoteAnswer<Entity> {
+        if let cache = snapshotCache, let json = answer.json {
+            cache.remember(json, etag: answer.etag, for: answer.entity.id.pathComponent)
+        }
+        return answer
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+
+extension CRUDNetworkingStorageRepository {
+    /// Sends what changed in the entity as an RFC 7396 merge patch (`PATCH /path/:id`), under the
+    /// ``RepositoryOperation/patch`` rule of ``strategy``.
+    ///
+    /// Remotely, the patch is the difference between the stored snapshot (the server's last JSON,
+    /// read as an `Entity` and written back, so keys the entity does not model are never touched)
+    /// and the entity; `If-Match` carries the stored strong `ETag`, and the server's answer is
+    /// stored (its JSON as the new snapshot). Nothing changed: no request, the entity is stored as
+    /// synced. A record the server has never seen (`.created`) is sent with `POST /path` instead.
+    ///
+    /// Locally (offline, or a local-first rule), the entity is stored `.updated` (`.created` if never
+    /// synced) with the snapshot and `ETag` kept, so a later patch sends the same diff.
+    ///
+    /// ```swift
+    /// var message = try await messages.read("1").value.value
+    /// message.text = "edited"
+    /// let answer = try await messages.patch(message).value   // PATCH /messages/1 {"text":"edited"}
+    /// ```
+    ///
+    /// - Parameter entity: the entity as it is now.
+    /// - Returns: the server's entity, or the stored one, with where it came from.
+    /// - Throws: (in the promise) `DepotError`: `.conflict` for a 412 to a stale `If-Match`, the
+    ///   server's body kept; otherwise the codes of the request or the store.
+    public func patch(_ entity: Entity) -> Promise<Sourced<Entity>> {
+        let (local, remote) = (self.local, self.remote)
+        return run(
+            .patch,
+            remote: { try await Self.sendPatch(entity, local: local, remote: remote) },
+            local: { RemoteAnswer(entity: try await local.update(entity)) },
+            afterRemote: { try await local.storeAnswers([$0]) },
+            afterLocal: {
+                try await local.storeAnswers([try await Self.sendPatch($0.entity, local: local, remote: remote)])
+            }
+        ).map { $0.map(\.entity) }
+    }
+
+    /// Sends `entity` as a merge patch against its stored snapshot (or creates it when the server has
+    /// never seen it); returns the server's answer, or the stored snapshot when nothing changed.
+    static func sendPatch(
+        _ entity: Entity, local: LocalStore<Entity>, remote: RemoteRepository<Entity>
+    ) async throws -> RemoteAnswer<Entity> {
+        let id = entity.id.pathComponent
+        let record = try await local.record(id: id)
+        if record?.syncState == .created {
+            return try await sendCreated(entity, local: local, remote: remote)
+        }
+        let snapshot = record?.snapshot.map(JSON.object)
+        guard let patch = try EntityMergePatch.patch(Entity.self, from: snapshot, to: entity) else {
+            return RemoteAnswer(entity: entity, json: snapshot, etag: record?.etag)
+        }
+        let answer = try await remote.patchAnswer(
+            id: id, patch: patch, base: snapshot, sent: entity, ifMatch: remote.ifMatch(record?.etag), keepJSON: true
+        ).value
+        return answer ?? RemoteAnswer(entity: entity)
+    }
+}
