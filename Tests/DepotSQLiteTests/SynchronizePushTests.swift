@@ -52,6 +52,33 @@ import Testing
         }
     }
 
+    @Test("a record changed locally while its batch is in flight keeps the change, with the reply as snapshot")
+    func changedDuringPush() async throws {
+        try await withSyncFixture { fixture in
+            // Given three local creates, and a server that answers only after 2 was edited locally
+            _ = try await fixture.local.create((1...3).map { Message(id: String($0), text: "t\($0)") }).value
+            let local = fixture.local
+            fixture.server.route(.post, "/messages/collection") { request, _ in
+                let done = DispatchSemaphore(value: 0)
+                Task {
+                    _ = try? await local.update(Message(id: "2", text: "edited")).value
+                    done.signal()
+                }
+                done.wait()
+                return .json(request.json ?? [])
+            }
+
+            // When
+            let report = try await fixture.repository(SynchronizationConfiguration()).synchronize().value
+
+            // Then
+            #expect(report.pushed == 2 && report.conflicts == 1 && report.failed == 0)
+            let two = try #require(try await fixture.stored("2"))
+            #expect(two.syncState == .updated && two.object["text"] == "edited" && two.snapshot?["text"] == "t2")
+            #expect(try await fixture.stored("1")?.syncState == .synced)
+        }
+    }
+
     enum BadReply: String, CaseIterable, Sendable {
         case missingOne, unknownID, notAnArray, duplicate
     }

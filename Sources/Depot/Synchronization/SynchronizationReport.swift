@@ -9,7 +9,9 @@ public struct SynchronizationReport: Sendable {
     public var deleted = 0
     /// Local changes that could not be synchronized and stay unsynced (see ``errors``).
     public var failed = 0
-    /// Server entities not stored because the local record has unsynced changes (kept as they are).
+    /// Server entities not stored because the local record has unsynced changes (kept as they are):
+    /// in the pull, and in a batch reply for a record changed locally while the batch was in flight
+    /// (its snapshot becomes the reply, and it stays unsynced for the next run).
     public var conflicts = 0
     /// Synced local records removed because the server no longer lists them (with `prune` on).
     public var pruned = 0
