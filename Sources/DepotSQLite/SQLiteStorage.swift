@@ -341,3 +341,27 @@ public final class SQLiteStorage: Storage {
         return DepotError(.storage, "\(what): \(error)", underlying: error)
     }
 }
+
+extension SQLiteStorage {
+    /// Up to `limit` records in `states`, by id, after `id`: one indexed query (`collection,
+    /// sync_state`), so walking a large collection's unsynced records never loads the rest.
+    public func fetch(collection: String, syncStates states: Set<SyncState>, after id: String?, limit: Int)
+        -> Promise<[StoredRecord]>
+    {
+        guard !states.isEmpty, limit > 0 else { return Promise([]) }
+        let marks = Array(repeating: "?", count: states.count).joined(separator: ", ")
+        var sql = "SELECT * FROM records WHERE collection = ? AND sync_state IN (\(marks))"
+        var arguments: [(any DatabaseValueConvertible)?] = [collection]
+        arguments += states.map(\.rawValue).sorted()
+        if let id {
+            sql += " AND id > ?"
+            arguments.append(id)
+        }
+        sql += " ORDER BY id ASC LIMIT ?"
+        arguments.append(limit)
+        let (query, statementArguments) = (sql, StatementArguments(arguments))
+        return read("query \(collection) by sync state") { db in
+            try Row.fetchAll(db, sql: query, arguments: statementArguments).map(Self.record)
+        }
+    }
+}

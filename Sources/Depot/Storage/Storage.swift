@@ -15,6 +15,11 @@ public protocol Storage: Sendable {
     func fetch(collection: String, id: String) -> Promise<StoredRecord?>
     /// The records matching `criteria`, in its order.
     func fetch(collection: String, matching criteria: Criteria) -> Promise<[StoredRecord]>
+    /// Up to `limit` records of `collection` whose sync state is one of `states`, ordered by id
+    /// (bytewise), only ids after `id` when given: walks unsynced (or synced) records in bounded
+    /// pages. A default reads the whole collection; stores with an index on the state override it.
+    func fetch(collection: String, syncStates states: Set<SyncState>, after id: String?, limit: Int)
+        -> Promise<[StoredRecord]>
     /// Removes the record with `id`; fulfils with whether there was one.
     func delete(collection: String, id: String) -> Promise<Bool>
     /// Removes every record of `collection`.

@@ -1,0 +1,125 @@
+import Foundation
+
+/// How ``SynchronizableRepository/synchronize(progress:)`` reads the server's list page by page.
+///
+/// ```swift
+/// .pageQuery(page: "_page", limit: "_limit", size: 500)   // GET /messages?_page=1&_limit=500, …
+/// ```
+public enum Pagination: Sendable, Hashable {
+    /// One `GET /path`: the server answers the whole list at once.
+    case none
+    /// `GET /path`, then each `Link: <…>; rel="next"` target (RFC 8288) until an answer has none.
+    /// A target on another origin than the session's base URL is refused with `DepotError`
+    /// `.invalidRequest`.
+    case linkHeader
+    /// `GET /path?<page>=1&<limit>=<size>`, then page 2, 3… until a page has fewer than `size`
+    /// entities (or none).
+    case pageQuery(page: String, limit: String, size: Int)
+}
+
+/// A transport that knows the base URL its request paths are relative to, so that an absolute URL
+/// handed out by the server (a `Link` header's next page) can be turned back into a request.
+/// ``NetworkingSession`` conforms; without it an absolute target's path is taken from the root.
+public protocol BaseURLNetworking: Networking {
+    /// The base URL request paths are relative to.
+    var url: URL { get }
+}
+
+extension NetworkingSession: BaseURLNetworking {}
+
+/// RFC 8288 `Link` header values: `<uri>; rel="next"; title="…", <uri2>; rel=prev`.
+enum LinkHeader {
+    /// One link: its target as written and its parameters (names lowercased).
+    struct Link: Equatable {
+        var target: String
+        var parameters: [String: String]
+
+        /// The relation types (`rel` is a space-separated list, compared without case).
+        var relations: [String] {
+            (parameters["rel"] ?? "").lowercased().split(separator: " ").map(String.init)
+        }
+    }
+
+    /// The target of the first link with relation `next` in `values` (each a field value).
+    static func next(in values: [String]) -> String? {
+        values.lazy.flatMap(links(in:)).first { $0.relations.contains("next") }?.target
+    }
+
+    /// Every link in one field value; what cannot be parsed ends the list (never traps).
+    static func links(in value: String) -> [Link] {
+        var links: [Link] = []
+        var rest = Substring(value)
+        while true {
+            rest = rest.drop { $0 == " " || $0 == "\t" || $0 == "," }
+            guard rest.first == "<", let close = rest.firstIndex(of: ">") else { return links }
+            var link = Link(target: String(rest[rest.index(after: rest.startIndex)..<close]), parameters: [:])
+            rest = rest[rest.index(after: close)...]
+            while true {
+                rest = rest.drop { $0 == " " || $0 == "\t" }
+                guard rest.first == ";" else { break }
+                rest = rest.dropFirst().drop { $0 == " " || $0 == "\t" }
+                let name = rest.prefix { $0 != "=" && $0 != ";" && $0 != "," && $0 != " " }
+                rest = rest[name.endIndex...].drop { $0 == " " || $0 == "\t" }
+                var parameterValue = ""
+                if rest.first == "=" {
+                    rest = rest.dropFirst().drop { $0 == " " || $0 == "\t" }
+                    (parameterValue, rest) = readValue(rest)
+                }
+                let key = name.lowercased()
+                if !key.isEmpty, link.parameters[key] == nil { link.parameters[key] = parameterValue }
+            }
+            links.append(link)
+            guard rest.first == "," else { return links }
+        }
+    }
+
+    /// A token or a quoted string (with `\` escapes), and what follows it.
+    private static func readValue(_ text: Substring) -> (String, Substring) {
+        guard text.first == "\"" else {
+            let token = text.prefix { $0 != ";" && $0 != "," && $0 != " " && $0 != "\t" }
+            return (String(token), text[token.endIndex...])
+        }
+        var value = ""
+        var index = text.index(after: text.startIndex)
+        while index < text.endIndex {
+            let character = text[index]
+            if character == "\"" { return (value, text[text.index(after: index)...]) }
+            if character == "\\", text.index(after: index) < text.endIndex {
+                index = text.index(after: index)
+                value.append(text[index])
+            } else {
+                value.append(character)
+            }
+            index = text.index(after: index)
+        }
+        return (value, text[text.endIndex...])
+    }
+
+    /// The request for `target`, resolved against the request that answered it: same origin as
+    /// `base` (when known) and below its path, else `.invalidRequest`.
+    static func request(for target: String, after previous: NetworkRequest, base: URL?) throws -> NetworkRequest {
+        let origin = base ?? URL(string: "http://depot.invalid/")!
+        let previousURL = try previous.url(relativeTo: origin)
+        guard let resolved = URL(string: target, relativeTo: previousURL)?.absoluteURL,
+            let components = URLComponents(url: resolved, resolvingAgainstBaseURL: true),
+            let baseComponents = URLComponents(url: origin, resolvingAgainstBaseURL: true)
+        else {
+            throw DepotError(.invalidRequest, "cannot read the next-page link \(target.debugDescription)")
+        }
+        var basePath = baseComponents.percentEncodedPath
+        if !basePath.hasSuffix("/") { basePath += "/" }
+        let sameOrigin =
+            components.scheme?.lowercased() == baseComponents.scheme?.lowercased()
+            && components.host?.lowercased() == baseComponents.host?.lowercased()
+            && components.port == baseComponents.port
+        let path = components.percentEncodedPath
+        guard base == nil || sameOrigin, path.hasPrefix(basePath) || path + "/" == basePath else {
+            throw DepotError(
+                .invalidRequest, "the next-page link \(target.debugDescription) leaves the session's base URL")
+        }
+        var request = previous
+        request.path = String(path.dropFirst(min(basePath.count, path.count)))
+        request.query = components.queryItems ?? []
+        return request
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+
+/// A networking + storage repository that synchronizes its whole collection in one call: local
+/// changes are sent in batches, local deletes one by one, then the server's list is read page by
+/// page into the store.
+///
+/// ```swift
+/// struct CachedMessages: CRUDNetworkingStorageRepository, SynchronizableRepository {
+///     typealias Entity = Message
+///     let store: Networking
+///     let storage: Storage
+///     let path = "messages"
+///     var synchronization: SynchronizationConfiguration {
+///         SynchronizationConfiguration(batchSize: 100, pagination: .pageQuery(page: "_page", limit: "_limit", size: 500))
+///     }
+/// }
+/// let report = try await cached.synchronize().value
+/// print(report.pushed, report.pulled, report.deleted, report.failed)
+/// ```
+///
+/// - Push: every `.created` and `.updated` record goes, `batchSize` at a time, as a JSON array to
+///   the ``RepositoryOperation/synchronize`` route (`POST /path/collection`). The reply is matched
+///   to what was sent by identity (``SynchronizationConfiguration/identityKey``), never by
+///   position: each match is stored `.synced` with the server's object as its snapshot, unless the
+///   record changed locally in the meantime. An entity the reply lacks or repeats, and a reply that
+///   is not an array, give a `DepotError` `.decoding` in ``SynchronizationReport/errors``; those
+///   entities stay unsynced and count as ``SynchronizationReport/failed``.
+/// - Deletes: each `.deleted` tombstone is sent as `DELETE /path/:id`; a 2xx or a 404 removes it.
+/// - Pull: each page is merged in one transaction: synced records are replaced, records with
+///   unsynced changes are kept (``SynchronizationReport/conflicts``), records the server did not
+///   list are kept unless ``SynchronizationConfiguration/prune`` is on, which removes only synced
+///   ones and only after a complete pull. One page is held at a time.
+public protocol SynchronizableRepository: CRUDNetworkingStorageRepository {
+    /// Batch size, pagination, pruning; ``SynchronizationConfiguration/init(batchSize:pagination:prune:identityKey:query:push:)``'s
+    /// defaults unless the repository says otherwise.
+    var synchronization: SynchronizationConfiguration { get }
+}
+
+extension SynchronizableRepository {
+    /// Batches of 100, one unpaged `GET`, no pruning.
+    public var synchronization: SynchronizationConfiguration { SynchronizationConfiguration() }
+
+    /// Sends local changes, then reads the server's list into the store.
+    ///
+    /// ```swift
+    /// let report = try await cached.synchronize { soFar in print(soFar.pushed, soFar.pulled) }.value
+    /// ```
+    ///
+    /// - Parameter progress: called after each batch, each round of deletes and each page, with
+    ///   the counts so far (on the task running the synchronization; keep it short).
+    /// - Returns: the final counts. A failed request does not reject the promise: it is in
+    ///   ``SynchronizationReport/errors`` and what it concerned stays unsynced.
+    /// - Throws: (in the promise) `DepotError` `.storage` when the local store fails, `.cancelled`
+    ///   when the promise or its task is cancelled.
+    public func synchronize(progress: (@Sendable (SynchronizationReport) -> Void)? = nil)
+        -> Promise<SynchronizationReport>
+    {
+        let synchronizer = Synchronizer<Entity>(
+            store: store,
+            storage: storage,
+            collection: collection,
+            configuration: synchronization,
+            batchRoute: route(for: .synchronize),
+            deleteRoute: route(for: .delete),
+            listRoute: route(for: .readAll),
+            headers: configuration.headers,
+            envelope: configuration.collectionEnvelope
+        )
+        return Promise { try await synchronizer.run(progress: progress) }
+    }
+}

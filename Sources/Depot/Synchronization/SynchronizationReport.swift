@@ -1,0 +1,30 @@
+/// What one ``SynchronizableRepository/synchronize(progress:)`` run did, counted so far: the
+/// progress closure receives it after each batch and page, the promise with its final counts.
+public struct SynchronizationReport: Sendable {
+    /// Local creates and updates the server accepted and answered for (merged back by identity).
+    public var pushed = 0
+    /// Server entities stored locally by the pull.
+    public var pulled = 0
+    /// Local deletes the server confirmed (2xx, or 404: already gone); their tombstones removed.
+    public var deleted = 0
+    /// Local changes that could not be synchronized and stay unsynced (see ``errors``).
+    public var failed = 0
+    /// Server entities not stored because the local record has unsynced changes (kept as they are):
+    /// in the pull, and in a batch reply for a record changed locally while the batch was in flight
+    /// (its snapshot becomes the reply, and it stays unsynced for the next run).
+    public var conflicts = 0
+    /// Synced local records removed because the server no longer lists them (with `prune` on).
+    public var pruned = 0
+    /// Batches sent to the synchronize route.
+    public var batches = 0
+    /// Pages read by the pull.
+    public var pages = 0
+    /// Whether the pull read every page; pruning only happens after a complete pull.
+    public var pullCompleted = false
+    /// What went wrong, in order: a batch's request, a reply missing or repeating an entity or
+    /// naming an unknown one, a delete, a page. Each is a `DepotError` with the request and status.
+    public var errors: [DepotError] = []
+
+    /// An empty report.
+    public init() {}
+}

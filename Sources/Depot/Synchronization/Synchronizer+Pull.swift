@@ -1,0 +1,167 @@
+import Foundation
+
+extension Synchronizer {
+    /// What merging one page did.
+    struct PageOutcome: Sendable {
+        var pulled = 0
+        var conflicts = 0
+    }
+
+    /// Reads the server's list page by page, merging each page in one transaction and holding no
+    /// more than one page (plus, with `prune`, the set of ids seen). Prunes after a complete pull.
+    func pull(_ report: inout SynchronizationReport, progress: Progress?) async throws {
+        let baseQuery = configuration.query.sortedQueryItems
+        var pageNumber = 1
+        var request = try firstRequest(baseQuery, pageNumber)
+        var seen: Set<String> = []
+        var visited: Set<String> = []
+        var previousFirstID: String?
+        while true {
+            try checkCancellation()
+            visited.insert(summary(of: request).url)
+            let response: NetworkResponse
+            let elements: [JSON]
+            switch try await send(request) {
+            case .failure(let error):
+                report.errors.append(error)
+                return
+            case .success(let answer):
+                response = answer
+            }
+            switch array(in: response, of: request) {
+            case .failure(let error):
+                report.errors.append(error)
+                return
+            case .success(let answer):
+                elements = answer
+            }
+            let firstID = elements.first.flatMap { Self.idText($0["id"]) }
+            if pageNumber > 1, firstID != nil, firstID == previousFirstID {
+                report.errors.append(
+                    DepotError(
+                        .decoding, "page \(pageNumber) repeats the previous page; the server ignores paging",
+                        request: summary(of: request), status: response.status))
+                return
+            }
+            previousFirstID = firstID
+            let outcome = try await merge(page: elements, request: request, seen: &seen, report: &report)
+            report.pulled += outcome.pulled
+            report.conflicts += outcome.conflicts
+            report.pages += 1
+            progress?(report)
+
+            switch configuration.pagination {
+            case .none:
+                break
+            case .pageQuery(_, _, let size):
+                guard elements.count >= size, !elements.isEmpty else { break }
+                pageNumber += 1
+                request = try firstRequest(baseQuery, pageNumber)
+                continue
+            case .linkHeader:
+                guard let target = LinkHeader.next(in: response.headerValues("link")) else { break }
+                do {
+                    request = try LinkHeader.request(
+                        for: target, after: request, base: (store as? any BaseURLNetworking)?.url)
+                } catch var error as DepotError {
+                    error.status = response.status
+                    report.errors.append(error)
+                    return
+                }
+                pageNumber += 1
+                guard !visited.contains(summary(of: request).url) else {
+                    report.errors.append(
+                        DepotError(
+                            .decoding, "the next-page link \(target.debugDescription) was already read",
+                            request: summary(of: request), status: response.status))
+                    return
+                }
+                continue
+            }
+            break
+        }
+        report.pullCompleted = true
+        if configuration.prune {
+            try await prune(keeping: seen, &report)
+            progress?(report)
+        }
+    }
+
+    func firstRequest(_ baseQuery: [URLQueryItem], _ pageNumber: Int) throws -> NetworkRequest {
+        var query = baseQuery
+        if case .pageQuery(let page, let limit, let size) = configuration.pagination {
+            query.removeAll { $0.name == page || $0.name == limit }
+            query += [
+                URLQueryItem(name: page, value: String(pageNumber)), URLQueryItem(name: limit, value: String(size)),
+            ]
+        }
+        return try makeRequest(listRoute.method, listRoute.resolvedPath(id: nil), query: query, headers: headers)
+    }
+
+    /// Stores one page in one transaction: a missing or synced record takes the server's object
+    /// (its raw JSON as the snapshot); a record with unsynced changes is kept as it is.
+    func merge(
+        page elements: [JSON], request: NetworkRequest, seen: inout Set<String>, report: inout SynchronizationReport
+    ) async throws -> PageOutcome {
+        var entries: [(id: String, object: JSONObject, snapshot: JSONObject)] = []
+        entries.reserveCapacity(elements.count)
+        for (index, element) in elements.enumerated() {
+            if configuration.prune, let id = Self.idText(element["id"]) { seen.insert(id) }
+            do {
+                guard let raw = element.objectValue else {
+                    throw DepotError(.decoding, "expected an object, found \(element.kindName)")
+                }
+                let (id, object) = try Self.decode(raw)
+                if configuration.prune { seen.insert(id) }
+                entries.append((id, object, raw))
+            } catch {
+                var failure = error as? DepotError ?? DepotError(.decoding, "\(error)", underlying: error)
+                failure.message = "list element \(index): " + failure.message
+                failure.request = failure.request ?? summary(of: request)
+                report.errors.append(failure)
+            }
+        }
+        guard !entries.isEmpty else { return PageOutcome() }
+        let (collection, page) = (self.collection, entries)
+        return try await storage.transaction { tx in
+            var outcome = PageOutcome()
+            for entry in page {
+                if let current = try tx.fetch(collection: collection, id: entry.id), current.syncState != .synced {
+                    outcome.conflicts += 1
+                    continue
+                }
+                try tx.upsert(
+                    StoredRecord(
+                        collection: collection, id: entry.id, object: entry.object, syncState: .synced,
+                        snapshot: entry.snapshot))
+                outcome.pulled += 1
+            }
+            return outcome
+        }.value
+    }
+
+    /// Removes synced records whose id the pull did not see, walking them a page at a time; a
+    /// record that became unsynced meanwhile stays.
+    func prune(keeping seen: Set<String>, _ report: inout SynchronizationReport) async throws {
+        let collection = self.collection
+        var after: String?
+        while true {
+            try checkCancellation()
+            let synced = try await storage.fetch(
+                collection: collection, syncStates: [.synced], after: after, limit: 1000
+            ).value
+            guard let last = synced.last else { return }
+            after = last.id
+            let doomed = synced.map(\.id).filter { !seen.contains($0) }
+            guard !doomed.isEmpty else { continue }
+            report.pruned += try await storage.transaction { tx in
+                var removed = 0
+                for id in doomed where try tx.fetch(collection: collection, id: id)?.syncState == .synced {
+                    try tx.delete(collection: collection, id: id)
+                    removed += 1
+                }
+                return removed
+            }.value
+        }
+    }
+}

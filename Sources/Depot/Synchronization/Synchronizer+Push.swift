@@ -1,0 +1,175 @@
+import Foundation
+
+extension Synchronizer {
+    /// A reply object matched to the record that was sent.
+    struct Merge: Sendable {
+        var sent: StoredRecord
+        var id: String
+        var object: JSONObject
+        var snapshot: JSONObject
+    }
+
+    /// Sends every `.created` and `.updated` record in batches, walking them by id so that
+    /// records which stay unsynced are not sent twice in one run.
+    func pushChanges(_ report: inout SynchronizationReport, progress: Progress?) async throws {
+        var after: String?
+        while true {
+            try checkCancellation()
+            let records = try await storage.fetch(
+                collection: collection, syncStates: [.created, .updated], after: after,
+                limit: configuration.batchSize
+            ).value
+            guard let last = records.last else { return }
+            after = last.id
+            try await pushBatch(records, &report)
+            report.batches += 1
+            progress?(report)
+        }
+    }
+
+    func pushBatch(_ records: [StoredRecord], _ report: inout SynchronizationReport) async throws {
+        let request: NetworkRequest
+        do {
+            request = try makeRequest(
+                batchRoute.method, batchRoute.resolvedPath(id: nil), headers: headers,
+                body: .array(records.map { .object($0.object) }))
+        } catch let error as DepotError {
+            report.failed += records.count
+            report.errors.append(error)
+            return
+        }
+        let elements: [JSON]
+        switch try await send(request).flatMap({ array(in: $0, of: request) }) {
+        case .success(let answer): elements = answer
+        case .failure(let error):
+            report.failed += records.count
+            report.errors.append(error)
+            return
+        }
+        var (merges, errors) = match(elements, to: records, request: request)
+        let changedMeanwhile = try await merge(&merges)
+        report.pushed += merges.count - changedMeanwhile
+        report.conflicts += changedMeanwhile
+        report.failed += records.count - merges.count
+        report.errors += errors
+    }
+
+    /// Pairs each reply object with the record whose id it echoes. Records with no reply object,
+    /// or with two, and reply objects that name no record sent, are errors; position never counts.
+    func match(_ elements: [JSON], to records: [StoredRecord], request: NetworkRequest) -> ([Merge], [DepotError]) {
+        let key = configuration.identityKey
+        let sent = Dictionary(records.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var replies: [String: JSONObject] = [:]
+        var repeated: Set<String> = []
+        var errors: [DepotError] = []
+        func failure(_ message: String) -> DepotError {
+            DepotError(.decoding, message, request: summary(of: request))
+        }
+        for (index, element) in elements.enumerated() {
+            guard let object = element.objectValue, let id = Self.idText(object[key]) else {
+                errors.append(failure("batch reply element \(index) has no \(key.debugDescription) to match"))
+                continue
+            }
+            guard sent[id] != nil else {
+                errors.append(failure("batch reply names \(key) \(id.debugDescription), which was not sent"))
+                continue
+            }
+            if replies.updateValue(object, forKey: id) != nil { repeated.insert(id) }
+        }
+        var merges: [Merge] = []
+        for record in records {
+            guard let reply = replies[record.id] else {
+                errors.append(failure("batch reply has no entity with \(key) \(record.id.debugDescription)"))
+                continue
+            }
+            guard !repeated.contains(record.id) else {
+                errors.append(failure("batch reply has more than one entity with \(key) \(record.id.debugDescription)"))
+                continue
+            }
+            do {
+                let (id, object) = try Self.decode(reply)
+                merges.append(Merge(sent: record, id: id, object: object, snapshot: reply))
+            } catch {
+                var error = error as? DepotError ?? DepotError(.decoding, "\(error)", underlying: error)
+                error.message = "batch reply for \(record.id.debugDescription): " + error.message
+                error.request = error.request ?? summary(of: request)
+                errors.append(error)
+            }
+        }
+        return (merges, errors)
+    }
+
+    /// Stores the matched replies in one transaction: a record still as it was sent becomes
+    /// `.synced` (under the server's id); one changed since keeps its change, with the reply as
+    /// its snapshot. Returns how many had changed.
+    func merge(_ merges: inout [Merge]) async throws -> Int {
+        guard !merges.isEmpty else { return 0 }
+        let (collection, batch) = (self.collection, merges)
+        return try await storage.transaction { tx in
+            var changed = 0
+            for merge in batch {
+                let current = try tx.fetch(collection: collection, id: merge.sent.id)
+                if let current, current.object == merge.sent.object, current.syncState == merge.sent.syncState {
+                    if merge.id != merge.sent.id { try tx.delete(collection: collection, id: merge.sent.id) }
+                    try tx.upsert(
+                        StoredRecord(
+                            collection: collection, id: merge.id, object: merge.object, syncState: .synced,
+                            snapshot: merge.snapshot))
+                    continue
+                }
+                changed += 1
+                guard var current, merge.id == merge.sent.id else { continue }
+                // The server now has what was sent: the local change stays, diffed from the reply.
+                current.snapshot = merge.snapshot
+                current.etag = nil
+                if current.syncState == .created { current.syncState = .updated }
+                try tx.upsert(current)
+            }
+            return changed
+        }.value
+    }
+
+    /// Sends each tombstone as `DELETE /path/:id`; a 2xx or a 404 removes it, unless it was
+    /// re-created locally meanwhile.
+    func pushDeletes(_ report: inout SynchronizationReport, progress: Progress?) async throws {
+        var after: String?
+        let collection = self.collection
+        while true {
+            try checkCancellation()
+            let tombstones = try await storage.fetch(
+                collection: collection, syncStates: [.deleted], after: after, limit: configuration.batchSize
+            ).value
+            guard let last = tombstones.last else { return }
+            after = last.id
+            for tombstone in tombstones {
+                let outcome: Result<NetworkResponse, DepotError>
+                do {
+                    outcome = try await send(
+                        makeRequest(deleteRoute.method, deleteRoute.resolvedPath(id: tombstone.id), headers: headers))
+                } catch let error as DepotError where !error.isCancellation {
+                    outcome = .failure(error)
+                }
+                switch outcome {
+                case .success: break
+                case .failure(let error) where error.code == .notFound: break
+                case .failure(let error):
+                    report.failed += 1
+                    report.errors.append(error)
+                    continue
+                }
+                let id = tombstone.id
+                try await storage.transaction { tx in
+                    if try tx.fetch(collection: collection, id: id)?.syncState == .deleted {
+                        try tx.delete(collection: collection, id: id)
+                    }
+                }.value
+                report.deleted += 1
+            }
+            progress?(report)
+        }
+    }
+
+    func checkCancellation() throws {
+        if Task.isCancelled { throw DepotError.cancelled }
+    }
+}

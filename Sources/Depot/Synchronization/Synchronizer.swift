@@ -1,0 +1,79 @@
+import Foundation
+
+/// One synchronization run's inputs, shared by its push and pull halves.
+struct Synchronizer<Entity: Identifiable & Sendable>: Sendable where Entity.ID: PathComponentConvertible {
+    let store: Networking
+    let storage: Storage
+    let collection: String
+    let configuration: SynchronizationConfiguration
+    let batchRoute: Route
+    let deleteRoute: Route
+    let listRoute: Route
+    let headers: [String: String]
+    let envelope: String?
+
+    typealias Progress = @Sendable (SynchronizationReport) -> Void
+
+    func run(progress: Progress?) async throws -> SynchronizationReport {
+        var report = SynchronizationReport()
+        if configuration.push {
+            try await pushChanges(&report, progress: progress)
+            try await pushDeletes(&report, progress: progress)
+        }
+        try await pull(&report, progress: progress)
+        return report
+    }
+
+    /// Sends `request`; a non-cancellation failure is returned as a `DepotError` to report.
+    func send(_ request: NetworkRequest) async throws -> Result<NetworkResponse, DepotError> {
+        do {
+            return .success(try await store.send(request))
+        } catch let error as DepotError {
+            if error.isCancellation { throw error }
+            return .failure(error)
+        } catch is CancellationError {
+            throw DepotError.cancelled
+        } catch {
+            return .failure(DepotError(.transport, "\(error)", request: summary(of: request), underlying: error))
+        }
+    }
+
+    /// The answer's body as JSON, unwrapped from the collection envelope, which must be an array.
+    func array(in response: NetworkResponse, of request: NetworkRequest) -> Result<[JSON], DepotError> {
+        do {
+            let json = try JSONMapping.unwrap(try JSON(parsing: response.body), envelope: envelope)
+            guard let elements = json.arrayValue else {
+                throw DepotError(.decoding, "expected a JSON array, found \(json.kindName)")
+            }
+            return .success(elements)
+        } catch {
+            var failure =
+                error as? DepotError ?? DepotError(.decoding, "unreadable answer: \(error)", underlying: error)
+            failure.request = failure.request ?? summary(of: request)
+            failure.status = failure.status ?? response.status
+            failure.responseBody = failure.responseBody ?? (response.body.isEmpty ? nil : response.body)
+            return .failure(failure)
+        }
+    }
+
+    func summary(of request: NetworkRequest) -> DepotError.Request {
+        let query = request.query.map { "\($0.name)=\($0.value ?? "")" }.joined(separator: "&")
+        return DepotError.Request(
+            method: request.method.rawValue, url: request.path + (query.isEmpty ? "" : "?" + query))
+    }
+
+    /// An id as the store keys it: a string, or an integer's digits; nil for anything else.
+    static func idText(_ json: JSON?) -> String? {
+        switch json {
+        case .string(let text): text
+        case .integer(let number): String(number)
+        default: nil
+        }
+    }
+
+    /// A server object as the entity's JSON (keys it does not model dropped), with its id.
+    static func decode(_ object: JSONObject) throws -> (id: String, object: JSONObject) {
+        let entity = try JSONMapping.entity(Entity.self, from: .object(object))
+        return (entity.id.pathComponent, try JSONMapping.object(entity))
+    }
+}
