@@ -12,19 +12,23 @@ struct Message: Codable, Identifiable, Sendable {
     var author: String?
 }
 
-struct MessageRepository: CRUDNetworkingRepository {
+struct MessageRepository: PatchableRepository {
     typealias Entity = Message
     let store: Networking
     let path = "messages"
+    let snapshots = SnapshotCache()  // the server's last answer per id: what PATCH diffs against
 }
 
 /// The same collection with a local copy in SQLite: server first, the local copy when it is gone.
-struct CachedMessages: CRUDNetworkingStorageRepository {
+struct CachedMessages: CRUDNetworkingStorageRepository, SynchronizableRepository {
     typealias Entity = Message
     let store: Networking
     let storage: Storage
     let path = "messages"
     var strategy: Strategy { .remoteFirst }
+    var synchronization: SynchronizationConfiguration {
+        SynchronizationConfiguration(batchSize: 100, pagination: .pageQuery(page: "_page", limit: "_limit", size: 500))
+    }
 }
 
 let server = try await StubServer.start()
@@ -51,6 +55,11 @@ var first = all[0]
 first.text = "edited"
 let updated = try await messages.update(first).value
 print("updated   #\(updated.id): \(updated.text)")
+var patched = updated
+patched.text = "patched"
+let afterPatch = try await messages.patch(patched).value  // PATCH /messages/1 {"text":"patched"}
+let patchBody = server.requests.last.map { String(decoding: $0.body, as: UTF8.self) } ?? ""
+print("patched   #\(afterPatch.id): \(afterPatch.text), sent \(patchBody)")
 try await messages.delete(first).value
 print("deleted   #\(first.id)")
 
@@ -87,6 +96,10 @@ print("offline:   created #\(note.value.id) on the \(note.origin) side, unsynced
 try await server.goOnline()
 let back = try await cached.read("2").value
 print("online:    read #2 from the \(back.origin) side again")
+let report = try await cached.synchronize().value
+print(
+    "synchronized: pushed \(report.pushed), pulled \(report.pulled), deleted \(report.deleted), failed \(report.failed)"
+)
 
 try await server.shutdown()
 print("done")
