@@ -55,8 +55,7 @@ package final class LockedValue<Value> {
     }
 }
 
-// @unchecked: `lock` guards `value`, which is only reachable through `withLock`.
-extension LockedValue: @unchecked Sendable where Value: Sendable {}
+extension LockedValue: @unchecked Sendable where Value: Sendable {}  // @unchecked: `lock` guards `value`
 
 /// A fixed set of pthread mutexes shared by many small objects (promises), picked by the object's
 /// address, so an object pays no allocation for its lock. A holder must never take a second

@@ -67,18 +67,7 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
     /// Deletes locally: gone at once if the server never saw it, else a `.deleted` tombstone.
     /// One transaction, like ``create(_:)``.
     func delete(id: String) async throws {
-        let collection = self.collection
-        try await storage.transaction { tx in
-            guard var existing = try tx.fetch(collection: collection, id: id), existing.syncState != .deleted else {
-                throw DepotError(.notFound, "no \(collection) with id \(id) in the local store")
-            }
-            if existing.syncState == .created {
-                try tx.delete(collection: collection, id: id)
-            } else {
-                existing.syncState = .deleted
-                try tx.upsert(existing)
-            }
-        }.value
+        try await delete(ids: [id])
     }
 
     /// Stores what the server answered: `.synced`, with the entity re-encoded as the snapshot (fields
