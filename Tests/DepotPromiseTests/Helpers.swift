@@ -19,7 +19,7 @@ final class Counter: Sendable {
 }
 
 /// Waits (without blocking a cooperative thread for long) until `condition` holds or `seconds` pass.
-func eventually(seconds: Double = 5, _ condition: () -> Bool) async -> Bool {
+func eventually(seconds: Double = 30, _ condition: () -> Bool) async -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {
         if condition() { return true }
