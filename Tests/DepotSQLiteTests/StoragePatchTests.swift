@@ -10,19 +10,13 @@ func withPinnedFixture(
     strategy: Strategy = .remoteFirst,
     _ body: (StubServer, Messages, SQLiteStorage) async throws -> Void
 ) async throws {
-    let directory = try TemporaryDirectory()
-    defer { directory.cleanUp() }
-    try await withStubServer { server in
-        server.resource(
-            "messages",
-            objects: [
-                ["id": "1", "text": "one", "author": "ann", "pinned": true],
-                ["id": "2", "text": "two", "author": "bob", "pinned": false],
-            ])
-        let storage = try SQLiteStorage(path: directory.path("patch.sqlite"))
-        let session = NetworkingSession(url: server.url, configuration: SessionConfiguration(timeout: .seconds(5)))
-        try await body(server, Messages(store: session, storage: storage, strategy: strategy), storage)
-    }
+    try await withFixture(
+        strategy: strategy,
+        objects: [
+            ["id": "1", "text": "one", "author": "ann", "pinned": true],
+            ["id": "2", "text": "two", "author": "bob", "pinned": false],
+        ],
+        body)
 }
 
 @Suite struct StoragePatchTests {

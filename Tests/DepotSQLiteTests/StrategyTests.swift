@@ -18,17 +18,18 @@ struct LocalMessages: StorageRepository {
     let collection = "messages"
 }
 
-/// A stub server with two messages, a SQLite file, and a repository over both.
+/// A stub server with two messages (or `objects`), a SQLite file, and a repository over both.
 func withFixture(
     strategy: Strategy = .remoteFirst,
+    objects: [JSONObject] = [
+        ["id": "1", "text": "one", "author": "ann"], ["id": "2", "text": "two", "author": "bob"],
+    ],
     _ body: (StubServer, Messages, SQLiteStorage) async throws -> Void
 ) async throws {
     let directory = try TemporaryDirectory()
     defer { directory.cleanUp() }
     try await withStubServer { server in
-        server.resource(
-            "messages",
-            objects: [["id": "1", "text": "one", "author": "ann"], ["id": "2", "text": "two", "author": "bob"]])
+        server.resource("messages", objects: objects)
         let storage = try SQLiteStorage(path: directory.path("strategy.sqlite"))
         let session = NetworkingSession(url: server.url, configuration: SessionConfiguration(timeout: .seconds(5)))
         try await body(server, Messages(store: session, storage: storage, strategy: strategy), storage)
