@@ -83,6 +83,7 @@ public final class SQLiteStorage: Storage {
         migrator.registerMigration("v2: etag") { db in
             try db.execute(sql: "ALTER TABLE records ADD COLUMN etag TEXT")
         }
+        migrator.registerMigration("v3: outbox", migrate: createOutbox)
         try storageErrors("cannot migrate the database") {
             try migrator.migrate(writer)
             try writer.write { db in
@@ -236,7 +237,7 @@ public final class SQLiteStorage: Storage {
     }
 
     /// A `StorageTransaction` on the database connection of one GRDB write.
-    private struct Transaction: StorageTransaction {
+    struct Transaction: StorageTransaction {
         let db: Database
 
         func fetch(collection: String, id: String) throws -> StoredRecord? {
@@ -308,12 +309,12 @@ public final class SQLiteStorage: Storage {
 
     // MARK: Errors
 
-    private func run<T: Sendable>(_ what: String, _ body: @escaping @Sendable (Database) throws -> T) -> Promise<T> {
+    func run<T: Sendable>(_ what: String, _ body: @escaping @Sendable (Database) throws -> T) -> Promise<T> {
         let writer = self.writer
         return Promise { try await Self.storageErrors("cannot \(what)") { try await writer.write(body) } }
     }
 
-    private func read<T: Sendable>(_ what: String, _ body: @escaping @Sendable (Database) throws -> T) -> Promise<T> {
+    func read<T: Sendable>(_ what: String, _ body: @escaping @Sendable (Database) throws -> T) -> Promise<T> {
         let writer = self.writer
         return Promise { try await Self.storageErrors("cannot \(what)") { try await writer.read(body) } }
     }

@@ -37,6 +37,10 @@ public struct OutboxEntry: Sendable, Hashable {
     public var nextAttempt: Date?
     /// What went wrong last time, for the app to show.
     public var lastError: String?
+    /// Set when the server refused the entry for good (a 4xx other than 401, 408, 409, 412, 429):
+    /// the entry is kept aside, with the server's answer, until the app retries or discards it.
+    /// Later entries for the same entity wait behind it.
+    public var rejection: OutboxRejection?
 
     /// Makes an entry.
     public init(
@@ -48,7 +52,8 @@ public struct OutboxEntry: Sendable, Hashable {
         idempotencyKey: String = UUID().uuidString,
         attempts: Int = 0,
         nextAttempt: Date? = nil,
-        lastError: String? = nil
+        lastError: String? = nil,
+        rejection: OutboxRejection? = nil
     ) {
         self.sequence = sequence
         self.collection = collection
@@ -59,5 +64,29 @@ public struct OutboxEntry: Sendable, Hashable {
         self.attempts = attempts
         self.nextAttempt = nextAttempt
         self.lastError = lastError
+        self.rejection = rejection
     }
+
+    /// Whether the server refused it for good (see ``rejection``).
+    public var isRejected: Bool { rejection != nil }
+}
+
+/// Why the server refused an outbox entry: its status and body, as they came.
+public struct OutboxRejection: Sendable, Hashable {
+    /// The HTTP status, e.g. 422; nil when the answer could not be read at all.
+    public var status: Int?
+    /// The answer's body, as it came (often a JSON error document); empty for none.
+    public var body: Data
+    /// A one-line description for logs and the app's UI.
+    public var message: String
+
+    /// Makes a rejection.
+    public init(status: Int?, body: Data = Data(), message: String) {
+        self.status = status
+        self.body = body
+        self.message = message
+    }
+
+    /// The body read as JSON; nil when it is empty or not JSON.
+    public var json: JSON? { body.isEmpty ? nil : try? JSON(parsing: body) }
 }

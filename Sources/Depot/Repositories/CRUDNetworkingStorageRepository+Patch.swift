@@ -24,15 +24,16 @@ extension CRUDNetworkingStorageRepository {
     /// - Throws: (in the promise) `DepotError`: `.conflict` for a 412 to a stale `If-Match`, the
     ///   server's body kept; otherwise the codes of the request or the store.
     public func patch(_ entity: Entity) -> Promise<Sourced<Entity>> {
-        let (local, remote) = (self.local, self.remote)
+        let (local, writes, remote, outbox, key) = (self.local, outboxLocal, self.remote, outboxEngine, entity.id.pathComponent)
         return run(
             .patch,
-            remote: { try await Self.sendPatch(entity, local: local, remote: remote) },
-            local: { RemoteAnswer(entity: try await local.update(entity)) },
+            remote: {
+                try await Self.forwardEarlier(key, outbox)
+                return try await Self.sendPatch(entity, local: local, remote: remote)
+            },
+            local: { RemoteAnswer(entity: try await writes.update(entity, patch: true)) },
             afterRemote: { try await local.storeAnswers([$0]) },
-            afterLocal: {
-                try await local.storeAnswers([try await Self.sendPatch($0.entity, local: local, remote: remote)])
-            }
+            afterLocal: { _ in try await Self.forward(key, outbox) }
         ).map { $0.map(\.entity) }
     }
 

@@ -23,6 +23,9 @@ public protocol CRUDNetworkingStorageRepository: NetworkingRepository {
     var collection: String { get }
     /// The rule per operation; ``Strategy/remoteFirst`` by default.
     var strategy: Strategy { get }
+    /// What the outbox does when the server refuses a forwarded write because the entity changed
+    /// there (409/412); ``ConflictPolicy/serverWins`` by default.
+    var conflictPolicy: ConflictPolicy { get }
 }
 
 extension CRUDNetworkingStorageRepository {
@@ -30,6 +33,9 @@ extension CRUDNetworkingStorageRepository {
     public var collection: String { path }
     /// ``Strategy/remoteFirst``.
     public var strategy: Strategy { .remoteFirst }
+    /// ``ConflictPolicy/serverWins``: a write the server refuses as stale gives way to the server's
+    /// version, reported as a ``ForwarderEvent/conflict(_:_:)``.
+    public var conflictPolicy: ConflictPolicy { .serverWins }
 
     var local: LocalStore<Entity> { LocalStore(storage: storage, collection: collection) }
     var remote: RemoteRepository<Entity> { RemoteRepository(store: store, path: path, configuration: configuration) }
@@ -60,15 +66,20 @@ extension CRUDNetworkingStorageRepository {
         ).map { $0.map { $0.map(\.entity) } }
     }
 
-    /// Creates the entity; locally it is stored unsynced and, with `synchronize`, sent on.
+    /// Creates the entity. A local create is stored `.created` and recorded in the outbox in the
+    /// same transaction; a ``Forwarder`` (or, under a synchronizing local-first rule, this call)
+    /// sends it on.
     public func create(_ entity: Entity) -> Promise<Sourced<Entity>> {
-        let (local, remote) = (self.local, self.remote)
+        let (local, writes, remote, outbox, key) = (self.local, outboxLocal, self.remote, outboxEngine, entity.id.pathComponent)
         return run(
             .create,
-            remote: { try await remote.createAnswer(body: try remote.encoded(entity), keepJSON: true).value },
-            local: { RemoteAnswer(entity: try await local.create(entity)) },
+            remote: {
+                try await Self.forwardEarlier(key, outbox)
+                return try await remote.createAnswer(body: try remote.encoded(entity), keepJSON: true).value
+            },
+            local: { RemoteAnswer(entity: try await writes.create(entity)) },
             afterRemote: { try await local.storeAnswers([$0]) },
-            afterLocal: { try await Self.sendCreated($0.entity, local: local, remote: remote) }
+            afterLocal: { _ in try await Self.forward(key, outbox) }
         ).map { $0.map(\.entity) }
     }
 
@@ -77,7 +88,7 @@ extension CRUDNetworkingStorageRepository {
         var object = dictionary
         if object["id"] == nil || object["id"] == .null { object["id"] = .string(UUID().uuidString) }
         let localObject = object
-        let (local, remote) = (self.local, self.remote)
+        let (local, writes, remote, outbox) = (self.local, outboxLocal, self.remote, outboxEngine)
         return run(
             .create,
             remote: {
@@ -85,11 +96,49 @@ extension CRUDNetworkingStorageRepository {
             },
             local: {
                 RemoteAnswer(
-                    entity: try await local.create(try JSONMapping.entity(Entity.self, from: .object(localObject))))
+                    entity: try await writes.create(try JSONMapping.entity(Entity.self, from: .object(localObject))))
             },
             afterRemote: { try await local.storeAnswers([$0]) },
-            afterLocal: { try await Self.sendCreated($0.entity, local: local, remote: remote) }
+            afterLocal: { try await Self.forward($0.entity.id.pathComponent, outbox) }
         ).map { $0.map(\.entity) }
+    }
+
+    /// Replaces the entity (PUT). Sends `If-Match` with the stored strong `ETag` (see
+    /// ``RepositoryConfiguration/conditionalWrites``). A local update is stored unsynced and
+    /// recorded in the outbox; a remote one first sends the entity's earlier outbox entries.
+    public func update(_ entity: Entity) -> Promise<Sourced<Entity>> {
+        let (local, writes, remote, outbox, key) = (self.local, outboxLocal, self.remote, outboxEngine, entity.id.pathComponent)
+        return run(
+            .update,
+            remote: {
+                try await Self.forwardEarlier(key, outbox)
+                let etag = try await local.anyRecord(id: key)?.etag
+                return try await remote.updateAnswer(entity, ifMatch: remote.ifMatch(etag), keepJSON: true).value
+            },
+            local: { RemoteAnswer(entity: try await writes.update(entity)) },
+            afterRemote: { try await local.storeAnswers([$0]) },
+            afterLocal: { _ in try await Self.forward(key, outbox) }
+        ).map { $0.map(\.entity) }
+    }
+
+    /// Deletes the entity.
+    public func delete(_ entity: Entity) -> Promise<Sourced<Void>> { delete(id: entity.id) }
+
+    /// Deletes the entity with `id`; a local delete leaves a tombstone and an outbox entry until the
+    /// server has it. Sends `If-Match` like ``update(_:)``.
+    public func delete(id: Entity.ID) -> Promise<Sourced<Void>> {
+        let (local, writes, remote, outbox, key) = (self.local, outboxLocal, self.remote, outboxEngine, id.pathComponent)
+        return run(
+            .delete,
+            remote: {
+                try await Self.forwardEarlier(key, outbox)
+                let etag = try await local.anyRecord(id: key)?.etag
+                try await remote.deleteAnswer(id: key, ifMatch: remote.ifMatch(etag)).value
+            },
+            local: { try await writes.delete(id: key) },
+            afterRemote: { try await local.remove(id: key) },
+            afterLocal: { try await Self.forward(key, outbox) }
+        )
     }
 
     /// Sends a locally created entity to the server and stores the server's answer in its place
@@ -104,48 +153,46 @@ extension CRUDNetworkingStorageRepository {
         return answer
     }
 
-    /// Replaces the entity (PUT); locally it is stored unsynced and, with `synchronize`, sent on.
-    /// Sends `If-Match` with the stored strong `ETag` (see ``RepositoryConfiguration/conditionalWrites``).
-    public func update(_ entity: Entity) -> Promise<Sourced<Entity>> {
-        let (local, remote) = (self.local, self.remote)
-        @Sendable func send(_ entity: Entity) async throws -> RemoteAnswer<Entity> {
-            let etag = try await local.anyRecord(id: entity.id.pathComponent)?.etag
-            return try await remote.updateAnswer(entity, ifMatch: remote.ifMatch(etag), keepJSON: true).value
-        }
-        return run(
-            .update,
-            remote: { try await send(entity) },
-            local: { RemoteAnswer(entity: try await local.update(entity)) },
-            afterRemote: { try await local.storeAnswers([$0]) },
-            afterLocal: { try await local.storeAnswers([try await send($0.entity)]) }
-        ).map { $0.map(\.entity) }
+    /// The local store as local writes see it: each write recorded in the outbox with the body it
+    /// sends.
+    var outboxLocal: LocalStore<Entity> {
+        let remote = self.remote
+        return LocalStore(storage: storage, collection: collection, outboxPayload: { try remote.encoded($0) })
     }
 
-    /// Deletes the entity.
-    public func delete(_ entity: Entity) -> Promise<Sourced<Void>> { delete(id: entity.id) }
+    /// Sends this repository's outbox entries for one entity at a time.
+    var outboxEngine: OutboxEngine {
+        OutboxEngine(storage: storage, channels: [collection: OutboxChannel(self)], configuration: ForwarderConfiguration())
+    }
 
-    /// Deletes the entity with `id`; a local delete leaves a tombstone until the server has it.
-    /// Sends `If-Match` like ``update(_:)``.
-    public func delete(id: Entity.ID) -> Promise<Sourced<Void>> {
-        let (local, remote, key) = (self.local, self.remote, id.pathComponent)
-        @Sendable func send() async throws {
-            let etag = try await local.anyRecord(id: key)?.etag
-            try await remote.deleteAnswer(id: key, ifMatch: remote.ifMatch(etag)).value
+    /// Sends the entity's outbox entries now (a synchronizing local-first write).
+    ///
+    /// - Throws: what kept an entry from going through: the retry's error, or the refusal.
+    static func forward(_ id: String, _ outbox: OutboxEngine) async throws {
+        let report = try await outbox.deliver(collection: outbox.channels.keys.first ?? "", entityID: id)
+        if let error = report.errors.first { throw error }
+        if let refused = report.rejected.first, let rejection = refused.rejection {
+            throw DepotError(
+                .status, rejection.message, status: rejection.status,
+                responseBody: rejection.body.isEmpty ? nil : rejection.body)
         }
-        return run(
-            .delete,
-            remote: { try await send() },
-            local: { try await local.delete(id: key) },
-            afterRemote: { try await local.remove(id: key) },
-            afterLocal: {
-                do {
-                    try await send()
-                } catch let error as DepotError where error.code == .notFound {
-                    // Already gone on the server: the local tombstone can go too.
-                }
-                try await local.remove(id: key)
-            }
-        )
+    }
+
+    /// Before a remote write: the entity's earlier offline writes go first, so the server sees the
+    /// writes in the order they were made. Throws (and the write falls back as its rule says) when
+    /// they cannot all go now.
+    static func forwardEarlier(_ id: String, _ outbox: OutboxEngine) async throws {
+        let pending = try await outbox.storage.outboxCount(
+            OutboxQuery(collections: Set(outbox.channels.keys), entityID: id, selection: .all)
+        ).value
+        guard pending > 0 else { return }
+        try await forward(id, outbox)
+        let left = try await outbox.storage.outboxCount(
+            OutboxQuery(collections: Set(outbox.channels.keys), entityID: id, selection: .all)
+        ).value
+        if left > 0 {
+            throw DepotError(.conflict, "\(left) earlier write(s) to \(id) wait in the outbox; this one waits behind them")
+        }
     }
 
     /// Runs `operation` by its rule: target, then fallback on a qualifying error, then the

@@ -7,6 +7,9 @@ import Foundation
 struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: PathComponentConvertible {
     let storage: Storage
     let collection: String
+    /// The body a write sends to the server; set, every local write is also recorded in the
+    /// outbox, in the same transaction (networking + storage repositories); nil, none is.
+    var outboxPayload: (@Sendable (Entity) throws -> JSONObject)? = nil
 
     func record(id: String) async throws -> StoredRecord? {
         guard let record = try await storage.fetch(collection: collection, id: id).value, record.syncState != .deleted
@@ -30,37 +33,15 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
     /// Stores a local create (`.created`); rejects with `.conflict` when the id is taken. Reads
     /// and writes in one transaction, so a concurrent write to the id cannot slip in between.
     func create(_ entity: Entity) async throws -> Entity {
-        let object = try JSONMapping.object(entity)
-        let (collection, id) = (self.collection, entity.id.pathComponent)
-        try await storage.transaction { tx in
-            if let existing = try tx.fetch(collection: collection, id: id), existing.syncState == .deleted {
-                // Re-creating what was deleted locally but not yet on the server: it is an update.
-                try tx.upsert(
-                    StoredRecord(
-                        collection: collection, id: id, object: object, syncState: .updated,
-                        snapshot: existing.snapshot,
-                        etag: existing.etag))
-            } else {
-                try tx.insert(StoredRecord(collection: collection, id: id, object: object, syncState: .created))
-            }
-        }.value
+        _ = try await create([entity])
         return entity
     }
 
     /// Stores a local update: `.updated`, or still `.created` if the server has never seen it; the
     /// server's snapshot and `ETag` are kept, so a later PATCH sends the same diff. One
-    /// transaction, like ``create(_:)``.
-    func update(_ entity: Entity) async throws -> Entity {
-        let object = try JSONMapping.object(entity)
-        let (collection, id) = (self.collection, entity.id.pathComponent)
-        try await storage.transaction { tx in
-            let existing = try tx.fetch(collection: collection, id: id)
-            let state: SyncState = existing == nil || existing?.syncState == .created ? .created : .updated
-            try tx.upsert(
-                StoredRecord(
-                    collection: collection, id: id, object: object, syncState: state, snapshot: existing?.snapshot,
-                    etag: existing?.etag))
-        }.value
+    /// transaction, like ``create(_:)``. With `patch`, the outbox entry is a merge patch.
+    func update(_ entity: Entity, patch: Bool = false) async throws -> Entity {
+        _ = try await update([entity], patch: patch)
         return entity
     }
 

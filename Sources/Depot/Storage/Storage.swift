@@ -30,6 +30,11 @@ public protocol Storage: Sendable {
     func transaction<Output: Sendable>(
         _ body: @escaping @Sendable (any StorageTransaction) throws -> Output
     ) -> Promise<Output>
+    /// The outbox entries `query` selects, by sequence. Entries are written only inside a
+    /// ``transaction(_:)``, together with the records they describe.
+    func outbox(_ query: OutboxQuery) -> Promise<[OutboxEntry]>
+    /// How many outbox entries `query` selects (its limit ignored).
+    func outboxCount(_ query: OutboxQuery) -> Promise<Int>
 }
 
 extension Storage {

@@ -17,6 +17,21 @@ public protocol StorageTransaction {
     /// Removes the record with `id`; returns whether there was one.
     @discardableResult
     func delete(collection: String, id: String) throws -> Bool
+
+    /// The outbox entries of one entity (rejected ones included), oldest first.
+    func outboxEntries(collection: String, entityID: String) throws -> [OutboxEntry]
+    /// The outbox entry with `sequence`, or nil.
+    func outboxEntry(sequence: Int64) throws -> OutboxEntry?
+    /// Adds `entry` at the end of the outbox: its ``OutboxEntry/sequence`` is ignored and a new
+    /// one, above every sequence the store ever gave, is returned.
+    @discardableResult
+    func appendOutbox(_ entry: OutboxEntry) throws -> Int64
+    /// Replaces the outbox entry with the same sequence; returns whether there was one.
+    @discardableResult
+    func replaceOutbox(_ entry: OutboxEntry) throws -> Bool
+    /// Removes the outbox entry with `sequence`; returns whether there was one.
+    @discardableResult
+    func removeOutbox(sequence: Int64) throws -> Bool
 }
 
 extension StorageTransaction {

@@ -16,6 +16,15 @@ import HTTPTypes
 public protocol RequestInterceptor: Sendable {
     /// Returns the request to send in place of `request`; a throw fails the call.
     func adapt(_ request: NetworkRequest) async throws -> NetworkRequest
+    /// Called at most once per request, when it was answered 401 (Unauthorized): refresh the
+    /// credentials and return true to have the request adapted again and sent once more. The
+    /// default returns false: the 401 goes to the caller.
+    func shouldRetryUnauthorized(_ request: NetworkRequest, error: DepotError) async -> Bool
+}
+
+extension RequestInterceptor {
+    /// False: a 401 goes to the caller.
+    public func shouldRetryUnauthorized(_ request: NetworkRequest, error: DepotError) async -> Bool { false }
 }
 
 /// Adds fixed headers to every request (a bearer token, say).

@@ -36,22 +36,10 @@ public struct RequestPipeline: Sendable {
 
     /// Sends `request` through the pipeline.
     public func send(_ request: NetworkRequest, attempt: Attempt) async throws -> NetworkResponse {
-        var prepared = request
-        prepared.headers.addMissing(from: configuration.headers)
-        prepared.rejectedHeaders += configuration.rejectedHeaders
-        for interceptor in configuration.interceptors {
-            prepared = try await interceptor.adapt(prepared)
-        }
-        let url = try prepared.url(relativeTo: baseURL)
-        let summary = DepotError.Request(method: prepared.method.rawValue, url: url.absoluteString)
-        do {
-            try prepared.validateHeaders()
-        } catch var error as DepotError {
-            error.request = summary
-            throw error
-        }
+        var (prepared, url, summary) = try await prepare(request)
         let timeout = prepared.timeout ?? configuration.timeout
         var attemptNumber = 1
+        var reauthorized = false
         while true {
             if Task.isCancelled { throw DepotError(.cancelled, "the request was cancelled", request: summary) }
             configuration.onRequest?(prepared, url)
@@ -76,6 +64,13 @@ public struct RequestPipeline: Sendable {
                 configuration.onResponse?(prepared, .failure(failure), ContinuousClock.now - start)
             }
             configuration.logger.warning("\(failure)")
+            if failure.status == 401, !reauthorized {
+                reauthorized = true
+                if await reauthorize(prepared, failure) {
+                    (prepared, url, summary) = try await prepare(request)
+                    continue
+                }
+            }
             guard let delay = configuration.retryPolicy.delay(after: attemptNumber, request: prepared, error: failure)
             else { throw failure }
             do {
@@ -85,6 +80,34 @@ public struct RequestPipeline: Sendable {
             }
             attemptNumber += 1
         }
+    }
+
+    /// Merges the headers, runs the interceptors, builds the URL and checks the headers.
+    private func prepare(_ request: NetworkRequest) async throws -> (NetworkRequest, URL, DepotError.Request) {
+        var prepared = request
+        prepared.headers.addMissing(from: configuration.headers)
+        prepared.rejectedHeaders += configuration.rejectedHeaders
+        for interceptor in configuration.interceptors {
+            prepared = try await interceptor.adapt(prepared)
+        }
+        let url = try prepared.url(relativeTo: baseURL)
+        let summary = DepotError.Request(method: prepared.method.rawValue, url: url.absoluteString)
+        do {
+            try prepared.validateHeaders()
+        } catch var error as DepotError {
+            error.request = summary
+            throw error
+        }
+        return (prepared, url, summary)
+    }
+
+    /// Asks every interceptor about a 401; true when one refreshed its credentials.
+    private func reauthorize(_ request: NetworkRequest, _ error: DepotError) async -> Bool {
+        var retry = false
+        for interceptor in configuration.interceptors where await interceptor.shouldRetryUnauthorized(request, error: error) {
+            retry = true
+        }
+        return retry
     }
 
     private func log(_ request: NetworkRequest, url: URL, attempt: Int) {

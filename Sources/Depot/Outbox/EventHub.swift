@@ -1,0 +1,28 @@
+import Foundation
+
+/// Hands each event to every current subscriber's `AsyncStream`: a stream per subscriber, so
+/// several loops can watch one source. A stream buffers what its loop has not read yet.
+final class EventHub<Event: Sendable>: Sendable {
+    private let subscribers = LockedValue<[UUID: AsyncStream<Event>.Continuation]>([:])
+
+    /// A stream of the events emitted from now on; it ends when the hub finishes.
+    func subscribe() -> AsyncStream<Event> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .unbounded)
+        let id = UUID()
+        subscribers.withLock { $0[id] = continuation }
+        continuation.onTermination = { [weak self] _ in
+            self?.subscribers.withLock { _ = $0.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// Sends `event` to every subscriber.
+    func emit(_ event: Event) {
+        for continuation in subscribers.withLock({ Array($0.values) }) { continuation.yield(event) }
+    }
+
+    /// Ends every subscriber's stream.
+    func finish() {
+        for continuation in subscribers.withLock({ Array($0.values) }) { continuation.finish() }
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+
+extension Forwarder {
+    /// Puts a refused entry back in line, as it is (after the app fixed what the server objected
+    /// to on the server, say): it goes at the next pass, under its own idempotency key.
+    ///
+    /// - Returns: (in the promise) whether the entry was still there.
+    @discardableResult
+    public func retry(_ entry: OutboxEntry) -> Promise<Bool> {
+        let sequence = entry.sequence
+        let promise = storage.transaction { tx -> Bool in
+            guard var stored = try tx.outboxEntry(sequence: sequence) else { return false }
+            stored.rejection = nil
+            stored.nextAttempt = nil
+            try tx.replaceOutbox(stored)
+            return true
+        }
+        return promise.get { [storage] retried in
+            if retried { OutboxCoordinator.of(storage).notify() }
+        }
+    }
+
+    /// Gives up a refused (or pending) entry: it is removed, and when it was the entity's last
+    /// entry the record goes back to the server's last version (``StoredRecord/snapshot``), or is
+    /// removed if the server never had it.
+    ///
+    /// - Returns: (in the promise) whether the entry was still there.
+    @discardableResult
+    public func discard(_ entry: OutboxEntry) -> Promise<Bool> {
+        let (sequence, collection, entityID) = (entry.sequence, entry.collection, entry.entityID)
+        return storage.transaction { tx -> Bool in
+            guard try tx.removeOutbox(sequence: sequence) else { return false }
+            guard try tx.outboxEntries(collection: collection, entityID: entityID).isEmpty,
+                var record = try tx.fetch(collection: collection, id: entityID)
+            else { return true }
+            guard let snapshot = record.snapshot else {
+                try tx.delete(collection: collection, id: entityID)
+                return true
+            }
+            record.object = snapshot
+            record.syncState = .synced
+            try tx.upsert(record)
+            return true
+        }
+    }
+}

@@ -1,0 +1,25 @@
+import Foundation
+
+/// The time a ``Forwarder`` reads and waits on: wall-clock `Date`s, because retry times are stored
+/// and must mean the same after a restart. Inject one to test backoff without sleeping.
+public protocol ForwarderClock: Sendable {
+    /// The current time.
+    var now: Date { get }
+    /// Returns at `deadline` or later; throws `CancellationError` when the task is cancelled.
+    func sleep(until deadline: Date) async throws
+}
+
+/// The system's clock: `Date()` and `Task.sleep`.
+public struct SystemForwarderClock: ForwarderClock {
+    /// Makes the clock.
+    public init() {}
+
+    /// `Date()`.
+    public var now: Date { Date() }
+
+    /// Sleeps until `deadline`.
+    public func sleep(until deadline: Date) async throws {
+        let seconds = deadline.timeIntervalSinceNow
+        if seconds > 0 { try await Task.sleep(for: .seconds(seconds)) }
+    }
+}

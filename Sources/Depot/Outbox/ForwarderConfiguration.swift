@@ -1,0 +1,64 @@
+import Foundation
+
+/// How a ``Forwarder`` paces and orders its work.
+public struct ForwarderConfiguration: Sendable {
+    /// How many entities' entries go out at once. 1 (the default) keeps the global order: entries
+    /// go one at a time in the order they were made, and one waiting for a retry holds back all
+    /// later ones. Above 1, entries of different entities go concurrently and only an entity's
+    /// own later entries wait behind it; one entity's entries are always sent in order.
+    public var maximumConcurrency: Int
+    /// The pause before the first retry of an entry.
+    public var baseDelay: Duration
+    /// Each further pause is the previous one times this.
+    public var multiplier: Double
+    /// The longest pause, `Retry-After` included.
+    public var maximumDelay: Duration
+    /// The fraction (0…1) of each pause that is random, so many clients do not retry in step.
+    public var jitter: Double
+    /// How often a started forwarder looks at the outbox with no write of this process to wake it
+    /// (entries written by another process, say).
+    public var pollInterval: Duration
+    /// How many entries are read and claimed from the store at a time.
+    public var pageSize: Int
+    /// How many times one entry's conflict is resolved by sending again before it waits for a retry.
+    public var maximumConflictRounds: Int
+    /// The time the forwarder reads and waits on; inject a manual clock in tests.
+    public var clock: any ForwarderClock
+
+    /// Makes a configuration.
+    public init(
+        maximumConcurrency: Int = 1,
+        baseDelay: Duration = .seconds(1),
+        multiplier: Double = 2,
+        maximumDelay: Duration = .seconds(300),
+        jitter: Double = 0.2,
+        pollInterval: Duration = .seconds(30),
+        pageSize: Int = 64,
+        maximumConflictRounds: Int = 3,
+        clock: any ForwarderClock = SystemForwarderClock()
+    ) {
+        precondition(maximumConcurrency >= 1, "maximumConcurrency must be at least 1")
+        precondition(pageSize >= 1, "pageSize must be at least 1")
+        self.maximumConcurrency = maximumConcurrency
+        self.baseDelay = baseDelay
+        self.multiplier = multiplier
+        self.maximumDelay = maximumDelay
+        self.jitter = min(max(jitter, 0), 1)
+        self.pollInterval = pollInterval
+        self.pageSize = pageSize
+        self.maximumConflictRounds = max(maximumConflictRounds, 0)
+        self.clock = clock
+    }
+
+    /// The pause after the `attempts`-th failed send of an entry: `Retry-After` when the server
+    /// sent one, else exponential backoff with jitter; never more than ``maximumDelay``.
+    public func delay(afterAttempt attempts: Int, error: DepotError) -> Duration {
+        if let retryAfter = error.responseHeaders["retry-after"].flatMap(RetryPolicy.parseRetryAfter) {
+            return min(retryAfter, maximumDelay)
+        }
+        let exponential = baseDelay.seconds * pow(multiplier, Double(max(attempts, 1) - 1))
+        let spread = exponential * jitter
+        let seconds = exponential - spread + (spread > 0 ? Double.random(in: 0...spread * 2) : 0)
+        return min(.seconds(max(seconds, 0)), maximumDelay)
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+
+/// What happened to one outbox entry, as a ``Forwarder`` reports it on ``Forwarder/events``.
+public enum ForwarderEvent: Sendable {
+    /// The server took the entry; its answer is stored and the entry is gone.
+    case delivered(OutboxEntry)
+    /// The entry failed in a way worth retrying (no connection, a timeout, 401, 408, 429, 5xx):
+    /// it goes again at ``OutboxEntry/nextAttempt``. The error says what failed.
+    case retrying(OutboxEntry, DepotError)
+    /// The server refused the entry for good; it is kept aside with ``OutboxEntry/rejection``
+    /// until the app retries or discards it (``Forwarder/retry(_:)``, ``Forwarder/discard(_:)``).
+    case rejected(OutboxEntry)
+    /// The server had changed the entity (409/412); the conflict policy chose this resolution.
+    case conflict(OutboxEntry, ConflictResolution)
+}
+
+extension ForwarderEvent {
+    /// The entry the event is about.
+    public var entry: OutboxEntry {
+        switch self {
+        case .delivered(let entry), .retrying(let entry, _), .rejected(let entry), .conflict(let entry, _): entry
+        }
+    }
+}
+
+/// What one ``Forwarder/flush()`` did.
+public struct ForwardingReport: Sendable {
+    /// Entries the server took (a conflict resolved by sending again included).
+    public var delivered = 0
+    /// Entries that failed in a retryable way and wait for their next attempt.
+    public var retrying = 0
+    /// Conflicts resolved by the conflict policy.
+    public var conflicts = 0
+    /// Entries the server refused for good during this flush.
+    public var rejected: [OutboxEntry] = []
+    /// Errors of the retrying entries, in order (a storage failure included).
+    public var errors: [DepotError] = []
+
+    /// An empty report.
+    public init() {}
+
+    /// Adds `other`'s counts to these.
+    mutating func add(_ other: ForwardingReport) {
+        delivered += other.delivered
+        retrying += other.retrying
+        conflicts += other.conflicts
+        rejected += other.rejected
+        errors += other.errors
+    }
+}

@@ -1,0 +1,168 @@
+import Foundation
+
+/// One repository as the outbox sees it: where an entry of its collection goes, and how the
+/// server's answer reads as the entity's id and stored object.
+struct OutboxChannel: Sendable {
+    let collection: String
+    let store: Networking
+    let configuration: RepositoryConfiguration
+    let routes: [RepositoryOperation: Route]
+    let conflictPolicy: ConflictPolicy
+    /// A server object as the entity's id and its JSON as the store keeps it.
+    let decode: @Sendable (JSON) throws -> (id: String, object: JSONObject)
+
+    init<Repository: CRUDNetworkingStorageRepository>(_ repository: Repository) {
+        collection = repository.collection
+        store = repository.store
+        configuration = repository.configuration
+        routes = Dictionary(
+            uniqueKeysWithValues: [RepositoryOperation.create, .read, .update, .patch, .delete].map {
+                ($0, repository.route(for: $0))
+            })
+        conflictPolicy = repository.conflictPolicy
+        decode = { json in
+            let entity = try JSONMapping.entity(Repository.Entity.self, from: json)
+            return (entity.id.pathComponent, try JSONMapping.object(entity))
+        }
+    }
+
+    /// The server's answer to a write: its object (unwrapped from the envelope) and `ETag`.
+    struct Answer: Sendable, Hashable {
+        var json: JSONObject
+        var etag: String?
+    }
+
+    /// How the server took a write.
+    enum Outcome: Sendable {
+        /// Taken; the answer is nil for a delete.
+        case delivered(Answer?)
+        /// Worth another attempt later: no connection, a timeout, 401, 408, 429, 5xx.
+        case retry(DepotError)
+        /// 409 or 412: the entity changed on the server.
+        case conflict(DepotError)
+        /// Refused for good, or taken with an answer that cannot be read.
+        case reject(DepotError)
+    }
+
+    /// Sends `operation` for `entityID` with `payload` under `idempotencyKey`, with `If-Match`
+    /// when `etag` may go out; `base` is the server's last object, which a `204` to a PATCH stands
+    /// for with the patch applied.
+    ///
+    /// - Throws: only `DepotError` `.cancelled`; every other failure is an ``Outcome``.
+    func send(
+        _ operation: OutboxOperation, entityID: String, payload: JSON?, idempotencyKey: String, etag: String?,
+        base: JSONObject?
+    ) async throws -> Outcome {
+        var extra = ["Idempotency-Key": idempotencyKey]
+        if operation != .create, configuration.conditionalWrites, let etag, ETag.isStrong(etag) {
+            extra["If-Match"] = etag
+        }
+        if operation == .patch { extra["Content-Type"] = "application/merge-patch+json" }
+        let route: Route
+        switch operation {
+        case .create: route = routes[.create]!
+        case .update: route = routes[.update]!
+        case .patch: route = routes[.patch]!
+        case .delete: route = routes[.delete]!
+        }
+        let request: NetworkRequest
+        do {
+            request = try makeRequest(
+                route.method, route.resolvedPath(id: operation == .create ? nil : entityID),
+                headers: headers(adding: extra), body: operation == .delete ? nil : payload)
+        } catch {
+            return .reject(error as? DepotError ?? DepotError(.encoding, "\(error)", underlying: error))
+        }
+        let response: NetworkResponse
+        do {
+            response = try await store.send(request)
+        } catch {
+            let failure = Self.depotError(error, request)
+            if failure.isCancellation { throw failure }
+            return Self.classify(failure, operation: operation)
+        }
+        if operation == .delete { return .delivered(nil) }
+        if response.body.isEmpty {
+            // 204: the server holds what was sent (a patch: applied to the last object it sent).
+            let object =
+                operation == .patch
+                ? JSON.object(base ?? [:]).applyingMergePatch(payload ?? .object([:])).objectValue
+                : payload?.objectValue
+            return .delivered(Answer(json: object ?? [:], etag: response.header("etag")))
+        }
+        do {
+            let json = try JSONMapping.unwrap(try JSON(parsing: response.body), envelope: configuration.envelope)
+            guard let object = json.objectValue else {
+                throw DepotError(.decoding, "expected a JSON object, found \(json.kindName)")
+            }
+            return .delivered(Answer(json: object, etag: response.header("etag")))
+        } catch {
+            var failure = error as? DepotError ?? DepotError(.decoding, "\(error)", underlying: error)
+            failure.message = "the server took the write but its answer cannot be read: " + failure.message
+            failure.status = response.status
+            failure.responseBody = response.body
+            failure.request = Self.summary(request)
+            return .reject(failure)
+        }
+    }
+
+    /// `GET` the entity as the server has it now; nil when the server has no such entity.
+    func current(entityID: String) async throws -> Result<Answer?, DepotError> {
+        let route = routes[.read]!
+        let request: NetworkRequest
+        do {
+            request = try makeRequest(route.method, route.resolvedPath(id: entityID), headers: configuration.headers)
+        } catch {
+            return .failure(error as? DepotError ?? DepotError(.encoding, "\(error)", underlying: error))
+        }
+        do {
+            let response = try await store.send(request)
+            let json = try JSONMapping.unwrap(try JSON(parsing: response.body), envelope: configuration.envelope)
+            guard let object = json.objectValue else {
+                return .failure(DepotError(.decoding, "expected a JSON object, found \(json.kindName)"))
+            }
+            return .success(Answer(json: object, etag: response.header("etag")))
+        } catch {
+            let failure = Self.depotError(error, request)
+            if failure.isCancellation { throw failure }
+            if failure.code == .notFound { return .success(nil) }
+            return .failure(failure)
+        }
+    }
+
+    /// Sorts a failed send: transport trouble and 401/408/429/5xx retry, 409/412 are conflicts, a
+    /// 404 to a delete means it is done, any other answer is a refusal.
+    static func classify(_ error: DepotError, operation: OutboxOperation) -> Outcome {
+        guard let status = error.status else {
+            switch error.code {
+            case .transport, .timeout, .abandoned: return .retry(error)
+            default: return .reject(error)
+            }
+        }
+        switch status {
+        case 404 where operation == .delete: return .delivered(nil)
+        case 409, 412: return .conflict(error)
+        case 401, 408, 429, 500...599: return .retry(error)
+        default: return .reject(error)
+        }
+    }
+
+    /// The repository's headers with `extra` over them (names compared without regard to case).
+    func headers(adding extra: [String: String]) -> [String: String] {
+        let names = Set(extra.keys.map { $0.lowercased() })
+        return configuration.headers.filter { !names.contains($0.key.lowercased()) }.merging(extra) { _, new in new }
+    }
+
+    static func depotError(_ error: any Error, _ request: NetworkRequest) -> DepotError {
+        if var error = error as? DepotError {
+            error.request = error.request ?? summary(request)
+            return error
+        }
+        if error is CancellationError { return DepotError(.cancelled, "the request was cancelled", underlying: error) }
+        return DepotError(.transport, "\(error)", request: summary(request), underlying: error)
+    }
+
+    static func summary(_ request: NetworkRequest) -> DepotError.Request {
+        DepotError.Request(method: request.method.rawValue, url: request.path)
+    }
+}

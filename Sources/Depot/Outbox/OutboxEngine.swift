@@ -1,0 +1,190 @@
+import Foundation
+
+/// The I/O of forwarding: reads due entries from the store, claims them, sends them through their
+/// repository's channel and stores each answer with its entry's removal in one transaction. Used
+/// by ``Forwarder`` passes and by a local-first write's immediate send.
+struct OutboxEngine: Sendable {
+    let storage: Storage
+    let channels: [String: OutboxChannel]
+    let configuration: ForwarderConfiguration
+    let coordinator: OutboxCoordinator
+    let emit: @Sendable (ForwarderEvent) -> Void
+
+    init(
+        storage: Storage, channels: [String: OutboxChannel], configuration: ForwarderConfiguration,
+        emit: @escaping @Sendable (ForwarderEvent) -> Void = { _ in }
+    ) {
+        self.storage = storage
+        self.channels = channels
+        self.configuration = configuration
+        self.coordinator = OutboxCoordinator.of(storage)
+        self.emit = emit
+    }
+
+    /// An entity: the unit of ordering.
+    struct EntityKey: Hashable, Sendable {
+        var collection: String
+        var entityID: String
+
+        init(_ entry: OutboxEntry) {
+            collection = entry.collection
+            entityID = entry.entityID
+        }
+    }
+
+    /// What one pass did, and when the first entry it left waiting is due.
+    struct PassResult: Sendable {
+        var report = ForwardingReport()
+        var nextDue: Date?
+    }
+
+    /// How one entry ended in a pass.
+    enum EntryResult: Sendable {
+        /// Delivered, or its conflict resolved: the entity's next entry may go.
+        case done
+        /// Waits for a retry at this time: the entity's later entries wait too.
+        case waiting(Date)
+        /// Refused for good: the entity's later entries wait behind it.
+        case rejected
+    }
+
+    /// Sends the pending entries in sequence order, `pageSize` at a time. With `everything`, entries
+    /// waiting for a retry go now too (a flush); else only those due. Stops early, between entries,
+    /// when `shouldContinue` turns false.
+    func pass(everything: Bool, shouldContinue: @escaping @Sendable () -> Bool) async -> PassResult {
+        var result = PassResult()
+        var blocked: Set<EntityKey> = []
+        var after: Int64?
+        do {
+            // Entities with a refused entry keep their later entries back.
+            for entry in try await storage.outbox(query(.rejected)).value { blocked.insert(EntityKey(entry)) }
+            while shouldContinue() {
+                let page = try await storage.outbox(query(.pending, after: after, limit: configuration.pageSize)).value
+                guard let last = page.last else { break }
+                after = last.sequence
+                let now = configuration.clock.now
+                var selected: [OutboxEntry] = []
+                var stop = false
+                for entry in page {
+                    let key = EntityKey(entry)
+                    if blocked.contains(key) { continue }
+                    if !everything, let due = entry.nextAttempt, due > now {
+                        result.nextDue = min(result.nextDue ?? due, due)
+                        blocked.insert(key)
+                        if configuration.maximumConcurrency == 1 {
+                            stop = true  // the global order waits for this entry
+                            break
+                        }
+                        continue
+                    }
+                    selected.append(entry)
+                }
+                let stopped = try await send(selected, blocked: &blocked, result: &result, shouldContinue: shouldContinue)
+                if stop || stopped { break }
+            }
+        } catch {
+            let failure = error as? DepotError ?? DepotError(.storage, "\(error)", underlying: error)
+            if !failure.isCancellation { result.report.errors.append(failure) }
+        }
+        return result
+    }
+
+    /// Sends `entries` (one page, in order): one at a time, or by entity up to the concurrency
+    /// limit. Returns true when the pass must stop (the global order is held by a waiting entry).
+    private func send(
+        _ entries: [OutboxEntry], blocked: inout Set<EntityKey>, result: inout PassResult,
+        shouldContinue: @escaping @Sendable () -> Bool
+    ) async throws -> Bool {
+        guard !entries.isEmpty else { return false }
+        let claimed = coordinator.claim(entries.map(\.sequence))
+        defer { coordinator.release(claimed) }
+        // Another sender holds an entry: its entity waits for the next pass.
+        for entry in entries where !claimed.contains(entry.sequence) { blocked.insert(EntityKey(entry)) }
+        let fresh = try await markAttempted(entries.filter { claimed.contains($0.sequence) && !blocked.contains(EntityKey($0)) })
+        if configuration.maximumConcurrency == 1 {
+            for entry in fresh {
+                guard shouldContinue() else { return true }
+                if blocked.contains(EntityKey(entry)) { continue }
+                var report = ForwardingReport()
+                let outcome = try await process(entry, report: &report)
+                result.report.add(report)
+                switch outcome {
+                case .done: continue
+                case .rejected: blocked.insert(EntityKey(entry))
+                case .waiting(let due):
+                    result.nextDue = min(result.nextDue ?? due, due)
+                    blocked.insert(EntityKey(entry))
+                    return true
+                }
+            }
+            return false
+        }
+        var lanes: [EntityKey: [OutboxEntry]] = [:]
+        var order: [EntityKey] = []
+        for entry in fresh where !blocked.contains(EntityKey(entry)) {
+            let key = EntityKey(entry)
+            if lanes[key] == nil { order.append(key) }
+            lanes[key, default: []].append(entry)
+        }
+        let outcomes = try await withThrowingTaskGroup(
+            of: (EntityKey, ForwardingReport, EntryResult?).self
+        ) { group in
+            var outcomes: [(EntityKey, ForwardingReport, EntryResult?)] = []
+            var waiting = order[...]
+            var running = 0
+            while !waiting.isEmpty || running > 0 {
+                while running < configuration.maximumConcurrency, let key = waiting.popFirst() {
+                    let lane = lanes[key] ?? []
+                    running += 1
+                    group.addTask {
+                        var report = ForwardingReport()
+                        for entry in lane {
+                            guard shouldContinue() else { return (key, report, nil) }
+                            let outcome = try await process(entry, report: &report)
+                            if case .done = outcome { continue }
+                            return (key, report, outcome)
+                        }
+                        return (key, report, nil)
+                    }
+                }
+                if let outcome = try await group.next() {
+                    running -= 1
+                    outcomes.append(outcome)
+                }
+            }
+            return outcomes
+        }
+        for (key, report, outcome) in outcomes {
+            result.report.add(report)
+            switch outcome {
+            case .rejected?: blocked.insert(key)
+            case .waiting(let due)?:
+                blocked.insert(key)
+                result.nextDue = min(result.nextDue ?? due, due)
+            case .done?, nil: break
+            }
+        }
+        return !shouldContinue()
+    }
+
+    /// Sends the pending entries of one entity now, in order, stopping at the first that does not
+    /// go through: a local-first write's immediate send.
+    func deliver(collection: String, entityID: String) async throws -> ForwardingReport {
+        let entries = try await storage.transaction { tx in
+            try tx.outboxEntries(collection: collection, entityID: entityID)
+        }.value
+        var report = ForwardingReport()
+        guard !entries.contains(where: \.isRejected) else { return report }
+        let claimed = coordinator.claim(entries.map(\.sequence))
+        defer { coordinator.release(claimed) }
+        guard claimed.count == entries.count else { return report }  // a forwarder is sending them
+        for entry in try await markAttempted(entries) {
+            guard case .done = try await process(entry, report: &report) else { break }
+        }
+        return report
+    }
+
+    func query(_ selection: OutboxQuery.Selection, after: Int64? = nil, limit: Int? = nil) -> OutboxQuery {
+        OutboxQuery(collections: Set(channels.keys), selection: selection, after: after, limit: limit)
+    }
+}

@@ -1,0 +1,29 @@
+extension StorageTransaction {
+    /// Records a local write in the outbox, folded into the entity's last entry by the coalescing
+    /// rules (``OutboxEntry/coalescing(_:payload:)``); a refused entry is never folded into.
+    /// Call it in the same transaction as the record write it describes.
+    ///
+    /// - Returns: the entry made or changed, or nil when the write cancelled the entity's pending
+    ///   create (create+delete: nothing is left to send).
+    @discardableResult
+    public func recordOutbox(
+        collection: String, entityID: String, operation: OutboxOperation, payload: JSON?
+    ) throws -> OutboxEntry? {
+        if let last = try outboxEntries(collection: collection, entityID: entityID).last, !last.isRejected {
+            switch last.coalescing(operation, payload: payload) {
+            case .replace(let merged):
+                try replaceOutbox(merged)
+                return merged
+            case .dropBoth:
+                try removeOutbox(sequence: last.sequence)
+                return nil
+            case .append:
+                break
+            }
+        }
+        var entry = OutboxEntry(
+            sequence: 0, collection: collection, entityID: entityID, operation: operation, payload: payload)
+        entry.sequence = try appendOutbox(entry)
+        return entry
+    }
+}
