@@ -6,15 +6,15 @@ extension StubResource {
     /// object (PUT semantics); the others are created (an id assigned when they have none). Answers
     /// 200 with the array of stored objects, in the order sent unless ``batchReply`` says
     /// otherwise. A body that is not an array of objects answers 400 and stores nothing.
-    mutating func batch(_ request: RecordedRequest) -> StubResponse {
+    mutating func batch(_ request: RecordedRequest) -> Outcome {
         guard case .array(let elements)? = request.json else {
-            return badRequest("expected a JSON array of objects")
+            return Outcome(response: badRequest("expected a JSON array of objects"))
         }
         var incoming: [JSONObject] = []
         incoming.reserveCapacity(elements.count)
         for (offset, element) in elements.enumerated() {
             guard case .object(let object) = element else {
-                return badRequest("element \(offset) is a \(element.kindName), not an object")
+                return Outcome(response: badRequest("element \(offset) is a \(element.kindName), not an object"))
             }
             incoming.append(object)
         }
@@ -30,6 +30,7 @@ extension StubResource {
             }
             stored.append(object)
         }
+        let written = stored.map { Self.idText($0["id"]) }
         if batchReply.contains(.shuffled), stored.count > 1 {
             var shuffled = stored.shuffled()
             if shuffled == stored { shuffled.reverse() }
@@ -38,6 +39,6 @@ extension StubResource {
         if batchReply.contains(.missingOne), !stored.isEmpty {
             stored.removeLast()
         }
-        return .json(.array(stored.map(JSON.object)))
+        return Outcome(response: .json(.array(stored.map(JSON.object))), written: written)
     }
 }

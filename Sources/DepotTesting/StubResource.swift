@@ -66,77 +66,92 @@ struct StubResource: Sendable {
         }
     }
 
+    /// What handling one request did: the answer, and the objects it wrote.
+    struct Outcome {
+        /// The answer.
+        var response: StubResponse
+        /// The id text of each object written, in order (nil for an id neither string nor integer).
+        var written: [String?] = []
+    }
+
     /// Answers `request` for the collection (`id` nil) or for the object with `id`.
-    mutating func handle(_ request: RecordedRequest, id: String?) -> StubResponse {
+    mutating func handle(_ request: RecordedRequest, id: String?) -> Outcome {
         if trailingSlash, id == nil, !request.path.hasSuffix("/") {
-            return redirectToSlash(request)
+            return Outcome(response: redirectToSlash(request))
         }
         switch (request.method, id) {
         case ("GET", nil):
-            return list(request)
+            return Outcome(response: list(request))
         case ("POST", nil):
             return create(request)
         case ("POST", "collection"):
             return batch(request)
         case ("GET", let id?):
-            guard let index = position(of: id) else { return notFound(id) }
-            return answer(index)
+            guard let index = position(of: id) else { return Outcome(response: notFound(id)) }
+            return Outcome(response: answer(index))
         case ("PUT", let id?):
             return replace(request, id: id)
         case ("PATCH", let id?):
             return patch(request, id: id)
         case ("DELETE", let id?):
-            guard let index = position(of: id) else { return notFound(id) }
-            if let failed = failedIfMatch(request, index: index) { return failed }
+            guard let index = position(of: id) else { return Outcome(response: notFound(id)) }
+            if let failed = failedIfMatch(request, index: index) { return Outcome(response: failed) }
+            let written = Self.idText(objects[index]["id"])
             remove(at: index)
-            return .empty(status: 204)
+            return Outcome(response: .empty(status: 204), written: [written])
         default:
-            return .json(["error": "method not allowed"], status: 405)
+            return Outcome(response: .json(["error": "method not allowed"], status: 405))
         }
     }
 
     // MARK: Single objects
 
-    private mutating func create(_ request: RecordedRequest) -> StubResponse {
-        guard case .object(var object)? = request.json else { return badRequest("expected a JSON object") }
+    private mutating func create(_ request: RecordedRequest) -> Outcome {
+        guard case .object(var object)? = request.json else {
+            return Outcome(response: badRequest("expected a JSON object"))
+        }
         if object["id"] == nil || object["id"] == .null {
             object["id"] = makeID()
         } else if let given = Self.idText(object["id"]), position(of: given) != nil {
-            return .json(["error": .string("an object with id \(given) exists")], status: 409)
+            return Outcome(response: .json(["error": .string("an object with id \(given) exists")], status: 409))
         }
         let index = insert(object)
-        return answer(index, status: 201)
+        return Outcome(response: answer(index, status: 201), written: [Self.idText(object["id"])])
     }
 
-    private mutating func replace(_ request: RecordedRequest, id: String) -> StubResponse {
-        guard let index = position(of: id) else { return notFound(id) }
-        if let failed = failedIfMatch(request, index: index) { return failed }
-        guard case .object(var object)? = request.json else { return badRequest("expected a JSON object") }
+    private mutating func replace(_ request: RecordedRequest, id: String) -> Outcome {
+        guard let index = position(of: id) else { return Outcome(response: notFound(id)) }
+        if let failed = failedIfMatch(request, index: index) { return Outcome(response: failed) }
+        guard case .object(var object)? = request.json else {
+            return Outcome(response: badRequest("expected a JSON object"))
+        }
         object["id"] = objects[index]["id"]
         replace(at: index, with: object)
-        return answer(index)
+        return Outcome(response: answer(index), written: [Self.idText(object["id"])])
     }
 
     /// RFC 7396: the body, `Content-Type: application/merge-patch+json`, is merged into the
     /// object (nested objects recursively, `null` removes); the id never changes.
-    private mutating func patch(_ request: RecordedRequest, id: String) -> StubResponse {
-        guard let index = position(of: id) else { return notFound(id) }
+    private mutating func patch(_ request: RecordedRequest, id: String) -> Outcome {
+        guard let index = position(of: id) else { return Outcome(response: notFound(id)) }
         let mediaType = request.header("content-type")?.split(separator: ";").first?
             .trimmingCharacters(in: .whitespaces).lowercased()
         guard mediaType == "application/merge-patch+json" else {
             let error: JSON = [
                 "error": .string("PATCH needs Content-Type application/merge-patch+json, not \(mediaType ?? "none")")
             ]
-            return Self.setting([("Accept-Patch", "application/merge-patch+json")], on: .json(error, status: 415))
+            let response = Self.setting(
+                [("Accept-Patch", "application/merge-patch+json")], on: .json(error, status: 415))
+            return Outcome(response: response)
         }
-        if let failed = failedIfMatch(request, index: index) { return failed }
-        guard let patch = request.json else { return badRequest("expected a JSON merge patch") }
+        if let failed = failedIfMatch(request, index: index) { return Outcome(response: failed) }
+        guard let patch = request.json else { return Outcome(response: badRequest("expected a JSON merge patch")) }
         guard case .object(var object) = JSON.object(objects[index]).applyingMergePatch(patch) else {
-            return badRequest("a merge patch for an object must be an object")
+            return Outcome(response: badRequest("a merge patch for an object must be an object"))
         }
         object["id"] = objects[index]["id"]
         replace(at: index, with: object)
-        return answer(index)
+        return Outcome(response: answer(index), written: [Self.idText(object["id"])])
     }
 
     // MARK: ETag and If-Match

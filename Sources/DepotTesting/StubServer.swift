@@ -33,6 +33,11 @@ public final class StubServer: Sendable {
         var requests: [RecordedRequest] = []
         var connections: [ObjectIdentifier: any Channel] = [:]
         var streams: [StubStreamRecord] = []
+        /// 2xx answers to resource writes, by `Idempotency-Key` (StubServer+Idempotency.swift).
+        var rememberedAnswers: [String: RememberedAnswer] = [:]
+        var appliedWrites: [StubAppliedWrite] = []
+        var appliedSequence = 0
+        var replayedWrites = 0
     }
 
     private init(port: Int, group: MultiThreadedEventLoopGroup, listener: any Channel) {
@@ -101,7 +106,9 @@ public final class StubServer: Sendable {
     /// current object). `GET /<name>?_page=N&_limit=M` pages with `X-Total-Count` and `Link`.
     /// `POST /<name>/collection` stores a JSON array (see ``setBatchReply(_:for:)``). A name with a
     /// trailing slash (`"messages/"`) serves `/messages/` and redirects `/messages` there (301), as
-    /// Django REST Framework does; items answer with or without the slash.
+    /// Django REST Framework does; items answer with or without the slash. A write carrying an
+    /// `Idempotency-Key` seen before gets the first 2xx answer again and is not applied twice (422
+    /// when the key came with another method or path); ``appliedWrites`` lists what was applied.
     public func resource(_ name: String, idStyle: StubIDStyle = .string, objects: [JSONObject] = []) {
         let resource = StubResource(name: name, idStyle: idStyle, objects: objects)
         state.withLock { $0.resources[resource.name] = resource }
@@ -208,6 +215,9 @@ public final class StubServer: Sendable {
                     delay = duration
                 case .dropConnection:
                     return .drop
+                case .applyThenDropConnection:
+                    _ = Self.answer(request, state: &state)
+                    return .drop
                 case .dieMidResponse:
                     return .dieMidResponse
                 }
@@ -225,10 +235,8 @@ public final class StubServer: Sendable {
             }
         }
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
-        if let name = parts.first, var resource = state.resources[name], parts.count <= 2 {
-            let response = resource.handle(request, id: parts.count == 2 ? parts[1] : nil)
-            state.resources[name] = resource
-            return response
+        if let name = parts.first, state.resources[name] != nil, parts.count <= 2 {
+            return answer(request, resource: name, id: parts.count == 2 ? parts[1] : nil, state: &state)
         }
         return .json(["error": .string("no route for \(request.method) \(request.path)")], status: 404)
     }

@@ -135,6 +135,9 @@ public enum StubFault: Sendable, Hashable {
     case delay(Duration)
     /// Close the connection without answering.
     case dropConnection
+    /// Handle the request normally (a write is applied, recorded and remembered under its
+    /// `Idempotency-Key`), then close the connection without answering: the client never hears.
+    case applyThenDropConnection
     /// Send the status line and headers announcing a body, then close mid-body.
     case dieMidResponse
 }

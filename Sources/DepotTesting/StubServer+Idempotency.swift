@@ -1,0 +1,68 @@
+import Depot
+
+extension StubServer {
+    /// A 2xx answer to a resource write, kept under the request's `Idempotency-Key`.
+    struct RememberedAnswer {
+        /// The method of the request first answered.
+        var method: String
+        /// The path (percent-decoded, without the query) of the request first answered.
+        var path: String
+        /// The answer, replayed as is.
+        var response: StubResponse
+    }
+
+    /// Every write applied to a resource's state, in apply order: one element per object written
+    /// (a batch gives one per object). A 4xx, a replayed `Idempotency-Key` or a 422 for a reused
+    /// key applies nothing and is not here; a PUT or PATCH that leaves the object as it was is.
+    public var appliedWrites: [StubAppliedWrite] { state.withLock { $0.appliedWrites } }
+
+    /// How many resource writes were answered from the idempotency memory instead of being applied.
+    public var replayedWrites: Int { state.withLock { $0.replayedWrites } }
+
+    /// Forgets ``appliedWrites`` and zeroes ``replayedWrites``; sequence numbers keep counting and
+    /// remembered `Idempotency-Key` answers stay.
+    public func clearAppliedWrites() {
+        state.withLock { state in
+            state.appliedWrites.removeAll()
+            state.replayedWrites = 0
+        }
+    }
+
+    /// How many elements of ``appliedWrites`` carry `idempotencyKey` (a batch counts each object).
+    public func appliedCount(idempotencyKey: String) -> Int {
+        state.withLock { state in state.appliedWrites.count(where: { $0.idempotencyKey == idempotencyKey }) }
+    }
+
+    /// Answers `request` with resource `name`, object `id` (nil for the collection route), honouring
+    /// `Idempotency-Key` on writes: a key seen before replays its remembered 2xx answer and applies
+    /// nothing (422 when it came with another method or path); otherwise the write is applied and
+    /// recorded, and a 2xx answer is remembered under its key.
+    static func answer(_ request: RecordedRequest, resource name: String, id: String?, state: inout State)
+        -> StubResponse
+    {
+        let isWrite = ["POST", "PUT", "PATCH", "DELETE"].contains(request.method)
+        let key = isWrite ? request.header("Idempotency-Key") : nil
+        if let key, let remembered = state.rememberedAnswers[key] {
+            guard remembered.method == request.method, remembered.path == request.path else {
+                return .json(["error": .string("Idempotency-Key \(key) was used for another request")], status: 422)
+            }
+            state.replayedWrites += 1
+            return remembered.response
+        }
+        guard var resource = state.resources[name] else { preconditionFailure("no resource \(name)") }
+        let outcome = resource.handle(request, id: id)
+        state.resources[name] = resource
+        for written in outcome.written {
+            state.appliedSequence += 1
+            state.appliedWrites.append(
+                StubAppliedWrite(
+                    method: request.method, resource: name, id: written, idempotencyKey: key,
+                    sequence: state.appliedSequence))
+        }
+        if let key, (200..<300).contains(outcome.response.status) {
+            state.rememberedAnswers[key] = RememberedAnswer(
+                method: request.method, path: request.path, response: outcome.response)
+        }
+        return outcome.response
+    }
+}
