@@ -107,7 +107,7 @@ func withPinnedFixture(
         }
     }
 
-    @Test("a patch of an entity the server never saw stays .created offline and is POSTed online")
+    @Test("a patch of an entity the server never saw stays .created offline; online, its create goes first")
     func neverSynced() async throws {
         try await withPinnedFixture { server, messages, storage in
             try await server.goOffline()
@@ -118,8 +118,14 @@ func withPinnedFixture(
             try await server.goOnline()
             let online = try await messages.patch(Message(id: "n1", text: "draft 3")).value
             #expect(online.origin == .remote && online.value.text == "draft 3")
-            #expect(server.requests.last?.method == "POST" && server.requests.last?.path == "/messages")
+            // The offline writes go first, in order, then the new patch. (The offline patch tried to
+            // send the create first, so the create counts as attempted and is not folded into.)
+            let writes = server.requests.filter { $0.method != "GET" }.suffix(3)
+            #expect(writes.map(\.method) == ["POST", "PATCH", "PATCH"])
+            #expect(writes.map { $0.json?.objectValue?["text"] } == ["draft", "draft 2", "draft 3"])
+            #expect(writes.last?.path == "/messages/n1")
             #expect(try await storage.fetch(collection: "messages", id: "n1").value?.syncState == .synced)
+            #expect(try await storage.outboxCount(OutboxQuery()).value == 0)
         }
     }
 
