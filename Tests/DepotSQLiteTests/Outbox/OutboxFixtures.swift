@@ -1,0 +1,83 @@
+import Depot
+import DepotSQLite
+import DepotTesting
+import Foundation
+
+/// A repository with the outbox knobs a test sets: strategy and conflict policy.
+struct OutboxMessages: CRUDNetworkingStorageRepository, SynchronizableRepository {
+    typealias Entity = Message
+    let store: Networking
+    let storage: Storage
+    let path = "messages"
+    var strategy: Strategy = .remoteFirst
+    var conflictPolicy: ConflictPolicy = .serverWins
+}
+
+/// Writes recorded only: a local rule that does not send on.
+let recordOnly = Strategy(Rule(target: .local, synchronize: false))
+
+/// What an outbox test works with: a stub server serving `messages`, a SQLite file (or a store
+/// in memory), a repository and a manual clock.
+struct OutboxFixture {
+    let server: StubServer
+    let storage: Storage
+    let session: NetworkingSession
+    let clock: ManualForwarderClock
+
+    func repository(strategy: Strategy = .remoteFirst, conflictPolicy: ConflictPolicy = .serverWins) -> OutboxMessages {
+        OutboxMessages(store: session, storage: storage, strategy: strategy, conflictPolicy: conflictPolicy)
+    }
+
+    func forwarder(
+        _ repository: OutboxMessages? = nil, maximumConcurrency: Int = 1, pageSize: Int = 64
+    ) -> Forwarder {
+        Forwarder(
+            for: repository ?? self.repository(),
+            configuration: ForwarderConfiguration(
+                maximumConcurrency: maximumConcurrency, baseDelay: .seconds(1), jitter: 0, pageSize: pageSize,
+                clock: clock))
+    }
+
+    func stored(_ id: String) async throws -> StoredRecord? {
+        try await storage.fetch(collection: "messages", id: id).value
+    }
+
+    func outbox(_ selection: OutboxQuery.Selection = .all) async throws -> [OutboxEntry] {
+        try await storage.outbox(OutboxQuery(selection: selection)).value
+    }
+
+    /// The server's object with `id`.
+    func serverObject(_ id: String) -> JSONObject? {
+        server.objects(in: "messages").first { $0["id"] == .string(id) }
+    }
+
+    /// How many writes the server applied to `id`.
+    func applied(_ id: String) -> [StubAppliedWrite] {
+        server.appliedWrites.filter { $0.id == id }
+    }
+}
+
+/// The kinds of store an outbox test runs on.
+enum StoreKind: String, CaseIterable, Sendable, CustomStringConvertible {
+    case sqlite
+    case memory
+    var description: String { rawValue }
+}
+
+/// A stub server with `objects` in `messages`, and a fresh store of `kind`.
+func withOutboxFixture(
+    _ kind: StoreKind = .sqlite, objects: [JSONObject] = [], _ body: (OutboxFixture) async throws -> Void
+) async throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.cleanUp() }
+    try await withStubServer { server in
+        server.resource("messages", objects: objects)
+        let storage: Storage =
+            switch kind {
+            case .sqlite: try SQLiteStorage(path: directory.path("outbox.sqlite"))
+            case .memory: InMemoryStorage()
+            }
+        let session = NetworkingSession(url: server.url, configuration: SessionConfiguration(timeout: .seconds(10)))
+        try await body(OutboxFixture(server: server, storage: storage, session: session, clock: ManualForwarderClock()))
+    }
+}
