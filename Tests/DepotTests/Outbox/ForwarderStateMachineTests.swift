@@ -1,0 +1,69 @@
+import Testing
+
+@testable import Depot
+
+@Suite struct ForwarderStateMachineTests {
+    typealias Machine = Forwarder.StateMachine
+
+    @Test("start runs a pass; a pass's end schedules a wake; a wake runs the next pass")
+    func backgroundCycle() {
+        var machine = Machine()
+        #expect(machine.start() == [.cancelWake, .runPass(everything: false)])
+        #expect(machine.start() == [])
+        #expect(machine.wake() == [], "a wake during a pass is kept for its end")
+        #expect(machine.passFinished() == [.cancelWake, .runPass(everything: false)])
+        #expect(machine.passFinished() == [.scheduleWake])
+        #expect(machine.wake() == [.cancelWake, .runPass(everything: false)])
+    }
+
+    @Test("a flush runs a pass of everything and is answered at its end; one asked during a pass waits for the next")
+    func flushes() {
+        var machine = Machine()
+        #expect(machine.flush(1) == [.cancelWake, .runPass(everything: true)])
+        #expect(machine.flush(2) == [])
+        #expect(machine.passFinished() == [.finishFlushes([1]), .cancelWake, .runPass(everything: true)])
+        #expect(machine.passFinished() == [.finishFlushes([2])], "stopped: no wake is scheduled")
+        #expect(machine.wake() == [], "a stopped forwarder ignores wakes")
+    }
+
+    @Test("stop lets the pass in flight finish, then answers stops and abandons flushes still waiting")
+    func stopDuringPass() {
+        var machine = Machine()
+        _ = machine.start()
+        _ = machine.flush(7)
+        #expect(machine.passMayContinue)
+        #expect(machine.stop(1) == [.cancelWake])
+        #expect(!machine.passMayContinue)
+        #expect(machine.wake() == [])
+        #expect(machine.passFinished() == [.abandonFlushes([7]), .finishStops([1])])
+        #expect(machine.lifecycle == .stopped && !machine.passRunning)
+    }
+
+    @Test("stop with no pass running returns at once; start after stop runs again")
+    func stopIdle() {
+        var machine = Machine()
+        _ = machine.start()
+        _ = machine.passFinished()
+        #expect(machine.stop(3) == [.cancelWake, .finishStops([3])])
+        #expect(machine.start() == [.cancelWake, .runPass(everything: false)])
+    }
+
+    @Test("a start during a stopping pass keeps the forwarder running")
+    func restartWhileStopping() {
+        var machine = Machine()
+        _ = machine.start()
+        _ = machine.stop(1)
+        #expect(machine.start() == [])
+        #expect(machine.passMayContinue)
+        #expect(machine.passFinished() == [.scheduleWake])
+    }
+
+    @Test("a cancelled flush is no longer answered")
+    func forgottenFlush() {
+        var machine = Machine()
+        _ = machine.flush(1)
+        _ = machine.flush(2)
+        machine.forget(flush: 2)
+        #expect(machine.passFinished() == [.finishFlushes([1])])
+    }
+}
