@@ -71,6 +71,11 @@ let package = Package(
             dependencies: ["Depot", "DepotTesting", "DepotSQLite"],
             path: "Examples/Messages"
         ),
+        .executableTarget(
+            name: "OutboxCrashTest",
+            dependencies: ["Depot", "DepotSQLite", "DepotTesting"],
+            path: "Tests/OutboxCrashTest"
+        ),
         .testTarget(name: "DepotPromiseTests", dependencies: ["DepotPromise"]),
         .testTarget(name: "DepotSQLiteTests", dependencies: ["DepotSQLite", "Depot", "DepotTesting"]),
         .testTarget(
