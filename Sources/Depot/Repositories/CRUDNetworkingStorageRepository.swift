@@ -41,27 +41,28 @@ extension CRUDNetworkingStorageRepository {
     var remote: RemoteRepository<Entity> { RemoteRepository(store: store, path: path, configuration: configuration) }
 
     /// Reads the entity with `id`; a remote answer is stored locally (the server's JSON as the
-    /// snapshot, with its `ETag`).
+    /// snapshot, with its `ETag`), unless the local record has changes not yet sent.
     public func read(_ id: Entity.ID) -> Promise<Sourced<Entity>> {
         let (local, remote, key) = (self.local, self.remote, id.pathComponent)
         return run(
             .read,
             remote: { try await remote.readAnswer(id: key, keepJSON: true).value },
             local: { RemoteAnswer(entity: try await local.read(id: key)) },
-            afterRemote: { try await local.storeAnswers([$0]) },
+            afterRemote: { try await local.storeAnswers([$0], keepingUnsynced: true) },
             afterLocal: nil
         ).map { $0.map(\.entity) }
     }
 
     /// Reads the entities matching `query`: on the server as URL query items, locally as equality on
-    /// the same keys compared as strings. Remote answers are stored locally.
+    /// the same keys compared as strings. Remote answers are stored locally, except over records
+    /// with changes not yet sent.
     public func readAll(query: [String: String] = [:]) -> Promise<Sourced<[Entity]>> {
         let (local, remote) = (self.local, self.remote)
         return run(
             .readAll,
             remote: { try await remote.readAllAnswers(queryItems: query.sortedQueryItems, keepJSON: true).value },
             local: { try await local.readAll(Criteria(query: query)).map { RemoteAnswer(entity: $0) } },
-            afterRemote: { try await local.storeAnswers($0) },
+            afterRemote: { try await local.storeAnswers($0, keepingUnsynced: true) },
             afterLocal: nil
         ).map { $0.map { $0.map(\.entity) } }
     }

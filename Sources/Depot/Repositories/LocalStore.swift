@@ -64,15 +64,26 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
     }
 
     /// Stores what the server answered: `.synced`, with the server's JSON as it came as the snapshot
-    /// (the entity's own object when the answer kept none) and the answer's `ETag`.
-    func storeAnswers(_ answers: [RemoteAnswer<Entity>]) async throws {
+    /// (the entity's own object when the answer kept none) and the answer's `ETag`. With
+    /// `keepingUnsynced` (answers to reads), a record with local changes not yet sent is left as it
+    /// is: its outbox entries will bring the server up to date, and a read must not undo them.
+    func storeAnswers(_ answers: [RemoteAnswer<Entity>], keepingUnsynced: Bool = false) async throws {
+        let collection = self.collection
         let records = try answers.map { answer in
             let object = try JSONMapping.object(answer.entity)
             return StoredRecord(
                 collection: collection, id: answer.entity.id.pathComponent, object: object, syncState: .synced,
                 snapshot: answer.json?.objectValue ?? object, etag: answer.etag)
         }
-        try await storage.upsert(records).value
+        guard keepingUnsynced else { return try await storage.upsert(records).value }
+        try await storage.transaction { tx in
+            for record in records {
+                if let current = try tx.fetch(collection: collection, id: record.id), current.syncState != .synced {
+                    continue
+                }
+                try tx.upsert(record)
+            }
+        }.value
     }
 
     /// The stored record with `id`, tombstones included.

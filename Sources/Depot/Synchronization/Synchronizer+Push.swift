@@ -27,7 +27,15 @@ extension Synchronizer {
         }
     }
 
-    func pushBatch(_ records: [StoredRecord], _ report: inout SynchronizationReport) async throws {
+    func pushBatch(_ all: [StoredRecord], _ report: inout SynchronizationReport) async throws {
+        // The outbox entries these records stand for are claimed first; an entity held by another
+        // sender, or behind a refused entry, waits.
+        let (claim, held) = try await claim(all.map(\.id))
+        defer { claim.release() }
+        let records = all.filter { !held.contains($0.id) }
+        guard !records.isEmpty else { return }
+        var headers = self.headers
+        if let key = claim.idempotencyKey { headers["Idempotency-Key"] = key }
         let request: NetworkRequest
         do {
             request = try makeRequest(
@@ -47,7 +55,7 @@ extension Synchronizer {
             return
         }
         var (merges, errors) = match(elements, to: records, request: request)
-        let changedMeanwhile = try await merge(&merges)
+        let changedMeanwhile = try await merge(&merges, claim: claim)
         report.pushed += merges.count - changedMeanwhile
         report.conflicts += changedMeanwhile
         report.failed += records.count - merges.count
@@ -100,9 +108,10 @@ extension Synchronizer {
     }
 
     /// Stores the matched replies in one transaction: a record still as it was sent becomes
-    /// `.synced` (under the server's id); one changed since keeps its change, with the reply as
-    /// its snapshot. Returns how many had changed.
-    func merge(_ merges: inout [Merge]) async throws -> Int {
+    /// `.synced` (under the server's id) and its claimed outbox entries go; one changed since
+    /// keeps its change and its entries (sent again later), with the reply as its snapshot.
+    /// Returns how many had changed.
+    func merge(_ merges: inout [Merge], claim: Claim) async throws -> Int {
         guard !merges.isEmpty else { return 0 }
         let (collection, batch) = (self.collection, merges)
         return try await storage.transaction { tx in
@@ -110,6 +119,7 @@ extension Synchronizer {
             for merge in batch {
                 let current = try tx.fetch(collection: collection, id: merge.sent.id)
                 if let current, current.object == merge.sent.object, current.syncState == merge.sent.syncState {
+                    for sequence in claim.sequences[merge.sent.id] ?? [] { try tx.removeOutbox(sequence: sequence) }
                     if merge.id != merge.sent.id { try tx.delete(collection: collection, id: merge.sent.id) }
                     try tx.upsert(
                         StoredRecord(
@@ -142,6 +152,11 @@ extension Synchronizer {
             guard let last = tombstones.last else { return }
             after = last.id
             for tombstone in tombstones {
+                let (claim, held) = try await claim([tombstone.id])
+                defer { claim.release() }
+                if !held.isEmpty { continue }
+                var headers = self.headers
+                if let key = claim.idempotencyKey { headers["Idempotency-Key"] = key }
                 let outcome: Result<NetworkResponse, DepotError>
                 do {
                     outcome = try await send(
@@ -157,10 +172,11 @@ extension Synchronizer {
                     report.errors.append(error)
                     continue
                 }
-                let id = tombstone.id
+                let (id, sequences) = (tombstone.id, claim.sequences[tombstone.id] ?? [])
                 try await storage.transaction { tx in
                     if try tx.fetch(collection: collection, id: id)?.syncState == .deleted {
                         try tx.delete(collection: collection, id: id)
+                        for sequence in sequences { try tx.removeOutbox(sequence: sequence) }
                     }
                 }.value
                 report.deleted += 1

@@ -17,6 +17,7 @@ struct Synchronizer<Entity: Identifiable & Sendable>: Sendable where Entity.ID: 
     func run(progress: Progress?) async throws -> SynchronizationReport {
         var report = SynchronizationReport()
         if configuration.push {
+            try await adoptUnsynced()
             try await pushChanges(&report, progress: progress)
             try await pushDeletes(&report, progress: progress)
         }

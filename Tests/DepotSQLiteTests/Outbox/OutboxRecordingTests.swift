@@ -110,3 +110,39 @@ import Testing
         }
     }
 }
+
+@Suite struct OutboxSynchronizeTests {
+    @Test("synchronize pushes what the outbox holds, each entity once under its key; the forwarder then has nothing left")
+    func synchronizeUsesOutbox() async throws {
+        try await withOutboxFixture(objects: [["id": "1", "text": "one"], ["id": "2", "text": "two"]]) { fixture in
+            _ = try await fixture.repository().readAll().value
+            try await fixture.server.goOffline()
+            let messages = fixture.repository()
+            _ = try await messages.create(Message(id: "3", text: "three")).value
+            _ = try await messages.update(Message(id: "1", text: "one, edited")).value
+            _ = try await messages.delete(id: "2").value
+            // A write by a plain StorageRepository has no entry until synchronize adopts it
+            _ = try await LocalMessages(storage: fixture.storage).create(Message(id: "4", text: "four")).value
+            try await fixture.server.goOnline()
+            fixture.server.clearAppliedWrites()
+            // A read does not undo a local change not yet sent
+            _ = try await messages.read("1").value
+            #expect(try await fixture.stored("1")?.object["text"] == "one, edited")
+            // When
+            let report = try await messages.synchronize().value
+            // Then
+            #expect(report.pushed == 3 && report.deleted == 1 && report.failed == 0)
+            #expect(try await fixture.outbox().isEmpty)
+            #expect(await fixture.forwarder(messages).pendingCount == 0)
+            #expect(fixture.serverObject("1")?["text"] == "one, edited" && fixture.serverObject("2") == nil)
+            #expect(fixture.serverObject("3") != nil && fixture.serverObject("4") != nil)
+            let batch = try #require(fixture.server.requests.first { $0.path == "/messages/collection" })
+            #expect(batch.header("idempotency-key") != nil)
+            #expect(fixture.server.appliedWrites.count == 4)
+            // And a second run sends nothing
+            let again = try await messages.synchronize().value
+            #expect(again.pushed == 0 && again.deleted == 0)
+            #expect(fixture.server.appliedWrites.count == 4)
+        }
+    }
+}
