@@ -92,10 +92,36 @@ print(
     "offline:   \(offline.value.map(\.text)) from the \(offline.origin) side (\(offline.fallbackError?.code.name ?? "no error"))"
 )
 let note = try await cached.create(Message(id: "offline-1", text: "written offline")).value
-print("offline:   created #\(note.value.id) on the \(note.origin) side, unsynced until the server is back")
+print("offline:   created #\(note.value.id) on the \(note.origin) side, recorded in the outbox")
+_ = try await cached.update(Message(id: "offline-1", text: "written offline, then edited")).value
+_ = try await cached.create(Message(id: "offline-2", text: "a second note")).value
+_ = try await cached.delete(id: "offline-2").value  // created and deleted offline: nothing to send
+
+// Store-and-forward: the outbox drains once the server is back, each write sent once, in order.
+let forwarder = Forwarder(for: cached)
+print("outbox:    \(await forwarder.pendingCount) pending while offline")
 try await server.goOnline()
-let back = try await cached.read("2").value
-print("online:    read #2 from the \(back.origin) side again")
+let events = forwarder.events  // subscribe before starting: every event from now on
+forwarder.start()
+let drained = try await forwarder.flush().value
+var shown = 0
+for await event in events {
+    switch event {
+    case .delivered(let entry):
+        print("forwarded: \(entry.operation) #\(entry.entityID) (key \(entry.idempotencyKey.prefix(8))…)")
+    case .retrying(let entry, let error): print("retrying:  #\(entry.entityID): \(error.code)")
+    case .rejected(let entry): print("rejected:  #\(entry.entityID): \(entry.rejection?.message ?? "")")
+    case .conflict(let entry, let resolution): print("conflict:  #\(entry.entityID): \(resolution)")
+    }
+    shown += 1
+    if shown == drained.delivered + drained.retrying + drained.rejected.count { break }
+}
+await forwarder.stop()
+print(
+    "outbox:    \(await forwarder.pendingCount) pending; the server has \(server.objects(in: "messages").count) messages"
+)
+let back = try await cached.read("offline-1").value
+print("online:    read #offline-1 from the \(back.origin) side: \(back.value.text)")
 let report = try await cached.synchronize().value
 print(
     "synchronized: pushed \(report.pushed), pulled \(report.pulled), deleted \(report.deleted), failed \(report.failed)"

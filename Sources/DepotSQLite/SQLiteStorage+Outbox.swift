@@ -16,6 +16,7 @@ extension SQLiteStorage {
                     payload TEXT,
                     idempotency_key TEXT NOT NULL,
                     attempts INTEGER NOT NULL DEFAULT 0,
+                    failures INTEGER NOT NULL DEFAULT 0,
                     next_attempt REAL,
                     last_error TEXT,
                     rejected INTEGER NOT NULL DEFAULT 0,
@@ -98,6 +99,7 @@ extension SQLiteStorage {
             payload: payload,
             idempotencyKey: row["idempotency_key"],
             attempts: row["attempts"],
+            failures: row["failures"],
             nextAttempt: nextAttempt.map(Date.init(timeIntervalSince1970:)),
             lastError: row["last_error"],
             rejection: rejected
@@ -110,14 +112,14 @@ extension SQLiteStorage {
     static func outboxArguments(_ entry: OutboxEntry) throws -> [(any DatabaseValueConvertible)?] {
         let payload = try entry.payload.map { String(decoding: try $0.serialized(), as: UTF8.self) }
         return [
-            entry.collection, entry.entityID, entry.operation.rawValue, payload, entry.idempotencyKey, entry.attempts,
+            entry.collection, entry.entityID, entry.operation.rawValue, payload, entry.idempotencyKey, entry.attempts, entry.failures,
             entry.nextAttempt?.timeIntervalSince1970, entry.lastError, entry.isRejected, entry.rejection?.status,
             entry.rejection?.body, entry.rejection?.message,
         ]
     }
 
     static let outboxColumns =
-        "collection, entity_id, operation, payload, idempotency_key, attempts, next_attempt, last_error, rejected, rejected_status, rejected_body, rejected_message"
+        "collection, entity_id, operation, payload, idempotency_key, attempts, failures, next_attempt, last_error, rejected, rejected_status, rejected_body, rejected_message"
 }
 
 extension SQLiteStorage.Transaction {
@@ -140,7 +142,7 @@ extension SQLiteStorage.Transaction {
     func appendOutbox(_ entry: OutboxEntry) throws -> Int64 {
         try SQLiteStorage.storageErrors("cannot add to the outbox") {
             try db.execute(
-                sql: "INSERT INTO outbox (\(SQLiteStorage.outboxColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                sql: "INSERT INTO outbox (\(SQLiteStorage.outboxColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 arguments: StatementArguments(try SQLiteStorage.outboxArguments(entry)))
             return db.lastInsertedRowID
         }

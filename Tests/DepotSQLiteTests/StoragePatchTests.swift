@@ -118,11 +118,10 @@ func withPinnedFixture(
             try await server.goOnline()
             let online = try await messages.patch(Message(id: "n1", text: "draft 3")).value
             #expect(online.origin == .remote && online.value.text == "draft 3")
-            // The offline writes go first, in order, then the new patch. (The offline patch tried to
-            // send the create first, so the create counts as attempted and is not folded into.)
-            let writes = server.requests.filter { $0.method != "GET" }.suffix(3)
-            #expect(writes.map(\.method) == ["POST", "PATCH", "PATCH"])
-            #expect(writes.map { $0.json?.objectValue?["text"] } == ["draft", "draft 2", "draft 3"])
+            // The offline create, with the offline patch folded in, goes first; then the new patch.
+            let writes = server.requests.filter { $0.method != "GET" }.suffix(2)
+            #expect(writes.map(\.method) == ["POST", "PATCH"])
+            #expect(writes.map { $0.json?.objectValue?["text"] } == ["draft 2", "draft 3"])
             #expect(writes.last?.path == "/messages/n1")
             #expect(try await storage.fetch(collection: "messages", id: "n1").value?.syncState == .synced)
             #expect(try await storage.outboxCount(OutboxQuery()).value == 0)

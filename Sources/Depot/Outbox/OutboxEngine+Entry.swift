@@ -19,6 +19,20 @@ extension OutboxEngine {
         }.value
     }
 
+    /// Takes back the attempt counted on entries that were claimed but never sent (a pass stopped
+    /// before them), so later writes may fold into them again.
+    func unmarkAttempted(_ entries: some Sequence<OutboxEntry>) async throws {
+        let sequences = entries.map(\.sequence)
+        guard !sequences.isEmpty else { return }
+        try await storage.transaction { tx in
+            for sequence in sequences {
+                guard var entry = try tx.outboxEntry(sequence: sequence), entry.attempts > 0 else { continue }
+                entry.attempts -= 1
+                try tx.replaceOutbox(entry)
+            }
+        }.value
+    }
+
     /// Sends one claimed entry and settles it: stored answer, retry time, refusal or conflict.
     func process(_ entry: OutboxEntry, report: inout ForwardingReport) async throws -> EntryResult {
         guard let channel = channels[entry.collection] else {
@@ -67,11 +81,15 @@ extension OutboxEngine {
     private func scheduleRetry(_ entry: OutboxEntry, _ error: DepotError, _ report: inout ForwardingReport)
         async throws -> EntryResult
     {
-        let delay = configuration.delay(afterAttempt: entry.attempts, error: error)
-        let due = configuration.clock.now.addingTimeInterval(delay.seconds)
         var waiting = entry
+        waiting.failures += 1
+        let delay = configuration.delay(afterAttempt: waiting.failures, error: error)
+        let due = configuration.clock.now.addingTimeInterval(delay.seconds)
         waiting.nextAttempt = due
         waiting.lastError = error.description
+        // A request that never left (no connection) cannot have been applied: the entry is as
+        // good as unsent, and later writes may fold into it again.
+        if error.neverReachedServer { waiting.attempts = max(0, waiting.attempts - 1) }
         try await update(waiting)
         report.retrying += 1
         report.errors.append(error)
@@ -232,5 +250,13 @@ extension OutboxEngine {
             if record.syncState == .created { record.syncState = .updated }
             try tx.upsert(record)
         }.value
+    }
+}
+
+extension DepotError {
+    /// True when the request certainly never reached the server: no connection could be made.
+    var neverReachedServer: Bool {
+        guard code == .transport, let error = underlying as? URLError else { return false }
+        return [.cannotConnectToHost, .cannotFindHost, .dnsLookupFailed, .notConnectedToInternet].contains(error.code)
     }
 }

@@ -102,9 +102,16 @@ struct OutboxEngine: Sendable {
         for entry in entries where !claimed.contains(entry.sequence) { blocked.insert(EntityKey(entry)) }
         let fresh = try await markAttempted(entries.filter { claimed.contains($0.sequence) && !blocked.contains(EntityKey($0)) })
         if configuration.maximumConcurrency == 1 {
-            for entry in fresh {
-                guard shouldContinue() else { return true }
-                if blocked.contains(EntityKey(entry)) { continue }
+            var unsent = fresh[...]
+            while let entry = unsent.popFirst() {
+                guard shouldContinue() else {
+                    try await unmarkAttempted(CollectionOfOne(entry) + unsent)
+                    return true
+                }
+                if blocked.contains(EntityKey(entry)) {
+                    try await unmarkAttempted(CollectionOfOne(entry))
+                    continue
+                }
                 var report = ForwardingReport()
                 let outcome = try await process(entry, report: &report)
                 result.report.add(report)
@@ -114,6 +121,7 @@ struct OutboxEngine: Sendable {
                 case .waiting(let due):
                     result.nextDue = min(result.nextDue ?? due, due)
                     blocked.insert(EntityKey(entry))
+                    try await unmarkAttempted(unsent)
                     return true
                 }
             }
@@ -138,10 +146,15 @@ struct OutboxEngine: Sendable {
                     running += 1
                     group.addTask {
                         var report = ForwardingReport()
-                        for entry in lane {
-                            guard shouldContinue() else { return (key, report, nil) }
+                        var unsent = lane[...]
+                        while let entry = unsent.popFirst() {
+                            guard shouldContinue() else {
+                                try await unmarkAttempted(CollectionOfOne(entry) + unsent)
+                                return (key, report, nil)
+                            }
                             let outcome = try await process(entry, report: &report)
                             if case .done = outcome { continue }
+                            try await unmarkAttempted(unsent)
                             return (key, report, outcome)
                         }
                         return (key, report, nil)
@@ -178,8 +191,12 @@ struct OutboxEngine: Sendable {
         let claimed = coordinator.claim(entries.map(\.sequence))
         defer { coordinator.release(claimed) }
         guard claimed.count == entries.count else { return report }  // a forwarder is sending them
-        for entry in try await markAttempted(entries) {
-            guard case .done = try await process(entry, report: &report) else { break }
+        var unsent = try await markAttempted(entries)[...]
+        while let entry = unsent.popFirst() {
+            guard case .done = try await process(entry, report: &report) else {
+                try await unmarkAttempted(unsent)
+                break
+            }
         }
         return report
     }

@@ -31,8 +31,12 @@ public struct OutboxEntry: Sendable, Hashable {
     /// Sent as `Idempotency-Key`; made when the entry is made, never changed by coalescing an
     /// entry that was already attempted.
     public var idempotencyKey: String
-    /// How many times it was sent without a final answer.
+    /// How many times it was taken up for sending and may have reached the server (counted before
+    /// each send; a send that could not connect is not counted). An entry with attempts is never
+    /// changed by coalescing.
     public var attempts: Int
+    /// How many sends failed in a row; the retry pause grows with it.
+    public var failures: Int
     /// When it may be sent next; nil for at once.
     public var nextAttempt: Date?
     /// What went wrong last time, for the app to show.
@@ -51,6 +55,7 @@ public struct OutboxEntry: Sendable, Hashable {
         payload: JSON?,
         idempotencyKey: String = UUID().uuidString,
         attempts: Int = 0,
+        failures: Int = 0,
         nextAttempt: Date? = nil,
         lastError: String? = nil,
         rejection: OutboxRejection? = nil
@@ -62,6 +67,7 @@ public struct OutboxEntry: Sendable, Hashable {
         self.payload = payload
         self.idempotencyKey = idempotencyKey
         self.attempts = attempts
+        self.failures = failures
         self.nextAttempt = nextAttempt
         self.lastError = lastError
         self.rejection = rejection
