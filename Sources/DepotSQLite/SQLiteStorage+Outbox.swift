@@ -54,7 +54,8 @@ extension SQLiteStorage {
         case .all: break
         }
         if let collections = query.collections {
-            conditions.append("collection IN (\(Array(repeating: "?", count: collections.count).joined(separator: ", ")))")
+            conditions.append(
+                "collection IN (\(Array(repeating: "?", count: collections.count).joined(separator: ", ")))")
             arguments += collections.sorted()
         }
         if let entityID = query.entityID {
@@ -79,14 +80,16 @@ extension SQLiteStorage {
         let sequence: Int64 = row["sequence"]
         let operationText: String = row["operation"]
         guard let operation = OutboxOperation(rawValue: operationText) else {
-            throw DepotError(.storage, "outbox entry \(sequence) has an unknown operation \(operationText.debugDescription)")
+            throw DepotError(
+                .storage, "outbox entry \(sequence) has an unknown operation \(operationText.debugDescription)")
         }
         let payloadText: String? = row["payload"]
         let payload: JSON?
         do {
             payload = try payloadText.map { try JSON(parsing: Data($0.utf8)) }
         } catch {
-            throw DepotError(.storage, "outbox entry \(sequence) has an unreadable payload: \(error)", underlying: error)
+            throw DepotError(
+                .storage, "outbox entry \(sequence) has an unreadable payload: \(error)", underlying: error)
         }
         let nextAttempt: Double? = row["next_attempt"]
         let rejected: Bool = row["rejected"]
@@ -104,7 +107,8 @@ extension SQLiteStorage {
             lastError: row["last_error"],
             rejection: rejected
                 ? OutboxRejection(
-                    status: row["rejected_status"], body: rejectedBody ?? Data(), message: row["rejected_message"] ?? "")
+                    status: row["rejected_status"], body: rejectedBody ?? Data(), message: row["rejected_message"] ?? ""
+                )
                 : nil
         )
     }
@@ -112,7 +116,8 @@ extension SQLiteStorage {
     static func outboxArguments(_ entry: OutboxEntry) throws -> [(any DatabaseValueConvertible)?] {
         let payload = try entry.payload.map { String(decoding: try $0.serialized(), as: UTF8.self) }
         return [
-            entry.collection, entry.entityID, entry.operation.rawValue, payload, entry.idempotencyKey, entry.attempts, entry.failures,
+            entry.collection, entry.entityID, entry.operation.rawValue, payload, entry.idempotencyKey, entry.attempts,
+            entry.failures,
             entry.nextAttempt?.timeIntervalSince1970, entry.lastError, entry.isRejected, entry.rejection?.status,
             entry.rejection?.body, entry.rejection?.message,
         ]
@@ -142,7 +147,8 @@ extension SQLiteStorage.Transaction {
     func appendOutbox(_ entry: OutboxEntry) throws -> Int64 {
         try SQLiteStorage.storageErrors("cannot add to the outbox") {
             try db.execute(
-                sql: "INSERT INTO outbox (\(SQLiteStorage.outboxColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                sql:
+                    "INSERT INTO outbox (\(SQLiteStorage.outboxColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 arguments: StatementArguments(try SQLiteStorage.outboxArguments(entry)))
             return db.lastInsertedRowID
         }

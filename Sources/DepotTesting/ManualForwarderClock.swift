@@ -1,7 +1,7 @@
 import Depot
 import Foundation
 
-/// A ``ForwarderClock`` that moves only when told to: backoff and `Retry-After` are tested
+/// A `ForwarderClock` that moves only when told to: backoff and `Retry-After` are tested
 /// exactly, without sleeping.
 ///
 /// ```swift

@@ -202,14 +202,17 @@ public final class Forwarder: Sendable {
                     }
                     self?.wake()
                 }
-                shell.withLock { $0.wake?.cancel(); $0.wake = task }
+                shell.withLock {
+                    $0.wake?.cancel(); $0.wake = task
+                }
             case .cancelWake:
                 shell.withLock { shell in
                     shell.wake?.cancel()
                     shell.wake = nil
                 }
             case .finishStops(let ids):
-                for continuation in shell.withLock({ shell in ids.compactMap { shell.stops.removeValue(forKey: $0) } }) {
+                for continuation in shell.withLock({ shell in ids.compactMap { shell.stops.removeValue(forKey: $0) } })
+                {
                     continuation.resume()
                 }
             }

@@ -36,7 +36,8 @@ extension OutboxEngine {
     /// Sends one claimed entry and settles it: stored answer, retry time, refusal or conflict.
     func process(_ entry: OutboxEntry, report: inout ForwardingReport) async throws -> EntryResult {
         guard let channel = channels[entry.collection] else {
-            return try await reject(entry, DepotError(.invalidRequest, "no repository forwards \(entry.collection)"), &report)
+            return try await reject(
+                entry, DepotError(.invalidRequest, "no repository forwards \(entry.collection)"), &report)
         }
         let record = try await storage.fetch(collection: entry.collection, id: entry.entityID).value
         let outcome = try await channel.send(
@@ -69,7 +70,8 @@ extension OutboxEngine {
             decoded = try answer.map { try channel.decode(.object($0.json)) }
         } catch {
             var failure = error as? DepotError ?? DepotError(.decoding, "\(error)", underlying: error)
-            failure.message = "the server took the write but its answer is not a \(entry.collection) entity: " + failure.message
+            failure.message =
+                "the server took the write but its answer is not a \(entry.collection) entity: " + failure.message
             return try await reject(entry, failure, &report)
         }
         try await storeAnswer(entry, answer, decoded)
@@ -102,7 +104,8 @@ extension OutboxEngine {
     {
         var refused = entry
         refused.lastError = error.description
-        refused.rejection = OutboxRejection(status: error.status, body: error.responseBody ?? Data(), message: error.description)
+        refused.rejection = OutboxRejection(
+            status: error.status, body: error.responseBody ?? Data(), message: error.description)
         try await update(refused)
         report.rejected.append(refused)
         emit(.rejected(refused))

@@ -79,7 +79,8 @@ struct OutboxEngine: Sendable {
                     }
                     selected.append(entry)
                 }
-                let stopped = try await send(selected, blocked: &blocked, result: &result, shouldContinue: shouldContinue)
+                let stopped = try await send(
+                    selected, blocked: &blocked, result: &result, shouldContinue: shouldContinue)
                 if stop || stopped { break }
             }
         } catch {
@@ -100,7 +101,8 @@ struct OutboxEngine: Sendable {
         defer { coordinator.release(claimed) }
         // Another sender holds an entry: its entity waits for the next pass.
         for entry in entries where !claimed.contains(entry.sequence) { blocked.insert(EntityKey(entry)) }
-        let fresh = try await markAttempted(entries.filter { claimed.contains($0.sequence) && !blocked.contains(EntityKey($0)) })
+        let fresh = try await markAttempted(
+            entries.filter { claimed.contains($0.sequence) && !blocked.contains(EntityKey($0)) })
         if configuration.maximumConcurrency == 1 {
             var unsent = fresh[...]
             while let entry = unsent.popFirst() {

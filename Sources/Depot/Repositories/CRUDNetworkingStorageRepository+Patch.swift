@@ -24,7 +24,9 @@ extension CRUDNetworkingStorageRepository {
     /// - Throws: (in the promise) `DepotError`: `.conflict` for a 412 to a stale `If-Match`, the
     ///   server's body kept; otherwise the codes of the request or the store.
     public func patch(_ entity: Entity) -> Promise<Sourced<Entity>> {
-        let (local, writes, remote, outbox, key) = (self.local, outboxLocal, self.remote, outboxEngine, entity.id.pathComponent)
+        let (local, writes, remote, outbox, key) = (
+            self.local, outboxLocal, self.remote, outboxEngine, entity.id.pathComponent
+        )
         return run(
             .patch,
             remote: {

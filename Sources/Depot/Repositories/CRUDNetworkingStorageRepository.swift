@@ -71,7 +71,9 @@ extension CRUDNetworkingStorageRepository {
     /// same transaction; a ``Forwarder`` (or, under a synchronizing local-first rule, this call)
     /// sends it on.
     public func create(_ entity: Entity) -> Promise<Sourced<Entity>> {
-        let (local, writes, remote, outbox, key) = (self.local, outboxLocal, self.remote, outboxEngine, entity.id.pathComponent)
+        let (local, writes, remote, outbox, key) = (
+            self.local, outboxLocal, self.remote, outboxEngine, entity.id.pathComponent
+        )
         return run(
             .create,
             remote: {
@@ -108,7 +110,9 @@ extension CRUDNetworkingStorageRepository {
     /// ``RepositoryConfiguration/conditionalWrites``). A local update is stored unsynced and
     /// recorded in the outbox; a remote one first sends the entity's earlier outbox entries.
     public func update(_ entity: Entity) -> Promise<Sourced<Entity>> {
-        let (local, writes, remote, outbox, key) = (self.local, outboxLocal, self.remote, outboxEngine, entity.id.pathComponent)
+        let (local, writes, remote, outbox, key) = (
+            self.local, outboxLocal, self.remote, outboxEngine, entity.id.pathComponent
+        )
         return run(
             .update,
             remote: {
@@ -128,7 +132,9 @@ extension CRUDNetworkingStorageRepository {
     /// Deletes the entity with `id`; a local delete leaves a tombstone and an outbox entry until the
     /// server has it. Sends `If-Match` like ``update(_:)``.
     public func delete(id: Entity.ID) -> Promise<Sourced<Void>> {
-        let (local, writes, remote, outbox, key) = (self.local, outboxLocal, self.remote, outboxEngine, id.pathComponent)
+        let (local, writes, remote, outbox, key) = (
+            self.local, outboxLocal, self.remote, outboxEngine, id.pathComponent
+        )
         return run(
             .delete,
             remote: {
@@ -163,7 +169,8 @@ extension CRUDNetworkingStorageRepository {
 
     /// Sends this repository's outbox entries for one entity at a time.
     var outboxEngine: OutboxEngine {
-        OutboxEngine(storage: storage, channels: [collection: OutboxChannel(self)], configuration: ForwarderConfiguration())
+        OutboxEngine(
+            storage: storage, channels: [collection: OutboxChannel(self)], configuration: ForwarderConfiguration())
     }
 
     /// Sends the entity's outbox entries now (a synchronizing local-first write).
@@ -192,7 +199,8 @@ extension CRUDNetworkingStorageRepository {
             OutboxQuery(collections: Set(outbox.channels.keys), entityID: id, selection: .all)
         ).value
         if left > 0 {
-            throw DepotError(.conflict, "\(left) earlier write(s) to \(id) wait in the outbox; this one waits behind them")
+            throw DepotError(
+                .conflict, "\(left) earlier write(s) to \(id) wait in the outbox; this one waits behind them")
         }
     }
 

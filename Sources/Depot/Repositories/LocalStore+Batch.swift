@@ -19,7 +19,8 @@ extension LocalStore {
                     try tx.insert(StoredRecord(collection: collection, id: id, object: object, syncState: .created))
                 }
                 if let payload {
-                    try tx.recordOutbox(collection: collection, entityID: id, operation: .create, payload: .object(payload))
+                    try tx.recordOutbox(
+                        collection: collection, entityID: id, operation: .create, payload: .object(payload))
                 }
             }
         }.value
@@ -49,7 +50,8 @@ extension LocalStore {
                     guard let diff = try EntityMergePatch.patch(Entity.self, from: base, to: entity) else { continue }
                     try tx.recordOutbox(collection: collection, entityID: id, operation: .patch, payload: diff)
                 } else {
-                    try tx.recordOutbox(collection: collection, entityID: id, operation: .update, payload: .object(payload))
+                    try tx.recordOutbox(
+                        collection: collection, entityID: id, operation: .update, payload: .object(payload))
                 }
             }
         }.value
@@ -70,7 +72,8 @@ extension LocalStore {
                 }
                 // A create already sent may have reached the server: then the delete must go too.
                 let createSent =
-                    try recordsOutbox && tx.outboxEntries(collection: collection, entityID: id).contains { $0.attempts > 0 }
+                    try recordsOutbox
+                    && tx.outboxEntries(collection: collection, entityID: id).contains { $0.attempts > 0 }
                 if existing.syncState == .created, !createSent {
                     try tx.delete(collection: collection, id: id)
                 } else {

@@ -109,7 +109,8 @@ public final class InMemoryStorage: Storage {
 
         mutating func append(_ entry: OutboxEntry) {
             entries.append(entry)
-            byEntity[EntityKey(collection: entry.collection, entityID: entry.entityID), default: []].append(entry.sequence)
+            byEntity[EntityKey(collection: entry.collection, entityID: entry.entityID), default: []].append(
+                entry.sequence)
         }
 
         mutating func replace(at index: Int, with entry: OutboxEntry) {
@@ -199,7 +200,9 @@ public final class InMemoryStorage: Storage {
         func fetch(collection: String, id: String) -> StoredRecord? { collections[collection]?[id] }
 
         func upsert(_ record: StoredRecord) {
-            undo.append(.record(collection: record.collection, id: record.id, record: collections[record.collection]?[record.id]))
+            undo.append(
+                .record(
+                    collection: record.collection, id: record.id, record: collections[record.collection]?[record.id]))
             collections[record.collection, default: [:]][record.id] = record
         }
 

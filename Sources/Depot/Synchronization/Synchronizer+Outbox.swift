@@ -63,7 +63,8 @@ extension Synchronizer {
         let wanted = entries.filter { !held.contains($0.entityID) }
         let taken = claim.coordinator.claim(wanted.map(\.sequence))
         for entry in wanted where !taken.contains(entry.sequence) { held.insert(entry.entityID) }
-        claim.coordinator.release(wanted.filter { held.contains($0.entityID) && taken.contains($0.sequence) }.map(\.sequence))
+        claim.coordinator.release(
+            wanted.filter { held.contains($0.entityID) && taken.contains($0.sequence) }.map(\.sequence))
         let sequences = wanted.filter { !held.contains($0.entityID) }.map(\.sequence)
         let marked = try await storage.transaction { tx in
             var marked: [OutboxEntry] = []

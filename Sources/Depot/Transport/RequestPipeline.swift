@@ -104,7 +104,8 @@ public struct RequestPipeline: Sendable {
     /// Asks every interceptor about a 401; true when one refreshed its credentials.
     private func reauthorize(_ request: NetworkRequest, _ error: DepotError) async -> Bool {
         var retry = false
-        for interceptor in configuration.interceptors where await interceptor.shouldRetryUnauthorized(request, error: error) {
+        for interceptor in configuration.interceptors
+        where await interceptor.shouldRetryUnauthorized(request, error: error) {
             retry = true
         }
         return retry

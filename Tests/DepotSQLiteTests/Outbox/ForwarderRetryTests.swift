@@ -115,8 +115,10 @@ final class LockedCounter: Sendable {
                 let messages = OutboxMessages(store: session, storage: fixture.storage, strategy: recordOnly)
                 _ = try await messages.update(Message(id: "1", text: "granted \(grants)")).value
                 fixture.server.inject(.status(401), times: 1)
-                let report = try await Forwarder(for: messages, configuration: ForwarderConfiguration(jitter: 0, clock: fixture.clock))
-                    .flush().value
+                let report = try await Forwarder(
+                    for: messages, configuration: ForwarderConfiguration(jitter: 0, clock: fixture.clock)
+                )
+                .flush().value
                 #expect(interceptor.count == 1)
                 #expect(report.delivered == (delivered ? 1 : 0) && report.retrying == (delivered ? 0 : 1))
                 if !delivered { #expect(report.errors.first?.status == 401) }

@@ -5,9 +5,12 @@ import Foundation
 import Testing
 
 @Suite struct ForwarderTests {
-    @Test("offline create, update, patch and delete, then online: the server ends right, each write applied once", arguments: StoreKind.allCases)
+    @Test(
+        "offline create, update, patch and delete, then online: the server ends right, each write applied once",
+        arguments: StoreKind.allCases)
     func offlineThenOnline(kind: StoreKind) async throws {
-        try await withOutboxFixture(kind, objects: [["id": "1", "text": "one"], ["id": "2", "text": "two"]]) { fixture in
+        try await withOutboxFixture(kind, objects: [["id": "1", "text": "one"], ["id": "2", "text": "two"]]) {
+            fixture in
             let messages = fixture.repository()
             _ = try await messages.readAll().value
             // Given: writes made while the server is unreachable

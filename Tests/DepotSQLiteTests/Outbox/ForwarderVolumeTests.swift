@@ -49,7 +49,8 @@ import Testing
                     let id = String(index)
                     let object: JSONObject = ["id": .string(id), "text": .string("note \(index)")]
                     try tx.upsert(StoredRecord(collection: "messages", id: id, object: object, syncState: .created))
-                    try tx.recordOutbox(collection: "messages", entityID: id, operation: .create, payload: .object(object))
+                    try tx.recordOutbox(
+                        collection: "messages", entityID: id, operation: .create, payload: .object(object))
                 }
             }.value
             let keys = Set(try await fixture.outbox().map(\.idempotencyKey))

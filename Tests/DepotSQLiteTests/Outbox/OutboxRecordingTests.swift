@@ -5,9 +5,12 @@ import Foundation
 import Testing
 
 @Suite struct OutboxRecordingTests {
-    @Test("local writes coalesce per entity: create+update → create, create+delete → nothing, update+patch → update, anything+delete → delete", arguments: StoreKind.allCases)
+    @Test(
+        "local writes coalesce per entity: create+update → create, create+delete → nothing, update+patch → update, anything+delete → delete",
+        arguments: StoreKind.allCases)
     func coalescing(kind: StoreKind) async throws {
-        try await withOutboxFixture(kind, objects: [["id": "1", "text": "one"], ["id": "2", "text": "two"]]) { fixture in
+        try await withOutboxFixture(kind, objects: [["id": "1", "text": "one"], ["id": "2", "text": "two"]]) {
+            fixture in
             _ = try await fixture.repository().readAll().value
             let messages = fixture.repository(strategy: recordOnly)
             _ = try await messages.create(Message(id: "a", text: "draft")).value
@@ -33,7 +36,9 @@ import Testing
         }
     }
 
-    @Test("a write and its entry commit together: a create whose id is taken records nothing", arguments: StoreKind.allCases)
+    @Test(
+        "a write and its entry commit together: a create whose id is taken records nothing",
+        arguments: StoreKind.allCases)
     func atomic(kind: StoreKind) async throws {
         try await withOutboxFixture(kind) { fixture in
             let messages = fixture.repository(strategy: recordOnly)
@@ -43,7 +48,8 @@ import Testing
             // A transaction that throws after recording leaves neither record nor entry
             await #expect(throws: DepotError.self) {
                 try await fixture.storage.transaction { tx in
-                    try tx.upsert(StoredRecord(collection: "messages", id: "z", object: ["id": "z"], syncState: .created))
+                    try tx.upsert(
+                        StoredRecord(collection: "messages", id: "z", object: ["id": "z"], syncState: .created))
                     try tx.recordOutbox(collection: "messages", entityID: "z", operation: .create, payload: ["id": "z"])
                     throw DepotError(.invalidRequest, "changed my mind")
                 }.value
@@ -112,7 +118,8 @@ import Testing
 }
 
 @Suite struct OutboxSynchronizeTests {
-    @Test("synchronize pushes what the outbox holds, each entity once under its key; the forwarder then has nothing left")
+    @Test(
+        "synchronize pushes what the outbox holds, each entity once under its key; the forwarder then has nothing left")
     func synchronizeUsesOutbox() async throws {
         try await withOutboxFixture(objects: [["id": "1", "text": "one"], ["id": "2", "text": "two"]]) { fixture in
             _ = try await fixture.repository().readAll().value
