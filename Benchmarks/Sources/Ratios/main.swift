@@ -1,9 +1,17 @@
 import Foundation
 
 // Prints every figure as a ratio against a baseline measured in the same run, same process.
-//   swift run -c release Ratios [promise|transport|decoding|storage|sync-push|sync-pull|sync-pull-prune]
+//   swift run -c release Ratios [promise|transport|decoding|storage|sync-push|sync-pull|sync-pull-prune|outbox|outbox-record]
 
+let sections = [
+    "promise", "transport", "decoding", "storage", "sync-push", "sync-pull", "sync-pull-prune", "outbox",
+    "outbox-record",
+]
 let only = CommandLine.arguments.dropFirst().first
+if let only, !sections.contains(only) {
+    print("usage: Ratios [\(sections.joined(separator: "|"))]   (no argument: every section but sync-pull-prune)")
+    exit(2)
+}
 print("Ratios — \(ProcessInfo.processInfo.activeProcessorCount) cores, \(Date())")
 if only == nil || only == "promise" { await promiseRatios() }
 if only == nil || only == "transport" { try await transportRatios() }
@@ -12,3 +20,5 @@ if only == nil || only == "storage" { try await storageRatios() }
 if only == nil || only == "sync-push" { try await syncPushRatios() }
 if only == nil || only == "sync-pull" { try await syncPullRatios() }
 if only == "sync-pull-prune" { try await syncPullRatios(prune: true) }
+if only == nil || only == "outbox" { try await outboxRatios() }
+if only == nil || only == "outbox-record" { try await outboxRecordRatios() }
