@@ -21,6 +21,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
@@ -35,6 +36,7 @@ let package = Package(
                 "DepotPromise",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
         .target(
@@ -68,7 +70,9 @@ let package = Package(
         ),
         .executableTarget(
             name: "Messages",
-            dependencies: ["Depot", "DepotTesting", "DepotSQLite"],
+            dependencies: [
+                "Depot", "DepotTesting", "DepotSQLite", .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Examples/Messages"
         ),
         .executableTarget(
@@ -83,6 +87,8 @@ let package = Package(
             dependencies: [
                 "Depot", "DepotTesting", "DepotAsyncHTTPClient",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
     ],

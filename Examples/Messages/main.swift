@@ -2,6 +2,7 @@ import Depot
 import DepotSQLite
 import DepotTesting
 import Foundation
+import Logging
 
 // The Messages example: CRUD over HTTP against the embedded stub server, chained with promises
 // and awaited with async/await.
@@ -122,10 +123,26 @@ print(
 )
 let back = try await cached.read("offline-1").value
 print("online:    read #offline-1 from the \(back.origin) side: \(back.value.text)")
-let report = try await cached.synchronize().value
+
+// Actions: the synchronization runs as a cancellable, observable action with statistics.
+let executor = ActionExecutor(
+    maxConcurrent: 2, logger: Logger(label: "messages.actions") { _ in SwiftLogNoOpLogHandler() })
+let actionEvents = executor.events
+try await server.goOffline()
+_ = try await cached.update(Message(id: "offline-1", text: "edited once more, offline")).value
+try await server.goOnline()
+let sync = executor.execute(SynchronizeAction(cached))
+let report = try await sync.result.value
 print(
     "synchronized: pushed \(report.pushed), pulled \(report.pulled), deleted \(report.deleted), failed \(report.failed)"
 )
+let stats = sync.statistics
+print(
+    "action:    \(sync.name) \(sync.state) in \(stats.duration.map { "\($0)" } ?? "?"): "
+        + "\(stats.requests) requests, \(stats.bytes) bytes, pushed \(stats.pushed), pulled \(stats.pulled)"
+)
+await executor.shutdown()
+print("events:    \(await actionEvents.reduce(into: [String]()) { $0.append($1.kind.name) }.joined(separator: " → "))")
 
 try await server.shutdown()
 print("done")

@@ -35,6 +35,12 @@ public struct ForwardingReport: Sendable {
     public var rejected: [OutboxEntry] = []
     /// Errors of the retrying entries, in order (a storage failure included).
     public var errors: [DepotError] = []
+    /// Requests sent (a conflict's read and resend included).
+    public var requests = 0
+    /// Request body bytes sent.
+    public var bytesSent = 0
+    /// Response body bytes received, error answers included.
+    public var bytesReceived = 0
 
     /// An empty report.
     public init() {}
@@ -46,5 +52,8 @@ public struct ForwardingReport: Sendable {
         conflicts += other.conflicts
         rejected += other.rejected
         errors += other.errors
+        requests += other.requests
+        bytesSent += other.bytesSent
+        bytesReceived += other.bytesReceived
     }
 }

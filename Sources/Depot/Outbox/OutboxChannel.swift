@@ -75,7 +75,7 @@ struct OutboxChannel: Sendable {
         }
         let response: NetworkResponse
         do {
-            response = try await store.send(request)
+            response = try await TrafficMeter.send(request, through: store)
         } catch {
             let failure = Self.depotError(error, request)
             if failure.isCancellation { throw failure }
@@ -116,7 +116,7 @@ struct OutboxChannel: Sendable {
             return .failure(error as? DepotError ?? DepotError(.encoding, "\(error)", underlying: error))
         }
         do {
-            let response = try await store.send(request)
+            let response = try await TrafficMeter.send(request, through: store)
             let json = try JSONMapping.unwrap(try JSON(parsing: response.body), envelope: configuration.envelope)
             guard let object = json.objectValue else {
                 return .failure(DepotError(.decoding, "expected a JSON object, found \(json.kindName)"))

@@ -35,6 +35,17 @@ extension OutboxEngine {
 
     /// Sends one claimed entry and settles it: stored answer, retry time, refusal or conflict.
     func process(_ entry: OutboxEntry, report: inout ForwardingReport) async throws -> EntryResult {
+        let meter = TrafficMeter()
+        defer { meter.add(to: &report) }
+        let (result, processed) = try await TrafficMeter.$current.withValue(meter) {
+            var processed = ForwardingReport()
+            return (try await processUnmetered(entry, report: &processed), processed)
+        }
+        report.add(processed)
+        return result
+    }
+
+    private func processUnmetered(_ entry: OutboxEntry, report: inout ForwardingReport) async throws -> EntryResult {
         guard let channel = channels[entry.collection] else {
             return try await reject(
                 entry, DepotError(.invalidRequest, "no repository forwards \(entry.collection)"), &report)
