@@ -107,10 +107,7 @@ public final class ActionExecutor: Sendable {
         let hub = self.hub
         let record = ActionRecord(
             id: id, name: action.name, key: action.serializationKey, hook: { action.cancel() },
-            emit: { event in
-                hub.emit(event)
-                observer.observe(event)
-            })
+            emit: { hub.emit($0) }, observe: { observer.observe($0) })
         let context = ActionContext(record: record, session: session, storage: storage, logger: logger)
         let rejectCancelled: @Sendable () -> Void = {
             resolver.reject(DepotError(.cancelled, "\(action.name) \(id) was cancelled before it started"))

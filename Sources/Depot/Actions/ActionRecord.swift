@@ -8,6 +8,7 @@ final class ActionRecord: Sendable {
     let key: String?
     private let hook: @Sendable () -> Void
     private let emit: @Sendable (ActionEvent) -> Void
+    private let observe: @Sendable (ActionEvent) -> Void
     private let clock = ContinuousClock()
     private let state: LockedValue<Inner>
 
@@ -18,18 +19,21 @@ final class ActionRecord: Sendable {
         var history: [ActionEvent] = []
         var watchers: [UUID: AsyncStream<ActionEvent>.Continuation] = [:]
         var task: Task<Void, Never>?
+        var unobserved: [ActionEvent] = []
     }
 
-    /// A record for an action submitted now; `emit` gets each event, in order, under the record's lock.
+    /// A record for an action submitted now. `emit` gets each event, in order, under the record's
+    /// lock (keep it to stream yields); `observe` gets it just after, outside the lock (logs, metrics).
     init(
         id: ActionID, name: String, key: String?, hook: @escaping @Sendable () -> Void,
-        emit: @escaping @Sendable (ActionEvent) -> Void
+        emit: @escaping @Sendable (ActionEvent) -> Void, observe: @escaping @Sendable (ActionEvent) -> Void
     ) {
         self.id = id
         self.name = name
         self.key = key
         self.hook = hook
         self.emit = emit
+        self.observe = observe
         state = LockedValue(Inner(statistics: ActionStatistics(submitted: Date())))
     }
 
@@ -39,12 +43,12 @@ final class ActionRecord: Sendable {
 
     /// Reports the submission; the first event.
     func submitted() {
-        state.withLock { publish(.submitted, in: &$0) }
+        locked { publish(.submitted, in: &$0) }
     }
 
     /// Starts the body in a task when the action was not cancelled meanwhile; false when skipped.
     func start(_ body: @escaping @Sendable () async -> Void) -> Bool {
-        state.withLock { inner in
+        locked { inner in
             guard case .run = inner.machine.start() else { return false }
             inner.statistics.started = Date()
             inner.startInstant = clock.now
@@ -56,7 +60,7 @@ final class ActionRecord: Sendable {
 
     /// Cancels the action; tells what was done so the executor can drop a pending one.
     func cancel() -> StateMachine.CancelAction {
-        let (action, task) = state.withLock { inner in
+        let (action, task) = locked { inner in
             let action = inner.machine.cancel()
             switch action {
             case .none: break
@@ -74,7 +78,7 @@ final class ActionRecord: Sendable {
 
     /// The body ended: settles the state, reports the terminal event and returns the state.
     func end(_ outcome: StateMachine.Outcome, error: (any Error)?) -> ActionState {
-        state.withLock { inner in
+        locked { inner in
             let final = inner.machine.end(outcome)
             let kind: ActionEvent.Kind =
                 switch final {
@@ -97,7 +101,7 @@ final class ActionRecord: Sendable {
 
     /// Reports progress, while the action runs.
     func progress(_ progress: ActionProgress) {
-        state.withLock { inner in
+        locked { inner in
             guard case .executing = inner.machine.state else { return }
             publish(.progress(progress), in: &inner)
         }
@@ -121,6 +125,17 @@ final class ActionRecord: Sendable {
         return stream
     }
 
+    /// Runs `body` under the lock, then hands the events it published to `observe`, in order.
+    private func locked<Result>(_ body: (inout Inner) -> Result) -> Result {
+        let (result, events) = state.withLock { inner in
+            let result = body(&inner)
+            defer { inner.unobserved = [] }
+            return (result, inner.unobserved)
+        }
+        for event in events { observe(event) }
+        return result
+    }
+
     private func end(_ kind: ActionEvent.Kind, in inner: inout Inner) {
         inner.statistics.finished = Date()
         if let start = inner.startInstant { inner.statistics.duration = clock.now - start }
@@ -140,5 +155,6 @@ final class ActionRecord: Sendable {
         }
         for watcher in inner.watchers.values { watcher.yield(event) }
         emit(event)
+        inner.unobserved.append(event)
     }
 }
