@@ -6,7 +6,6 @@ import GRDB
 // its JSON as text, a snapshot equal to the object kept as a flag rather than a second copy.
 
 extension SQLiteStorage {
-
     /// The columns records are read with, in the order ``record(_:)`` reads them.
     static let recordColumns = "collection, id, object, sync_state, snapshot, etag, snapshot_is_object"
 

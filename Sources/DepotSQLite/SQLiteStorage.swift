@@ -210,8 +210,14 @@ public final class SQLiteStorage: Storage {
         }
         let statementArguments = StatementArguments(arguments)
         let query = sql
+        // Keys spliced into the SQL may come from data (a query string), and GRDB's statement
+        // cache never evicts: cache only queries on declared index keys, a set fixed at opening.
+        let declared = indexes[collection] ?? []
+        let keys = Set(criteria.filters.keys).union(criteria.sort.map(\.key))
+        let cacheable = keys.isSubset(of: declared)
         return read("query \(collection)") { db in
-            try Self.records(db.cachedStatement(sql: query), statementArguments)
+            try Self.records(
+                cacheable ? db.cachedStatement(sql: query) : db.makeStatement(sql: query), statementArguments)
         }
     }
 
