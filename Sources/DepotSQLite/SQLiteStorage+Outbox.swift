@@ -33,7 +33,7 @@ extension SQLiteStorage {
     public func outbox(_ query: OutboxQuery) -> Promise<[OutboxEntry]> {
         let (sql, arguments) = Self.outboxSQL("SELECT *", query)
         return read("read the outbox") { db in
-            try Row.fetchAll(db, sql: sql, arguments: arguments).map(Self.outboxEntry)
+            try Self.outboxEntries(db.cachedStatement(sql: sql), arguments)
         }
     }
 
@@ -42,7 +42,9 @@ extension SQLiteStorage {
         var unlimited = query
         unlimited.limit = nil
         let (sql, arguments) = Self.outboxSQL("SELECT COUNT(*)", unlimited)
-        return read("count the outbox") { db in try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0 }
+        return read("count the outbox") { db in
+            try Int.fetchOne(db.cachedStatement(sql: sql), arguments: arguments) ?? 0
+        }
     }
 
     static func outboxSQL(_ select: String, _ query: OutboxQuery) -> (String, StatementArguments) {
@@ -74,6 +76,14 @@ extension SQLiteStorage {
             arguments.append(max(limit, 0))
         }
         return (sql, StatementArguments(arguments))
+    }
+
+    /// The entries a statement selecting every outbox column returns, read straight off its cursor.
+    static func outboxEntries(_ statement: Statement, _ arguments: StatementArguments) throws -> [OutboxEntry] {
+        var entries: [OutboxEntry] = []
+        let rows = try Row.fetchCursor(statement, arguments: arguments)
+        while let row = try rows.next() { entries.append(try outboxEntry(row)) }
+        return entries
     }
 
     static func outboxEntry(_ row: Row) throws -> OutboxEntry {
@@ -125,51 +135,72 @@ extension SQLiteStorage {
 
     static let outboxColumns =
         "collection, entity_id, operation, payload, idempotency_key, attempts, failures, next_attempt, last_error, rejected, rejected_status, rejected_body, rejected_message"
+
+    static let appendOutboxSQL =
+        "INSERT INTO outbox (\(outboxColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+
+    static let replaceOutboxSQL =
+        "UPDATE outbox SET "
+        + outboxColumns.split(separator: ",").map { "\($0.trimmingCharacters(in: .whitespaces)) = ?" }
+        .joined(separator: ", ") + " WHERE sequence = ?"
 }
 
 extension SQLiteStorage.Transaction {
     func outboxEntries(collection: String, entityID: String) throws -> [OutboxEntry] {
         try SQLiteStorage.storageErrors("cannot read the outbox of \(collection)/\(entityID)") {
-            try Row.fetchAll(
-                db, sql: "SELECT * FROM outbox WHERE collection = ? AND entity_id = ? ORDER BY sequence",
-                arguments: [collection, entityID]
-            ).map(SQLiteStorage.outboxEntry)
+            try SQLiteStorage.outboxEntries(
+                db.cachedStatement(
+                    sql: "SELECT * FROM outbox WHERE collection = ? AND entity_id = ? ORDER BY sequence"),
+                [collection, entityID])
         }
     }
 
     func outboxEntry(sequence: Int64) throws -> OutboxEntry? {
         try SQLiteStorage.storageErrors("cannot read outbox entry \(sequence)") {
-            try Row.fetchOne(db, sql: "SELECT * FROM outbox WHERE sequence = ?", arguments: [sequence])
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM outbox WHERE sequence = ?"), arguments: [sequence])
                 .map(SQLiteStorage.outboxEntry)
         }
     }
 
     func appendOutbox(_ entry: OutboxEntry) throws -> Int64 {
         try SQLiteStorage.storageErrors("cannot add to the outbox") {
-            try db.execute(
-                sql:
-                    "INSERT INTO outbox (\(SQLiteStorage.outboxColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                arguments: StatementArguments(try SQLiteStorage.outboxArguments(entry)))
+            try db.cachedStatement(sql: SQLiteStorage.appendOutboxSQL)
+                .execute(arguments: StatementArguments(try SQLiteStorage.outboxArguments(entry)))
             return db.lastInsertedRowID
         }
     }
 
     func replaceOutbox(_ entry: OutboxEntry) throws -> Bool {
         try SQLiteStorage.storageErrors("cannot change outbox entry \(entry.sequence)") {
-            let assignments = SQLiteStorage.outboxColumns.split(separator: ",").map {
-                "\($0.trimmingCharacters(in: .whitespaces)) = ?"
-            }
-            try db.execute(
-                sql: "UPDATE outbox SET \(assignments.joined(separator: ", ")) WHERE sequence = ?",
-                arguments: StatementArguments(try SQLiteStorage.outboxArguments(entry) + [entry.sequence]))
+            try db.cachedStatement(sql: SQLiteStorage.replaceOutboxSQL)
+                .execute(arguments: StatementArguments(try SQLiteStorage.outboxArguments(entry) + [entry.sequence]))
             return db.changesCount > 0
         }
     }
 
     func removeOutbox(sequence: Int64) throws -> Bool {
         try SQLiteStorage.storageErrors("cannot remove outbox entry \(sequence)") {
-            try db.execute(sql: "DELETE FROM outbox WHERE sequence = ?", arguments: [sequence])
+            try db.cachedStatement(sql: "DELETE FROM outbox WHERE sequence = ?").execute(arguments: [sequence])
             return db.changesCount > 0
+        }
+    }
+
+    func markOutboxAttempted(sequences: [Int64]) throws -> [OutboxEntry] {
+        guard !sequences.isEmpty else { return [] }
+        return try SQLiteStorage.storageErrors("cannot count an attempt on \(sequences.count) outbox entries") {
+            // One statement for any number of entries: the sequences go in as one JSON array.
+            let list = String(decoding: try JSON.array(sequences.map { .integer($0) }).serialized(), as: UTF8.self)
+            let marked = try SQLiteStorage.outboxEntries(
+                db.cachedStatement(
+                    sql: """
+                        UPDATE outbox SET attempts = attempts + 1
+                        WHERE rejected = 0 AND sequence IN (SELECT value FROM json_each(?))
+                        RETURNING *
+                        """),
+                [list])
+            let bySequence = Dictionary(marked.map { ($0.sequence, $0) }, uniquingKeysWith: { first, _ in first })
+            var seen = Set<Int64>()
+            return sequences.compactMap { seen.insert($0).inserted ? bySequence[$0] : nil }
         }
     }
 }

@@ -84,6 +84,10 @@ public final class SQLiteStorage: Storage {
             try db.execute(sql: "ALTER TABLE records ADD COLUMN etag TEXT")
         }
         migrator.registerMigration("v3: outbox", migrate: createOutbox)
+        migrator.registerMigration("v4: snapshot is object") { db in
+            // 1 when the snapshot is the object itself: the text is written once, in `object`.
+            try db.execute(sql: "ALTER TABLE records ADD COLUMN snapshot_is_object INTEGER NOT NULL DEFAULT 0")
+        }
         try storageErrors("cannot migrate the database") {
             try migrator.migrate(writer)
             try writer.write { db in
@@ -135,18 +139,26 @@ public final class SQLiteStorage: Storage {
         run("insert into \(record.collection)") { db in
             let exists =
                 try Bool.fetchOne(
-                    db, sql: "SELECT 1 FROM records WHERE collection = ? AND id = ?",
+                    db.cachedStatement(sql: "SELECT 1 FROM records WHERE collection = ? AND id = ?"),
                     arguments: [record.collection, record.id]
                 ) ?? false
             if exists {
                 throw DepotError(.conflict, "\(record.collection) already has a record with id \(record.id)")
             }
-            try Self.write(record, db)
+            try Self.write(EncodedRecord(record), db)
         }
     }
 
     /// Adds or replaces every record in one transaction.
     public func upsert(_ records: [StoredRecord]) -> Promise<Void> {
+        run("upsert \(records.count) records") { db in
+            for record in records { try Self.write(EncodedRecord(record), db) }
+        }
+    }
+
+    /// Adds or replaces every record in one transaction, binding their JSON text as it is: no
+    /// parsing, no second serialization, and a snapshot that is the object is not written again.
+    public func upsert(encoded records: [EncodedRecord]) -> Promise<Void> {
         run("upsert \(records.count) records") { db in
             for record in records { try Self.write(record, db) }
         }
@@ -157,16 +169,17 @@ public final class SQLiteStorage: Storage {
         read("fetch \(collection)/\(id)") { db in try Self.fetchRecord(collection: collection, id: id, db) }
     }
 
-    private static func fetchRecord(collection: String, id: String, _ db: Database) throws -> StoredRecord? {
+    static func fetchRecord(collection: String, id: String, _ db: Database) throws -> StoredRecord? {
         try Row.fetchOne(
-            db, sql: "SELECT * FROM records WHERE collection = ? AND id = ?", arguments: [collection, id]
+            db.cachedStatement(sql: "SELECT \(recordColumns) FROM records WHERE collection = ? AND id = ?"),
+            arguments: [collection, id]
         ).map(Self.record)
     }
 
     /// The records matching `criteria`, evaluated in SQL.
     public func fetch(collection: String, matching criteria: Criteria) -> Promise<[StoredRecord]> {
         do { try criteria.validate() } catch { return Promise(error: error) }
-        var sql = "SELECT * FROM records"
+        var sql = "SELECT \(Self.recordColumns) FROM records"
         // The planner prefers the primary key (it yields id order) over a selective expression
         // index it has no statistics for; name the declared index of the first indexed filter.
         if let key = criteria.filters.keys.sorted().first(where: {
@@ -197,23 +210,26 @@ public final class SQLiteStorage: Storage {
         }
         let statementArguments = StatementArguments(arguments)
         let query = sql
+        // Keys spliced into the SQL may come from data (a query string), and GRDB's statement
+        // cache never evicts: cache only queries on declared index keys, a set fixed at opening.
+        let declared = indexes[collection] ?? []
+        let keys = Set(criteria.filters.keys).union(criteria.sort.map(\.key))
+        let cacheable = keys.isSubset(of: declared)
         return read("query \(collection)") { db in
-            try Row.fetchAll(db, sql: query, arguments: statementArguments).map(Self.record)
+            try Self.records(
+                cacheable ? db.cachedStatement(sql: query) : db.makeStatement(sql: query), statementArguments)
         }
     }
 
     /// Removes the record with `id`.
     public func delete(collection: String, id: String) -> Promise<Bool> {
-        run("delete \(collection)/\(id)") { db in
-            try db.execute(sql: "DELETE FROM records WHERE collection = ? AND id = ?", arguments: [collection, id])
-            return db.changesCount > 0
-        }
+        run("delete \(collection)/\(id)") { db in try Self.deleteRecord(collection: collection, id: id, db) }
     }
 
     /// Removes every record of `collection`.
     public func deleteAll(collection: String) -> Promise<Void> {
         run("delete all of \(collection)") { db in
-            try db.execute(sql: "DELETE FROM records WHERE collection = ?", arguments: [collection])
+            try db.cachedStatement(sql: "DELETE FROM records WHERE collection = ?").execute(arguments: [collection])
         }
     }
 
@@ -247,64 +263,20 @@ public final class SQLiteStorage: Storage {
         }
 
         func upsert(_ record: StoredRecord) throws {
+            try storageErrors("cannot write \(record.collection)/\(record.id)") {
+                try SQLiteStorage.write(EncodedRecord(record), db)
+            }
+        }
+
+        func upsert(encoded record: EncodedRecord) throws {
             try storageErrors("cannot write \(record.collection)/\(record.id)") { try SQLiteStorage.write(record, db) }
         }
 
         func delete(collection: String, id: String) throws -> Bool {
             try storageErrors("cannot delete \(collection)/\(id)") {
-                try db.execute(sql: "DELETE FROM records WHERE collection = ? AND id = ?", arguments: [collection, id])
-                return db.changesCount > 0
+                try SQLiteStorage.deleteRecord(collection: collection, id: id, db)
             }
         }
-    }
-
-    // MARK: Rows
-
-    fileprivate static func write(_ record: StoredRecord, _ db: Database) throws {
-        let object = String(decoding: try JSON.object(record.object).serialized(), as: UTF8.self)
-        // A synced record's snapshot is usually its object: write the text once.
-        let snapshot = try record.snapshot.map {
-            $0 == record.object ? object : String(decoding: try JSON.object($0).serialized(), as: UTF8.self)
-        }
-        try db.execute(
-            sql: """
-                INSERT INTO records (collection, id, object, sync_state, snapshot, etag) VALUES (?, ?, ?, ?, ?, ?)
-                ON CONFLICT(collection, id) DO UPDATE SET
-                    object = excluded.object, sync_state = excluded.sync_state, snapshot = excluded.snapshot,
-                    etag = excluded.etag
-                """,
-            arguments: [record.collection, record.id, object, record.syncState.rawValue, snapshot, record.etag]
-        )
-    }
-
-    private static func record(_ row: Row) throws -> StoredRecord {
-        let collection: String = row["collection"]
-        let id: String = row["id"]
-        let state: String = row["sync_state"]
-        guard let syncState = SyncState(rawValue: state) else {
-            throw DepotError(.storage, "\(collection)/\(id) has an unknown sync state \(state.debugDescription)")
-        }
-        let text: String = row["object"]
-        let parsed = try object(text, what: "\(collection)/\(id)")
-        let snapshotText: String? = row["snapshot"]
-        return StoredRecord(
-            collection: collection,
-            id: id,
-            object: parsed,
-            syncState: syncState,
-            // Written once when equal to the object (see `write`), so parsed once too.
-            snapshot: try snapshotText.map {
-                $0 == text ? parsed : try object($0, what: "the snapshot of \(collection)/\(id)")
-            },
-            etag: row["etag"]
-        )
-    }
-
-    private static func object(_ text: String, what: String) throws -> JSONObject {
-        guard let object = try JSON(parsing: Data(text.utf8)).objectValue else {
-            throw DepotError(.storage, "\(what) is not a JSON object")
-        }
-        return object
     }
 
     // MARK: Errors
@@ -340,29 +312,5 @@ public final class SQLiteStorage: Storage {
         if error is DepotError { return error }
         if error is CancellationError { return DepotError(.cancelled, "\(what): cancelled", underlying: error) }
         return DepotError(.storage, "\(what): \(error)", underlying: error)
-    }
-}
-
-extension SQLiteStorage {
-    /// Up to `limit` records in `states`, by id, after `id`: one indexed query (`collection,
-    /// sync_state`), so walking a large collection's unsynced records never loads the rest.
-    public func fetch(collection: String, syncStates states: Set<SyncState>, after id: String?, limit: Int)
-        -> Promise<[StoredRecord]>
-    {
-        guard !states.isEmpty, limit > 0 else { return Promise([]) }
-        let marks = Array(repeating: "?", count: states.count).joined(separator: ", ")
-        var sql = "SELECT * FROM records WHERE collection = ? AND sync_state IN (\(marks))"
-        var arguments: [(any DatabaseValueConvertible)?] = [collection]
-        arguments += states.map(\.rawValue).sorted()
-        if let id {
-            sql += " AND id > ?"
-            arguments.append(id)
-        }
-        sql += " ORDER BY id ASC LIMIT ?"
-        arguments.append(limit)
-        let (query, statementArguments) = (sql, StatementArguments(arguments))
-        return read("query \(collection) by sync state") { db in
-            try Row.fetchAll(db, sql: query, arguments: statementArguments).map(Self.record)
-        }
     }
 }

@@ -98,14 +98,17 @@ final class StubHandler: ChannelInboundHandler {
     private static func record(_ head: HTTPRequestHead, body: ByteBuffer?) -> RecordedRequest {
         let uri = head.uri
         let rawPath = String(uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
-        let components = URLComponents(string: "http://stub" + uri)
+        // Foundation's URL parsing and percent-decoding are most of the cost of recording a
+        // request: run them only when there is a query or an escape.
+        let components = uri.utf8.contains(UInt8(ascii: "?")) ? URLComponents(string: "http://stub" + uri) : nil
+        let path = rawPath.utf8.contains(UInt8(ascii: "%")) ? rawPath.removingPercentEncoding ?? rawPath : rawPath
         var headers = HTTPFields()
         for (name, value) in head.headers {
             if let fieldName = HTTPField.Name(name) { headers.append(HTTPField(name: fieldName, value: value)) }
         }
         return RecordedRequest(
             method: head.method.rawValue,
-            path: rawPath.removingPercentEncoding ?? rawPath,
+            path: path,
             rawPath: rawPath,
             queryItems: components?.queryItems ?? [],
             headers: headers,

@@ -54,17 +54,28 @@ struct Post: Codable, Identifiable, Sendable, FetchableRecord, PersistableRecord
         }
     }
 
-    // Depot.
+    // Depot: entities encoded once, straight to the stored text (what repositories store), and,
+    // for comparison, the older path through parsed `StoredRecord`s, into a second file.
     let storage = try SQLiteStorage(
         path: directory.appendingPathComponent("depot.sqlite").path, indexes: ["posts": ["author"]])
     let depotWrite = try await time {
+        for start in stride(from: 0, to: count, by: batch) {
+            let records = try posts[start..<start + batch].map { post in
+                try EncodedRecord(collection: "posts", entity: post, syncState: .synced, snapshot: .sameAsObject)
+            }
+            try await storage.upsert(encoded: records).value
+        }
+    }
+    let parsedStorage = try SQLiteStorage(
+        path: directory.appendingPathComponent("depot-parsed.sqlite").path, indexes: ["posts": ["author"]])
+    let parsedWrite = try await time {
         for start in stride(from: 0, to: count, by: batch) {
             let records = try posts[start..<start + batch].map { post in
                 let object = try JSONMapping.object(post)
                 return StoredRecord(
                     collection: "posts", id: post.id, object: object, syncState: .synced, snapshot: object)
             }
-            try await storage.upsert(records).value
+            try await parsedStorage.upsert(records).value
         }
     }
     let depotQuery = try await time {
@@ -77,7 +88,8 @@ struct Post: Codable, Identifiable, Sendable, FetchableRecord, PersistableRecord
         }
     }
     row("raw GRDB upsert (baseline)", rawWrite.seconds, per: count, baseline: rawWrite.seconds)
-    row("SQLiteStorage upsert (JSON + snapshot)", depotWrite.seconds, per: count, baseline: rawWrite.seconds)
+    row("SQLiteStorage upsert(encoded:) (JSON + snapshot)", depotWrite.seconds, per: count, baseline: rawWrite.seconds)
+    row("SQLiteStorage upsert of StoredRecords", parsedWrite.seconds, per: count, baseline: rawWrite.seconds)
     row("raw GRDB query (baseline)", rawQuery.seconds, per: queries, baseline: rawQuery.seconds)
     row("SQLiteStorage criteria query + entity mapping", depotQuery.seconds, per: queries, baseline: rawQuery.seconds)
 }

@@ -1,11 +1,11 @@
 import Foundation
 
 // Prints every figure as a ratio against a baseline measured in the same run, same process.
-//   swift run -c release Ratios [promise|transport|decoding|storage|sync-push|sync-pull|sync-pull-prune|outbox|outbox-record]
+//   swift run -c release Ratios [promise|transport|decoding|storage|sync-push|sync-pull|sync-pull-prune|outbox|outbox-record|stub-server]
 
 let sections = [
     "promise", "transport", "decoding", "storage", "sync-push", "sync-pull", "sync-pull-prune", "outbox",
-    "outbox-record",
+    "outbox-record", "stub-server",
 ]
 let only = CommandLine.arguments.dropFirst().first
 if let only, !sections.contains(only) {
@@ -22,3 +22,4 @@ if only == nil || only == "sync-pull" { try await syncPullRatios() }
 if only == "sync-pull-prune" { try await syncPullRatios(prune: true) }
 if only == nil || only == "outbox" { try await outboxRatios() }
 if only == nil || only == "outbox-record" { try await outboxRecordRatios() }
+if only == nil || only == "stub-server" { try await stubServerRatios() }

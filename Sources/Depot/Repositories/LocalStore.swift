@@ -53,14 +53,12 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
 
     /// Stores what the server answered: `.synced`, with the entity re-encoded as the snapshot (fields
     /// it does not model are lost, and no `ETag` is kept): ``storeAnswers(_:)`` keeps both.
+    /// Each entity is encoded once, straight to the JSON text the store keeps.
     func storeSynced(_ entities: [Entity]) async throws {
         let records = try entities.map { entity in
-            let object = try JSONMapping.object(entity)
-            return StoredRecord(
-                collection: collection, id: entity.id.pathComponent, object: object, syncState: .synced,
-                snapshot: object)
+            try EncodedRecord(collection: collection, entity: entity, syncState: .synced, snapshot: .sameAsObject)
         }
-        try await storage.upsert(records).value
+        try await storage.upsert(encoded: records).value
     }
 
     /// Stores what the server answered: `.synced`, with the server's JSON as it came as the snapshot
@@ -70,18 +68,25 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
     func storeAnswers(_ answers: [RemoteAnswer<Entity>], keepingUnsynced: Bool = false) async throws {
         let collection = self.collection
         let records = try answers.map { answer in
-            let object = try JSONMapping.object(answer.entity)
-            return StoredRecord(
-                collection: collection, id: answer.entity.id.pathComponent, object: object, syncState: .synced,
-                snapshot: answer.json?.objectValue ?? object, etag: answer.etag)
+            let object = try EncodedRecord.encode(answer.entity)
+            let snapshot: EncodedRecord.Snapshot
+            if let json = answer.json?.objectValue {
+                let text = try EncodedRecord.text(json)
+                snapshot = text == object ? .sameAsObject : .encoded(text)
+            } else {
+                snapshot = .sameAsObject
+            }
+            return EncodedRecord(
+                unchecked: collection, id: answer.entity.id.pathComponent, object: object, syncState: .synced,
+                snapshot: snapshot, etag: answer.etag)
         }
-        guard keepingUnsynced else { return try await storage.upsert(records).value }
+        guard keepingUnsynced else { return try await storage.upsert(encoded: records).value }
         try await storage.transaction { tx in
             for record in records {
                 if let current = try tx.fetch(collection: collection, id: record.id), current.syncState != .synced {
                     continue
                 }
-                try tx.upsert(record)
+                try tx.upsert(encoded: record)
             }
         }.value
     }

@@ -11,6 +11,9 @@ public protocol Storage: Sendable {
     func insert(_ record: StoredRecord) -> Promise<Void>
     /// Adds or replaces every record, all in one transaction.
     func upsert(_ records: [StoredRecord]) -> Promise<Void>
+    /// Adds or replaces every record, all in one transaction, from JSON text already written: the
+    /// SQLite store binds it as it is. A default parses each record and calls `upsert(_:)`.
+    func upsert(encoded records: [EncodedRecord]) -> Promise<Void>
     /// The record with `id`, or nil (records deleted locally included).
     func fetch(collection: String, id: String) -> Promise<StoredRecord?>
     /// The records matching `criteria`, in its order.
@@ -40,6 +43,16 @@ public protocol Storage: Sendable {
 extension Storage {
     /// Adds or replaces one record.
     public func upsert(_ record: StoredRecord) -> Promise<Void> { upsert([record]) }
+
+    /// Parses every record and stores them with `upsert(_:)`: what a store without its
+    /// own encoded path does (``InMemoryStorage`` among them), so the records read back the same.
+    public func upsert(encoded records: [EncodedRecord]) -> Promise<Void> {
+        do {
+            return upsert(try records.map { try $0.decoded() })
+        } catch {
+            return Promise(error: error)
+        }
+    }
 }
 
 /// Evaluates ``Criteria`` in Swift, with SQLite's rules: `InMemoryStorage` uses it, and the

@@ -26,4 +26,19 @@ extension StorageTransaction {
         entry.sequence = try appendOutbox(entry)
         return entry
     }
+
+    /// Adds one attempt to each entry of `sequences` still there and not refused (once, even if
+    /// listed twice), and returns them as stored now, in the order given, reading and replacing
+    /// one entry at a time.
+    public func markOutboxAttempted(sequences: [Int64]) throws -> [OutboxEntry] {
+        var marked: [OutboxEntry] = []
+        var seen = Set<Int64>()
+        for sequence in sequences where seen.insert(sequence).inserted {
+            guard var entry = try outboxEntry(sequence: sequence), !entry.isRejected else { continue }
+            entry.attempts += 1
+            try replaceOutbox(entry)
+            marked.append(entry)
+        }
+        return marked
+    }
 }

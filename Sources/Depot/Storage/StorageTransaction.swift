@@ -14,6 +14,9 @@ public protocol StorageTransaction {
     func fetch(collection: String, id: String) throws -> StoredRecord?
     /// Adds or replaces `record`.
     func upsert(_ record: StoredRecord) throws
+    /// Adds or replaces `record`, from JSON text already written. A default parses it and calls
+    /// ``upsert(_:)``.
+    func upsert(encoded record: EncodedRecord) throws
     /// Removes the record with `id`; returns whether there was one.
     @discardableResult
     func delete(collection: String, id: String) throws -> Bool
@@ -32,9 +35,19 @@ public protocol StorageTransaction {
     /// Removes the outbox entry with `sequence`; returns whether there was one.
     @discardableResult
     func removeOutbox(sequence: Int64) throws -> Bool
+    /// Counts one more attempt on each entry of `sequences` still there and not refused (once
+    /// each, even if listed twice), and returns those entries as stored now, in the order of
+    /// `sequences`: a sender's claim before it sends them. A default reads and replaces them one
+    /// by one; the SQLite store runs one `UPDATE … RETURNING`.
+    func markOutboxAttempted(sequences: [Int64]) throws -> [OutboxEntry]
 }
 
 extension StorageTransaction {
+    /// Parses `record` and stores it with ``upsert(_:)``.
+    public func upsert(encoded record: EncodedRecord) throws {
+        try upsert(record.decoded())
+    }
+
     /// Adds `record`.
     ///
     /// - Throws: `DepotError` `.conflict` if the collection already has its id.

@@ -1,0 +1,135 @@
+import Depot
+import Foundation
+import GRDB
+
+// How a record sits in a row of the `records` table: written and read with cached statements,
+// its JSON as text, a snapshot equal to the object kept as a flag rather than a second copy.
+
+extension SQLiteStorage {
+    /// The columns records are read with, in the order ``record(_:)`` reads them.
+    static let recordColumns = "collection, id, object, sync_state, snapshot, etag, snapshot_is_object"
+
+    static let upsertSQL = """
+        INSERT INTO records (collection, id, object, sync_state, snapshot, etag, snapshot_is_object)
+        VALUES (?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT(collection, id) DO UPDATE SET
+            object = excluded.object, sync_state = excluded.sync_state, snapshot = excluded.snapshot,
+            etag = excluded.etag, snapshot_is_object = excluded.snapshot_is_object
+        """
+
+    /// Writes `record` with one cached statement; a snapshot that is the object is stored as a
+    /// flag, not as a second copy of the text.
+    static func write(_ record: EncodedRecord, _ db: Database) throws {
+        let snapshot: String?
+        let snapshotIsObject: Bool
+        switch record.snapshot {
+        case .absent: (snapshot, snapshotIsObject) = (nil, false)
+        case .sameAsObject: (snapshot, snapshotIsObject) = (nil, true)
+        case .encoded(let text): (snapshot, snapshotIsObject) = (text, false)
+        }
+        try db.cachedStatement(sql: upsertSQL).execute(
+            arguments: [
+                record.collection, record.id, record.object, record.syncState.rawValue, snapshot, record.etag,
+                snapshotIsObject,
+            ])
+    }
+
+    static func deleteRecord(collection: String, id: String, _ db: Database) throws -> Bool {
+        try db.cachedStatement(sql: "DELETE FROM records WHERE collection = ? AND id = ?")
+            .execute(arguments: [collection, id])
+        return db.changesCount > 0
+    }
+
+    /// The records a statement selecting ``recordColumns`` returns, read straight off its cursor
+    /// (each row is read while the cursor is on it, so none is copied).
+    static func records(_ statement: Statement, _ arguments: StatementArguments) throws -> [StoredRecord] {
+        var records: [StoredRecord] = []
+        let rows = try Row.fetchCursor(statement, arguments: arguments)
+        while let row = try rows.next() { records.append(try record(row)) }
+        return records
+    }
+
+    /// A record from a row of ``recordColumns``; a row that does not hold one (a value of the
+    /// wrong type, an unknown sync state, text that is not a JSON object) is a `.storage` error.
+    static func record(_ row: Row) throws -> StoredRecord {
+        let collection: String = try row.decode(atIndex: 0)
+        let id: String = try row.decode(atIndex: 1)
+        let text: String = try row.decode(atIndex: 2)
+        let state: String = try row.decode(atIndex: 3)
+        guard let syncState = SyncState(rawValue: state) else {
+            throw DepotError(.storage, "\(collection)/\(id) has an unknown sync state \(state.debugDescription)")
+        }
+        let parsed = try object(text, what: "\(collection)/\(id)")
+        let snapshotText: String? = try row.decode(atIndex: 4)
+        let snapshotIsObject: Bool = try row.decode(atIndex: 6)
+        let snapshot: JSONObject?
+        if snapshotIsObject {
+            snapshot = parsed
+        } else if let snapshotText {
+            // Rows written before the flag hold the object's text twice: parse it once.
+            snapshot =
+                snapshotText == text ? parsed : try object(snapshotText, what: "the snapshot of \(collection)/\(id)")
+        } else {
+            snapshot = nil
+        }
+        return StoredRecord(
+            collection: collection, id: id, object: parsed, syncState: syncState, snapshot: snapshot,
+            etag: try row.decode(atIndex: 5)
+        )
+    }
+
+    static func object(_ text: String, what: String) throws -> JSONObject {
+        guard let object = try JSON(parsing: Data(text.utf8)).objectValue else {
+            throw DepotError(.storage, "\(what) is not a JSON object")
+        }
+        return object
+    }
+}
+
+extension SQLiteStorage {
+    /// Up to `limit` records in `states`, by id, after `id`: one indexed query (`collection,
+    /// sync_state`), so walking a large collection's unsynced records never loads the rest.
+    public func fetch(collection: String, syncStates states: Set<SyncState>, after id: String?, limit: Int)
+        -> Promise<[StoredRecord]>
+    {
+        guard !states.isEmpty, limit > 0 else { return Promise([]) }
+        let marks = Array(repeating: "?", count: states.count).joined(separator: ", ")
+        var sql = "SELECT \(Self.recordColumns) FROM records WHERE collection = ? AND sync_state IN (\(marks))"
+        var arguments: [(any DatabaseValueConvertible)?] = [collection]
+        arguments += states.map(\.rawValue).sorted()
+        if let id {
+            sql += " AND id > ?"
+            arguments.append(id)
+        }
+        sql += " ORDER BY id ASC LIMIT ?"
+        arguments.append(limit)
+        let (query, statementArguments) = (sql, StatementArguments(arguments))
+        return read("query \(collection) by sync state") { db in
+            try Self.records(db.cachedStatement(sql: query), statementArguments)
+        }
+    }
+}
+
+extension SQLiteStorage {
+    /// One record's row as SQLite holds it: what tests of the row format look at.
+    struct StoredRow: Sendable {
+        var object: String
+        var snapshot: String?
+        var snapshotIsObject: Bool
+    }
+
+    /// The raw row of the record with `id`, or nil.
+    func storedRow(collection: String, id: String) -> Promise<StoredRow?> {
+        read("read the row of \(collection)/\(id)") { db in
+            try Row.fetchOne(
+                db.cachedStatement(
+                    sql: "SELECT object, snapshot, snapshot_is_object FROM records WHERE collection = ? AND id = ?"),
+                arguments: [collection, id]
+            ).map { row in
+                StoredRow(
+                    object: try row.decode(atIndex: 0), snapshot: try row.decode(atIndex: 1),
+                    snapshotIsObject: try row.decode(atIndex: 2))
+            }
+        }
+    }
+}
