@@ -7,16 +7,7 @@ extension OutboxEngine {
     func markAttempted(_ entries: [OutboxEntry]) async throws -> [OutboxEntry] {
         guard !entries.isEmpty else { return [] }
         let sequences = entries.map(\.sequence)
-        return try await storage.transaction { tx in
-            var fresh: [OutboxEntry] = []
-            for sequence in sequences {
-                guard var entry = try tx.outboxEntry(sequence: sequence), !entry.isRejected else { continue }
-                entry.attempts += 1
-                try tx.replaceOutbox(entry)
-                fresh.append(entry)
-            }
-            return fresh
-        }.value
+        return try await storage.transaction { tx in try tx.markOutboxAttempted(sequences: sequences) }.value
     }
 
     /// Takes back the attempt counted on entries that were claimed but never sent (a pass stopped

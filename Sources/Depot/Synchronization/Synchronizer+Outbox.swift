@@ -66,16 +66,7 @@ extension Synchronizer {
         claim.coordinator.release(
             wanted.filter { held.contains($0.entityID) && taken.contains($0.sequence) }.map(\.sequence))
         let sequences = wanted.filter { !held.contains($0.entityID) }.map(\.sequence)
-        let marked = try await storage.transaction { tx in
-            var marked: [OutboxEntry] = []
-            for sequence in sequences {
-                guard var entry = try tx.outboxEntry(sequence: sequence) else { continue }
-                entry.attempts += 1
-                try tx.replaceOutbox(entry)
-                marked.append(entry)
-            }
-            return marked
-        }.value
+        let marked = try await storage.transaction { tx in try tx.markOutboxAttempted(sequences: sequences) }.value
         for entry in marked {
             claim.sequences[entry.entityID, default: []].append(entry.sequence)
             claim.keys.append(entry.idempotencyKey)
