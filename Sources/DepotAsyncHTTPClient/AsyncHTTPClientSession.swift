@@ -28,6 +28,8 @@
         /// The client requests go through.
         public let client: HTTPClient
         private let ownsClient: Bool
+        /// Starts one attempt on `client`; made once.
+        private let attempt: RequestPipeline.StartAttempt
         /// The process-wide client sessions use by default: never shut down, no connection retries.
         public static let defaultClient: HTTPClient = HTTPClient(
             eventLoopGroupProvider: .singleton,
@@ -97,6 +99,12 @@
                 self.client = Self.defaultClient
                 ownsClient = false
             }
+            let (client, limit) = (self.client, configuration.maximumResponseSize)
+            attempt = { request, url, summary, timeout, completion in
+                Self.start(
+                    client: client, request: request, url: url, summary: summary, timeout: timeout, limit: limit,
+                    completion: completion)
+            }
         }
 
         /// Shuts down a client this session created; does nothing to a shared or borrowed one.
@@ -106,47 +114,50 @@
 
         /// Sends `request` through the pipeline and async-http-client.
         public func send(_ request: NetworkRequest) async throws -> NetworkResponse {
-            let client = self.client
-            let limit = pipeline.configuration.maximumResponseSize
+            let attempt = self.attempt
             return try await pipeline.send(request) { request, url, timeout in
-                try await Self.attempt(client: client, request: request, url: url, timeout: timeout, limit: limit)
+                try await RequestPipeline.awaiting(attempt, request, url: url, timeout: timeout)
             }
         }
 
-        private static func attempt(
-            client: HTTPClient, request: NetworkRequest, url: URL, timeout: Duration, limit: Int
-        ) async throws -> NetworkResponse {
-            let summary = DepotError.Request(method: request.method.rawValue, url: url.absoluteString)
-            var outgoing = HTTPClientRequest(url: url.absoluteString)
-            outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
-            for field in request.headers { outgoing.headers.add(name: field.name.rawName, value: field.value) }
-            if let body = request.body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
+        /// Sends `request` through the pipeline and async-http-client, calling `completion` on the
+        /// client's event loop when the answer is in: no task per request.
+        @discardableResult
+        public func send(
+            _ request: NetworkRequest, completion: @escaping @Sendable (Result<NetworkResponse, any Error>) -> Void
+        ) -> any NetworkCall {
+            pipeline.send(request, attempt: attempt, completion: completion)
+        }
+
+        /// Starts one request on `client`; `completion` runs on its event loop.
+        static func start(
+            client: HTTPClient, request: NetworkRequest, url: URL, summary: DepotError.Request, timeout: Duration,
+            limit: Int, completion: @escaping @Sendable (Result<NetworkResponse, any Error>) -> Void
+        ) -> any NetworkCall {
+            let outgoing: HTTPClient.Request
             do {
-                let response = try await client.execute(
-                    outgoing, timeout: .nanoseconds(max(timeout.nanoseconds, 1_000_000)))
-                let status = Int(response.status.code)
-                let headers = fields(of: response.headers)
-                let body: ByteBuffer
-                do {
-                    // Throws at once when Content-Length (ignored for HEAD and 304) passes the limit,
-                    // else as soon as the bytes read pass it; the unread rest cancels the request.
-                    body = try await response.body.collect(upTo: limit)
-                } catch is NIOTooManyBytesError {
-                    let length = response.headers.first(name: "content-length").map { " (Content-Length: \($0))" } ?? ""
-                    throw DepotError(
-                        .responseTooLarge, "the answer is larger than the \(limit) bytes allowed\(length)",
-                        request: summary,
-                        status: status, responseHeaders: DepotError.Headers(headers)
-                    )
-                }
-                return NetworkResponse(status: status, headers: headers, body: Data(body.readableBytesView))
+                var headers = HTTPHeaders()
+                for field in request.headers { headers.add(name: field.name.rawName, value: field.value) }
+                outgoing = try HTTPClient.Request(
+                    url: url, method: HTTPMethod(rawValue: request.method.rawValue), headers: headers,
+                    body: request.body.map { .byteBuffer(ByteBuffer(bytes: $0)) })
             } catch {
-                throw map(error, request: summary, timeout: timeout)
+                completion(.failure(map(error, request: summary, timeout: timeout)))
+                return FinishedCall()
             }
+            let collector = ResponseCollector(
+                request: summary, limit: limit, checksContentLength: request.method != .head)
+            let task = client.execute(
+                request: outgoing, delegate: collector,
+                deadline: .now() + .nanoseconds(max(timeout.nanoseconds, 1_000_000)))
+            task.futureResult.whenComplete { result in
+                completion(result.mapError { map($0, request: summary, timeout: timeout) })
+            }
+            return ClientTaskCall(task: task)
         }
 
         /// Every field of `headers`, in the order received, repeated names kept.
-        private static func fields(of headers: HTTPHeaders) -> HTTPFields {
+        static func fields(of headers: HTTPHeaders) -> HTTPFields {
             var fields = HTTPFields()
             for (name, value) in headers {
                 if let fieldName = HTTPField.Name(name) { fields.append(HTTPField(name: fieldName, value: value)) }

@@ -25,48 +25,85 @@ extension CRUDNetworkingRepository {
 
     /// `POST /path` with `body`.
     func createAnswer(body: JSONObject, keepJSON: Bool = false) -> Promise<RemoteAnswer<Entity>> {
+        createAnswer(body: body, keepJSON: keepJSON) { $0 }
+    }
+
+    /// `POST /path` with `body`, the answer passed through `output` where it was read (no extra
+    /// step, so no extra hop to a queue).
+    func createAnswer<Output: Sendable>(
+        body: JSONObject, keepJSON: Bool = false, _ output: @escaping @Sendable (RemoteAnswer<Entity>) -> Output
+    ) -> Promise<Output> {
         let keep = keepsJSON(keepJSON)
         return send(.create, id: nil, body: .object(body)) { response in
-            try remembering(decodeAnswer(response, keepJSON: keep))
+            output(try remembering(decodeAnswer(response, keepJSON: keep)))
         }
     }
 
     /// `GET /path/:id`.
     func readAnswer(id: String, keepJSON: Bool = false) -> Promise<RemoteAnswer<Entity>> {
+        readAnswer(id: id, keepJSON: keepJSON) { $0 }
+    }
+
+    /// `GET /path/:id`, the answer passed through `output` where it was read.
+    func readAnswer<Output: Sendable>(
+        id: String, keepJSON: Bool = false, _ output: @escaping @Sendable (RemoteAnswer<Entity>) -> Output
+    ) -> Promise<Output> {
         let keep = keepsJSON(keepJSON)
         return send(.read, id: id, body: nil) { response in
-            try remembering(decodeAnswer(response, keepJSON: keep))
+            output(try remembering(decodeAnswer(response, keepJSON: keep)))
         }
     }
 
     /// `GET /path?…`; list answers carry no `ETag` per item.
     func readAllAnswers(queryItems: [URLQueryItem], keepJSON: Bool = false) -> Promise<[RemoteAnswer<Entity>]> {
+        readAllAnswers(queryItems: queryItems, keepJSON: keepJSON) { $0 }
+    }
+
+    /// `GET /path?…`, the answers passed through `output` where they were read.
+    func readAllAnswers<Output: Sendable>(
+        queryItems: [URLQueryItem], keepJSON: Bool = false,
+        _ output: @escaping @Sendable ([RemoteAnswer<Entity>]) -> Output
+    ) -> Promise<Output> {
         let keep = keepsJSON(keepJSON)
         return send(.readAll, id: nil, query: queryItems, body: nil) { response in
-            let envelope = configuration.collectionEnvelope
-            guard keep else {
-                return try JSONMapping.entities(Entity.self, from: response.body, envelope: envelope).map {
-                    RemoteAnswer(entity: $0)
-                }
+            output(try readAnswers(response, keepJSON: keep))
+        }
+    }
+
+    /// The answers of a list answer, unwrapped from the collection envelope; kept in the snapshot
+    /// cache with their JSON when `keepJSON` is set.
+    private func readAnswers(_ response: NetworkResponse, keepJSON keep: Bool) throws -> [RemoteAnswer<Entity>] {
+        let envelope = configuration.collectionEnvelope
+        guard keep else {
+            return try JSONMapping.entities(Entity.self, from: response.body, envelope: envelope).map {
+                RemoteAnswer(entity: $0)
             }
-            let json = try JSONMapping.unwrap(JSON(parsing: response.body), envelope: envelope)
-            guard let array = json.arrayValue else {
-                throw DepotError(.decoding, "expected an array of \(Entity.self), found \(json.kindName)")
-            }
-            return try array.enumerated().map { index, element in
-                do {
-                    return remembering(
-                        RemoteAnswer(entity: try JSONMapping.entity(Entity.self, from: element), json: element))
-                } catch var error as DepotError {
-                    error.message = "[\(index)]: " + error.message
-                    throw error
-                }
+        }
+        let json = try JSONMapping.unwrap(JSON(parsing: response.body), envelope: envelope)
+        guard let array = json.arrayValue else {
+            throw DepotError(.decoding, "expected an array of \(Entity.self), found \(json.kindName)")
+        }
+        return try array.enumerated().map { index, element in
+            do {
+                return remembering(
+                    RemoteAnswer(entity: try JSONMapping.entity(Entity.self, from: element), json: element))
+            } catch var error as DepotError {
+                error.message = "[\(index)]: " + error.message
+                throw error
             }
         }
     }
 
     /// `PUT /path/:id` with the whole entity; an empty answer (204) stands for the object sent.
     func updateAnswer(_ entity: Entity, ifMatch: String?, keepJSON: Bool = false) -> Promise<RemoteAnswer<Entity>> {
+        updateAnswer(entity, ifMatch: ifMatch, keepJSON: keepJSON) { $0 }
+    }
+
+    /// `PUT /path/:id`, the answer passed through `output` where it was read.
+    func updateAnswer<Output: Sendable>(
+        _ entity: Entity, ifMatch: String?, keepJSON: Bool = false,
+        _ output: @escaping @Sendable (RemoteAnswer<Entity>) -> Output
+    ) -> Promise<Output> {
         let body: JSONObject
         do {
             body = try encoded(entity)
@@ -76,9 +113,9 @@ extension CRUDNetworkingRepository {
         let keep = keepsJSON(keepJSON)
         let headers = ifMatch.map { ["If-Match": $0] } ?? [:]
         return send(.update, id: entity.id.pathComponent, headers: headers, body: .object(body)) { response in
-            guard response.body.isEmpty else { return try remembering(decodeAnswer(response, keepJSON: keep)) }
+            guard response.body.isEmpty else { return output(try remembering(decodeAnswer(response, keepJSON: keep))) }
             let json: JSON? = keep ? .object(body) : nil
-            return remembering(RemoteAnswer(entity: entity, json: json, etag: response.header("etag")))
+            return output(remembering(RemoteAnswer(entity: entity, json: json, etag: response.header("etag"))))
         }
     }
 
@@ -110,16 +147,14 @@ extension CRUDNetworkingRepository {
     /// (404) it has no such entity.
     func deleteAnswer(id: String, ifMatch: String?) -> Promise<Void> {
         let headers = ifMatch.map { ["If-Match": $0] } ?? [:]
-        let (cache, sent) = (snapshotCache, send(.delete, id: id, headers: headers, body: nil) { _ in () })
-        return Promise {
-            do {
-                try await sent.value
-            } catch let error as DepotError where error.code == .notFound {
-                cache?.forget(id)
-                throw error
-            }
-            cache?.forget(id)
-        }
+        let cache = snapshotCache
+        return send(
+            .delete, id: id, headers: headers, body: nil,
+            onFailure: { error in
+                if (error as? DepotError)?.code == .notFound { cache?.forget(id) }
+            },
+            read: { _ in cache?.forget(id) }
+        )
     }
 
     /// Reads the entity of a single-object answer, with its raw JSON when `keepJSON` is set.

@@ -16,7 +16,7 @@ extension CRUDNetworkingRepository {
     /// `POST /path` with the entity; returns the entity the server answered with.
     public func create(_ entity: Entity) -> Promise<Entity> {
         do {
-            return createAnswer(body: try encoded(entity)).map(\.entity)
+            return createAnswer(body: try encoded(entity)) { $0.entity }
         } catch {
             return Promise(error: error)
         }
@@ -28,14 +28,14 @@ extension CRUDNetworkingRepository {
     /// messages.create(["text": "Here goes a message"]).done { print($0.id) }
     /// ```
     public func create(_ dictionary: JSONObject) -> Promise<Entity> {
-        createAnswer(body: applyingNilEncoding(dictionary)).map(\.entity)
+        createAnswer(body: applyingNilEncoding(dictionary)) { $0.entity }
     }
 
     /// `GET /path/:id`.
     ///
     /// - Returns: the entity; rejects with `DepotError/Code/notFound` for a 404.
     public func read(_ id: Entity.ID) -> Promise<Entity> {
-        readAnswer(id: id.pathComponent).map(\.entity)
+        readAnswer(id: id.pathComponent) { $0.entity }
     }
 
     /// `GET /path?key=value…`: the entities matching `query` (encoded into the URL, sorted by key).
@@ -45,7 +45,7 @@ extension CRUDNetworkingRepository {
 
     /// `GET /path?…` with query items in the given order (repeated names allowed).
     public func readAll(queryItems: [URLQueryItem]) -> Promise<[Entity]> {
-        readAllAnswers(queryItems: queryItems).map { $0.map(\.entity) }
+        readAllAnswers(queryItems: queryItems) { $0.map(\.entity) }
     }
 
     /// `PUT /path/:id` with the whole entity; returns the server's entity, or the one sent when the
@@ -56,7 +56,7 @@ extension CRUDNetworkingRepository {
     /// `DepotError/Code/conflict`, the server's body kept.
     public func update(_ entity: Entity) -> Promise<Entity> {
         let id = entity.id.pathComponent
-        return updateAnswer(entity, ifMatch: ifMatch(snapshotCache?.snapshot(for: id)?.etag)).map(\.entity)
+        return updateAnswer(entity, ifMatch: ifMatch(snapshotCache?.snapshot(for: id)?.etag)) { $0.entity }
     }
 
     /// `DELETE /path/:id` for the entity; 200, 202 and 204 with or without a body succeed.
@@ -93,16 +93,19 @@ extension CRUDNetworkingRepository {
     }
 
     /// Sends the request for `operation` and reads the answer with `read`; `headers` win over the
-    /// configuration's (names compared without regard to case).
+    /// configuration's (names compared without regard to case). `onFailure` sees every failure of
+    /// the transport before the promise is rejected with it.
     func send<Output: Sendable>(
         _ operation: RepositoryOperation,
         id: String?,
         query: [URLQueryItem] = [],
         headers extra: [String: String] = [:],
         body: JSON?,
+        onFailure: (@Sendable (any Error) -> Void)? = nil,
         read: @escaping @Sendable (NetworkResponse) throws -> Output
     ) -> Promise<Output> {
-        let route = route(for: operation)
+        let configuration = self.configuration
+        let route = route(for: operation, configuration: configuration)
         var headers = configuration.headers
         if !extra.isEmpty {
             let names = Set(extra.keys.map { $0.lowercased() })
@@ -115,7 +118,7 @@ extension CRUDNetworkingRepository {
         } catch {
             return Promise(error: error)
         }
-        return store.exchange(request, read: read)
+        return store.exchange(request, read: read, onFailure: onFailure)
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 extension Networking {
     /// Sends a raw request and reads the answer as JSON (`null` for an empty body).
@@ -62,24 +63,64 @@ extension Networking {
 
     /// Sends `request` and reads the answer with `read`; a read failure becomes a `.decoding`
     /// `DepotError` that keeps the request, status and body.
+    ///
+    /// The request goes out through ``Networking/send(_:completion:)`` and `read` runs where the
+    /// transport completes, so no task is started per call (unless the transport implements only
+    /// ``Networking/send(_:)``). Cancelling the promise cancels the request.
     public func exchange<Output: Sendable>(
         _ request: NetworkRequest,
         read: @escaping @Sendable (NetworkResponse) throws -> Output
     ) -> Promise<Output> {
-        Promise {
-            let response = try await self.send(request)
-            do {
-                return try read(response)
-            } catch var error as DepotError {
-                error.status = error.status ?? response.status
-                error.responseBody = error.responseBody ?? response.body
-                error.responseHeaders =
-                    error.responseHeaders.isEmpty ? DepotError.Headers(response.headers) : error.responseHeaders
-                if error.request == nil {
-                    error.request = DepotError.Request(method: request.method.rawValue, url: request.path)
+        exchange(request, read: read, onFailure: nil)
+    }
+
+    /// ``exchange(_:read:)`` that also hands every failure (the transport's, not `read`'s) to
+    /// `onFailure` before the promise is rejected with it.
+    func exchange<Output: Sendable>(
+        _ request: NetworkRequest,
+        read: @escaping @Sendable (NetworkResponse) throws -> Output,
+        onFailure: (@Sendable (any Error) -> Void)?
+    ) -> Promise<Output> {
+        let (promise, resolver) = Promise<Output>.pending()
+        let (method, path) = (request.method, request.path)
+        let call = send(request) { result in
+            switch result {
+            case .success(let response) where response.body.count > inlineReadLimit:
+                // A large answer is decoded off the transport's thread (an event loop, say).
+                PromiseDefaults.queue.async {
+                    resolver.resolve(Self.reading(response, method: method, path: path, with: read))
                 }
-                throw error
+            case .success(let response):
+                resolver.resolve(Self.reading(response, method: method, path: path, with: read))
+            case .failure(let error):
+                let error = error is CancellationError ? DepotError.cancelled : error
+                onFailure?(error)
+                resolver.reject(error)
             }
+        }
+        resolver.onCancel { call.cancel() }
+        return promise
+    }
+
+    /// `read(response)`, a `DepotError` it throws completed with the answer's status, body,
+    /// headers and (when it names none) the request.
+    private static func reading<Output>(
+        _ response: NetworkResponse, method: NetworkRequest.Method, path: String,
+        with read: (NetworkResponse) throws -> Output
+    ) -> Result<Output, any Error> {
+        do {
+            return .success(try read(response))
+        } catch var error as DepotError {
+            error.status = error.status ?? response.status
+            error.responseBody = error.responseBody ?? response.body
+            error.responseHeaders =
+                error.responseHeaders.isEmpty ? DepotError.Headers(response.headers) : error.responseHeaders
+            if error.request == nil {
+                error.request = DepotError.Request(method: method.rawValue, url: path)
+            }
+            return .failure(error)
+        } catch {
+            return .failure(error)
         }
     }
 
@@ -101,6 +142,10 @@ extension Networking {
     }
 }
 
+/// The largest answer body (64 KiB) ``Networking/exchange(_:read:)`` reads on the thread the
+/// transport completed on; a larger one is read on ``PromiseDefaults/queue``.
+let inlineReadLimit = 64 * 1024
+
 /// Builds a request with an optional JSON body and `Accept: application/json`.
 func makeRequest(
     _ method: NetworkRequest.Method,
@@ -109,6 +154,13 @@ func makeRequest(
     headers: [String: String] = [:],
     body: JSON? = nil
 ) throws -> NetworkRequest {
+    if headers.isEmpty {
+        // The common case, without a dictionary: the same fields the dictionary path makes.
+        if let body {
+            return try NetworkRequest(method: method, path: path, query: query, headers: acceptJSON, json: body)
+        }
+        return NetworkRequest(method: method, path: path, query: query, headers: acceptJSON)
+    }
     var headers = headers
     if headers.keys.first(where: { $0.lowercased() == "accept" }) == nil { headers["Accept"] = "application/json" }
     if let body {
@@ -116,6 +168,9 @@ func makeRequest(
     }
     return NetworkRequest(method: method, path: path, query: query, headers: headers)
 }
+
+/// `Accept: application/json`, made once.
+private let acceptJSON: HTTPFields = [.accept: "application/json"]
 
 extension Dictionary where Key == String, Value == String {
     /// The pairs as query items sorted by name, so URLs are stable.

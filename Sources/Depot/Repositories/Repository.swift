@@ -46,6 +46,13 @@ public struct Route: Sendable, Hashable {
     /// The path with `:id` replaced by `id`, percent-encoded as one path component.
     public func resolvedPath(id: String?) -> String {
         guard let id else { return path }
+        // Most templates hold `:id` once, at the end (`messages/:id`, `messages/:id/`): split there
+        // rather than search and replace. Any other template takes the general path.
+        if path.utf8.count(where: { $0 == UInt8(ascii: ":") }) == 1 {
+            for suffix in [":id", ":id/"] where path.hasSuffix(suffix) {
+                return String(path.dropLast(suffix.count)) + encodePathComponent(id) + suffix.dropFirst(3)
+            }
+        }
         return path.replacingOccurrences(of: ":id", with: encodePathComponent(id))
     }
 }
@@ -126,7 +133,12 @@ extension NetworkingRepository {
     /// (`POST /messages/`, `GET /messages/`); item routes end with a slash only when
     /// ``RepositoryConfiguration/itemTrailingSlash`` says so.
     public func route(for operation: RepositoryOperation) -> Route {
-        if let route = configuration.routes[operation] { return route }
+        route(for: operation, configuration: configuration)
+    }
+
+    /// ``route(for:)`` with the configuration already read (it may be computed on each access).
+    func route(for operation: RepositoryOperation, configuration: RepositoryConfiguration) -> Route {
+        if !configuration.routes.isEmpty, let route = configuration.routes[operation] { return route }
         let collection = path.hasSuffix("/") ? String(path.dropLast()) : path
         let item = collection + (configuration.itemTrailingSlash ? "/:id/" : "/:id")
         switch operation {

@@ -110,7 +110,8 @@ public struct NetworkRequest: Sendable, Hashable {
         return allowed
     }()
 
-    private static func encodeQuery(_ text: String) -> String {
+    /// `text` percent-encoded for a query item's name or value.
+    static func encodeQuery(_ text: String) -> String {
         text.addingPercentEncoding(withAllowedCharacters: queryAllowed) ?? text
     }
 

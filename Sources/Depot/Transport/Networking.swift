@@ -9,6 +9,63 @@ public protocol Networking: Sendable {
     ///   non-2xx, with status, headers and body), `.transport`, `.timeout`, `.cancelled`,
     ///   `.invalidRequest`.
     func send(_ request: NetworkRequest) async throws -> NetworkResponse
+
+    /// Starts sending `request` and calls `completion` once, with the answer or the error
+    /// ``send(_:)`` would throw. Repositories send through this entry point.
+    ///
+    /// ```swift
+    /// let call = session.send(NetworkRequest(method: .get, path: "messages/1")) { result in
+    ///     print(result)
+    /// }
+    /// call.cancel()  // completes with DepotError .cancelled unless the answer came first
+    /// ```
+    ///
+    /// The default runs ``send(_:)`` in a new task, so a type that implements only ``send(_:)``
+    /// (a wrapper that counts requests, a test double) behaves the same either way.
+    /// ``NetworkingSession`` and `AsyncHTTPClientSession` implement it directly: their transports
+    /// call `completion` from their own callbacks, with no task per call.
+    ///
+    /// - Parameters:
+    ///   - request: the request.
+    ///   - completion: called once, on a thread of the transport's choosing; keep it short.
+    /// - Returns: the call under way, to cancel it.
+    @discardableResult
+    func send(
+        _ request: NetworkRequest, completion: @escaping @Sendable (Result<NetworkResponse, any Error>) -> Void
+    ) -> any NetworkCall
+}
+
+/// A request under way, started by ``Networking/send(_:completion:)``.
+public protocol NetworkCall: Sendable {
+    /// Stops the request: its completion gets `DepotError` `.cancelled`, unless it already ran.
+    /// Calling it again, or after the completion ran, does nothing.
+    func cancel()
+}
+
+extension Networking {
+    /// Runs ``send(_:)`` in a new task and calls `completion` with its outcome; cancelling the
+    /// call cancels the task (a `CancellationError` reaches `completion` as `DepotError`
+    /// `.cancelled`).
+    @discardableResult
+    public func send(
+        _ request: NetworkRequest, completion: @escaping @Sendable (Result<NetworkResponse, any Error>) -> Void
+    ) -> any NetworkCall {
+        let task = Task {
+            do {
+                completion(.success(try await send(request)))
+            } catch {
+                completion(.failure(error is CancellationError ? DepotError.cancelled : error))
+            }
+        }
+        return TaskCall(task: task)
+    }
+}
+
+/// A call run by a task: cancelling it cancels the task.
+struct TaskCall: NetworkCall {
+    let task: Task<Void, Never>
+
+    func cancel() { task.cancel() }
 }
 
 /// The error for a non-2xx answer: `.notFound` for 404, `.conflict` for 409 and 412, `.status`

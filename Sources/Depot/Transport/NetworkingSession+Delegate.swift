@@ -9,15 +9,15 @@ import HTTPTypes
 /// counts body bytes, and cancels a task whose answer passes its size limit (at once from
 /// `Content-Length`, else as soon as the bytes received pass it), so nothing past the limit is held.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
-    /// One task's answer so far and the continuation that awaits it.
+    /// One task's answer so far and the completion that awaits it.
     struct Exchange: Sendable {
-        let continuation: CheckedContinuation<NetworkResponse, any Error>
+        let completion: @Sendable (Result<NetworkResponse, any Error>) -> Void
         let request: DepotError.Request
         let limit: Int
+        /// The attempt's timeout, named in a `.timeout` error.
+        let timeout: Duration
         /// False for HEAD, whose Content-Length describes a body that never comes.
         let checksContentLength: Bool
-        /// Turns a URLSession error into a `DepotError`.
-        let map: @Sendable (any Error) -> DepotError
         var status: Int?
         var headers = HTTPFields()
         var body = Data()
@@ -25,17 +25,17 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         var tooLarge: DepotError?
 
         init(
-            continuation: CheckedContinuation<NetworkResponse, any Error>,
+            completion: @escaping @Sendable (Result<NetworkResponse, any Error>) -> Void,
             request: DepotError.Request,
             limit: Int,
-            checksContentLength: Bool,
-            map: @escaping @Sendable (any Error) -> DepotError
+            timeout: Duration,
+            checksContentLength: Bool
         ) {
-            self.continuation = continuation
+            self.completion = completion
             self.request = request
             self.limit = limit
+            self.timeout = timeout
             self.checksContentLength = checksContentLength
-            self.map = map
         }
 
         func tooLargeError(_ detail: String) -> DepotError {
@@ -56,7 +56,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     /// Settles the task with `identifier` once; later calls do nothing.
     func finish(_ identifier: Int, with result: Result<NetworkResponse, DepotError>) {
         let exchange = exchanges.withLock { $0.removeValue(forKey: identifier) }
-        exchange?.continuation.resume(with: result.mapError { $0 as any Error })
+        exchange?.completion(result.mapError { $0 as any Error })
     }
 
     func urlSession(
@@ -113,7 +113,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         if let tooLarge = exchange.tooLarge {
             result = .failure(tooLarge)
         } else if let error {
-            result = .failure(exchange.map(error))
+            result = .failure(NetworkingSession.map(error, request: exchange.request, timeout: exchange.timeout))
         } else if let status = exchange.status {
             result = .success(NetworkResponse(status: status, headers: exchange.headers, body: exchange.body))
         } else {
@@ -126,11 +126,11 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     /// repeated field's values with ", "), so each name gives one field; names are sorted.
     static func fields(of response: HTTPURLResponse) -> HTTPFields {
         var fields = HTTPFields()
-        let pairs = response.allHeaderFields.compactMap { name, value -> (String, String)? in
+        let pairs = response.allHeaderFields.compactMap { name, value -> (key: String, name: String, value: String)? in
             guard let name = name as? String, let value = value as? String else { return nil }
-            return (name, value)
+            return (name.lowercased(), name, value)
         }
-        for (name, value) in pairs.sorted(by: { $0.0.lowercased() < $1.0.lowercased() }) {
+        for (_, name, value) in pairs.sorted(by: { $0.key < $1.key }) {
             if let fieldName = HTTPField.Name(name) { fields.append(HTTPField(name: fieldName, value: value)) }
         }
         return fields

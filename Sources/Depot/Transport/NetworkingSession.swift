@@ -33,7 +33,8 @@ public final class NetworkingSession: Networking {
     /// The shared pipeline: headers, interceptors, retries, logging.
     public let pipeline: RequestPipeline
     private let session: URLSession
-    private let delegate: SessionDelegate
+    /// Starts one attempt on `session`; made once.
+    private let attempt: RequestPipeline.StartAttempt
 
     /// Makes a session.
     ///
@@ -65,8 +66,15 @@ public final class NetworkingSession: Networking {
         sessionConfiguration.urlCache = nil
         sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
         sessionConfiguration.httpMaximumConnectionsPerHost = 16
-        delegate = SessionDelegate()
-        session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: nil)
+        let delegate = SessionDelegate()
+        let session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: nil)
+        let limit = pipeline.configuration.maximumResponseSize
+        self.session = session
+        attempt = { request, url, summary, timeout, completion in
+            Self.start(
+                session: session, delegate: delegate, request: request, url: url, summary: summary,
+                timeout: timeout, limit: limit, completion: completion)
+        }
     }
 
     deinit {
@@ -75,50 +83,44 @@ public final class NetworkingSession: Networking {
 
     /// Sends `request` through the pipeline and URLSession.
     public func send(_ request: NetworkRequest) async throws -> NetworkResponse {
-        let session = self.session
-        let delegate = self.delegate
-        let limit = pipeline.configuration.maximumResponseSize
+        let attempt = self.attempt
         return try await pipeline.send(request) { request, url, timeout in
-            try await Self.attempt(
-                session: session, delegate: delegate, request: request, url: url, timeout: timeout, limit: limit)
+            try await RequestPipeline.awaiting(attempt, request, url: url, timeout: timeout)
         }
     }
 
-    private static func attempt(
-        session: URLSession, delegate: SessionDelegate, request: NetworkRequest, url: URL, timeout: Duration, limit: Int
-    ) async throws -> NetworkResponse {
+    /// Sends `request` through the pipeline and URLSession, calling `completion` from the session's
+    /// delegate: no task per request.
+    @discardableResult
+    public func send(
+        _ request: NetworkRequest, completion: @escaping @Sendable (Result<NetworkResponse, any Error>) -> Void
+    ) -> any NetworkCall {
+        pipeline.send(request, attempt: attempt, completion: completion)
+    }
+
+    /// Starts one data task; the delegate calls `completion` when it ends.
+    private static func start(
+        session: URLSession, delegate: SessionDelegate, request: NetworkRequest, url: URL,
+        summary: DepotError.Request, timeout: Duration, limit: Int,
+        completion: @escaping @Sendable (Result<NetworkResponse, any Error>) -> Void
+    ) -> any NetworkCall {
         var urlRequest = URLRequest(url: url)
         urlRequest.httpMethod = request.method.rawValue
         urlRequest.timeoutInterval = max(timeout.seconds, 0.001)
         for field in request.headers { urlRequest.addValue(field.value, forHTTPHeaderField: field.name.rawName) }
         urlRequest.httpBody = request.body
-        let summary = DepotError.Request(method: request.method.rawValue, url: url.absoluteString)
-        let holder = TaskHolder()
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation {
-                (continuation: CheckedContinuation<NetworkResponse, any Error>) in
-                let task = session.dataTask(with: urlRequest)
-                let identifier = task.taskIdentifier
-                delegate.register(
-                    identifier,
-                    SessionDelegate.Exchange(
-                        continuation: continuation, request: summary, limit: limit,
-                        checksContentLength: request.method != .head
-                    ) { error in
-                        Self.map(error, request: summary, timeout: timeout)
-                    })
-                if !holder.start(task) {
-                    delegate.finish(
-                        identifier,
-                        with: .failure(DepotError(.cancelled, "the request was cancelled", request: summary)))
-                }
-            }
-        } onCancel: {
-            holder.cancel()
-        }
+        let task = session.dataTask(with: urlRequest)
+        delegate.register(
+            task.taskIdentifier,
+            SessionDelegate.Exchange(
+                completion: completion, request: summary, limit: limit, timeout: timeout,
+                checksContentLength: request.method != .head))
+        task.resume()
+        return DataTaskCall(task: task)
     }
 
-    private static func map(_ error: any Error, request: DepotError.Request, timeout: Duration) -> DepotError {
+    /// The `DepotError` for a URLSession error.
+    static func map(_ error: any Error, request: DepotError.Request, timeout: Duration) -> DepotError {
         guard let urlError = error as? URLError else {
             return DepotError(.transport, "\(error)", request: request, underlying: error)
         }
@@ -133,25 +135,10 @@ public final class NetworkingSession: Networking {
     }
 }
 
-/// Holds the URL task so a cancellation arriving before or after it starts still cancels it.
-private final class TaskHolder: Sendable {
-    private let state = LockedValue<(task: URLSessionDataTask?, cancelled: Bool)>((nil, false))
+/// A data task under way: cancelling it ends it with `URLError.cancelled`, which the delegate
+/// reports as `DepotError` `.cancelled`.
+private struct DataTaskCall: NetworkCall {
+    let task: URLSessionDataTask
 
-    /// Starts `task`, or returns false (leaving it unstarted) when cancellation came first.
-    func start(_ task: URLSessionDataTask) -> Bool {
-        let cancelled = state.withLock { state in
-            state.task = task
-            return state.cancelled
-        }
-        if !cancelled { task.resume() }
-        return !cancelled
-    }
-
-    func cancel() {
-        let task = state.withLock { state in
-            state.cancelled = true
-            return state.task
-        }
-        task?.cancel()
-    }
+    func cancel() { task.cancel() }
 }

@@ -10,6 +10,8 @@ public struct RequestPipeline: Sendable {
     public let baseURL: URL
     /// The shared configuration.
     public let configuration: SessionConfiguration
+    /// The parts of `baseURL` every request URL starts with, parsed once.
+    let base: BaseURLParts
 
     /// Makes a pipeline; `headers` are merged over the configuration's own: each name in
     /// `headers` replaces every field of that name, repeated fields kept in order.
@@ -18,6 +20,7 @@ public struct RequestPipeline: Sendable {
         configuration.headers.override(with: headers)
         self.baseURL = baseURL
         self.configuration = configuration
+        base = BaseURLParts(baseURL)
     }
 
     /// Makes a pipeline with headers given as a dictionary; a name or value with CR, LF or NUL
@@ -36,34 +39,35 @@ public struct RequestPipeline: Sendable {
 
     /// Sends `request` through the pipeline.
     public func send(_ request: NetworkRequest, attempt: Attempt) async throws -> NetworkResponse {
-        var (prepared, url, summary) = try await prepare(request)
+        let (prepared, url, summary) = try await prepare(request)
+        return try await run(request, prepared: prepared, url: url, summary: summary, from: 1, attempt: attempt)
+    }
+
+    /// Sends the prepared request, from attempt number `first`, until an answer, a failure that is
+    /// not retried, or cancellation.
+    func run(
+        _ request: NetworkRequest, prepared: NetworkRequest, url: URL, summary: DepotError.Request, from first: Int,
+        attempt: Attempt
+    ) async throws -> NetworkResponse {
+        var (prepared, url, summary) = (prepared, url, summary)
         let timeout = prepared.timeout ?? configuration.timeout
-        var attemptNumber = 1
+        var attemptNumber = first
         var reauthorized = false
         while true {
             if Task.isCancelled { throw DepotError(.cancelled, "the request was cancelled", request: summary) }
-            configuration.onRequest?(prepared, url)
-            log(prepared, url: url, attempt: attemptNumber)
+            willAttempt(prepared, url: url, attempt: attemptNumber)
             let start = ContinuousClock.now
-            var failure: DepotError
+            let result: Result<NetworkResponse, any Error>
             do {
-                let response = try await attempt(prepared, url, timeout)
-                let elapsed = ContinuousClock.now - start
-                if response.isSuccess {
-                    configuration.onResponse?(prepared, .success(response), elapsed)
-                    configuration.logger.debug(
-                        "\(summary) → \(response.status) (\(response.body.count) bytes)",
-                        metadata: ["headers": .string(Self.redacted(response.headers).description)]
-                    )
-                    return response
-                }
-                failure = statusError(for: response, request: summary)
-                configuration.onResponse?(prepared, .failure(failure), elapsed)
+                result = .success(try await attempt(prepared, url, timeout))
             } catch {
-                failure = Self.depotError(error, request: summary)
-                configuration.onResponse?(prepared, .failure(failure), ContinuousClock.now - start)
+                result = .failure(error)
             }
-            configuration.logger.warning("\(failure)")
+            let failure: DepotError
+            switch outcome(of: result, request: prepared, summary: summary, since: start) {
+            case .success(let response): return response
+            case .failure(let error): failure = error
+            }
             if failure.status == 401, !reauthorized {
                 reauthorized = true
                 if await reauthorize(prepared, failure) {
@@ -82,15 +86,65 @@ public struct RequestPipeline: Sendable {
         }
     }
 
+    /// Calls the request hook and logs the attempt.
+    func willAttempt(_ request: NetworkRequest, url: URL, attempt: Int) {
+        configuration.onRequest?(request, url)
+        log(request, url: url, attempt: attempt)
+    }
+
+    /// The answer of an attempt that began at `start`, as the caller sees it: a 2xx answer, or the
+    /// `DepotError` for a non-2xx answer or a failure; the response hook has seen it and it was logged.
+    func outcome(
+        of result: Result<NetworkResponse, any Error>, request: NetworkRequest, summary: DepotError.Request,
+        since start: ContinuousClock.Instant
+    ) -> Result<NetworkResponse, DepotError> {
+        let failure: DepotError
+        switch result {
+        case .success(let response):
+            let elapsed = ContinuousClock.now - start
+            if response.isSuccess {
+                configuration.onResponse?(request, .success(response), elapsed)
+                configuration.logger.debug(
+                    "\(summary) → \(response.status) (\(response.body.count) bytes)",
+                    metadata: ["headers": .string(Self.redacted(response.headers).description)]
+                )
+                return .success(response)
+            }
+            failure = statusError(for: response, request: summary)
+            configuration.onResponse?(request, .failure(failure), elapsed)
+        case .failure(let error):
+            failure = Self.depotError(error, request: summary)
+            configuration.onResponse?(request, .failure(failure), ContinuousClock.now - start)
+        }
+        configuration.logger.warning("\(failure)")
+        return .failure(failure)
+    }
+
     /// Merges the headers, runs the interceptors, builds the URL and checks the headers.
     private func prepare(_ request: NetworkRequest) async throws -> (NetworkRequest, URL, DepotError.Request) {
-        var prepared = request
-        prepared.headers.addMissing(from: configuration.headers)
-        prepared.rejectedHeaders += configuration.rejectedHeaders
+        var prepared = mergingHeaders(request)
         for interceptor in configuration.interceptors {
             prepared = try await interceptor.adapt(prepared)
         }
-        let url = try prepared.url(relativeTo: baseURL)
+        return try finishPreparing(prepared)
+    }
+
+    /// ``prepare(_:)`` for a pipeline without interceptors: nothing to wait for.
+    func prepareWithoutInterceptors(_ request: NetworkRequest) throws -> (NetworkRequest, URL, DepotError.Request) {
+        try finishPreparing(mergingHeaders(request))
+    }
+
+    /// `request` with the configuration's headers it lacks and the refused names.
+    private func mergingHeaders(_ request: NetworkRequest) -> NetworkRequest {
+        var prepared = request
+        if !configuration.headers.isEmpty { prepared.headers.addMissing(from: configuration.headers) }
+        if !configuration.rejectedHeaders.isEmpty { prepared.rejectedHeaders += configuration.rejectedHeaders }
+        return prepared
+    }
+
+    /// Builds the URL and checks the headers of an adapted request.
+    private func finishPreparing(_ prepared: NetworkRequest) throws -> (NetworkRequest, URL, DepotError.Request) {
+        let url = try prepared.url(relativeTo: base)
         let summary = DepotError.Request(method: prepared.method.rawValue, url: url.absoluteString)
         do {
             try prepared.validateHeaders()
