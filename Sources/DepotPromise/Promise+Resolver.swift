@@ -9,6 +9,8 @@ extension Promise {
         init(_ promise: Promise<Value>) { self.promise = promise }
 
         deinit {
+            // Checked first so a settled promise (the usual case) costs no error allocation.
+            guard promise.isPending else { return }
             promise.settle(.failure(DepotError(.abandoned, "the promise's resolver was released without settling it")))
         }
 

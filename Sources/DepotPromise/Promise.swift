@@ -24,7 +24,9 @@ import Dispatch
 /// Callbacks run on the `DispatchQueue` passed as `on:`, by default ``PromiseDefaults/queue`` (a
 /// global concurrent queue, never the main queue). They never run synchronously inside the call
 /// that attaches them. Consecutive steps that run on the same queue run one after the other in one
-/// hop, without going back through the queue.
+/// hop, without going back through the queue. Callbacks of promises that settle together toward
+/// one queue share its blocks: they run in the order they became ready, possibly in a block
+/// submitted before them.
 public class Promise<Value: Sendable>: @unchecked Sendable {  // @unchecked: a LockStripes mutex guards `storage`
     /// Only touched through ``withState(_:)``.
     final var storage: State
