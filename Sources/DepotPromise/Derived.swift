@@ -20,45 +20,6 @@ enum Body<Input: Sendable, Value: Sendable>: Sendable {
     case `catch`(CatchPolicy, @Sendable (any Error) -> Void)
     /// Anything else: the closure sees the whole outcome.
     case step(@Sendable (Result<Input, any Error>) -> Step<Value>)
-
-    /// Runs the body on `input`.
-    func callAsFunction(_ input: Result<Input, any Error>) -> Step<Value> {
-        switch self {
-        case .map(let transform):
-            switch input {
-            case .success(let value):
-                do { return .result(.success(try transform(value))) } catch { return .result(.failure(error)) }
-            case .failure(let error):
-                return .result(.failure(error))
-            }
-        case .done(let effect):
-            switch input {
-            case .success(let value):
-                do {
-                    try effect(value)
-                    return .result(.success(() as! Value))
-                } catch {
-                    return .result(.failure(error))
-                }
-            case .failure(let error):
-                return .result(.failure(error))
-            }
-        case .then(let next):
-            switch input {
-            case .success(let value):
-                do { return .adopt(try next(value)) } catch { return .result(.failure(error)) }
-            case .failure(let error):
-                return .result(.failure(error))
-            }
-        case .catch(let policy, let observe):
-            if case .failure(let error) = input, policy == .allErrors || !error.isDepotCancellation {
-                observe(error)
-            }
-            return .result(.success(() as! Value))
-        case .step(let body):
-            return body(input)
-        }
-    }
 }
 
 /// A promise derived from a parent by a step (`then`, `map`, `catch`…). It is its own job: when the
@@ -71,48 +32,99 @@ final class Derived<Input: Sendable, Value: Sendable>: Promise<Value>, Job,
 {
     let queue: DispatchQueue?
     let body: Body<Input, Value>
+    /// The parent, typed, without a reference count: `storage.source` owns it until this node
+    /// settles, and ``run(drain:)`` reads it only while holding that owner. Reading it costs no
+    /// generic metadata lookup, where casting `source` back to `Promise<Input>` would.
+    private unowned(unsafe) let parent: Promise<Input>
 
     init(parent: Promise<Input>, queue: DispatchQueue?, body: Body<Input, Value>) {
         self.queue = queue
         self.body = body
-        super.init(result: nil, source: parent)
+        self.parent = parent
+        super.init(source: parent)
     }
 
     func run(drain: inout Drain?) {
         let taken: (source: any CancellableNode, adopting: Bool)? = withState { state in
-            guard state.result == nil, let source = state.source else { return nil }
+            guard state.phase == .pending, let source = state.source else { return nil }
             return (source, state.adopting)
         }
         guard let taken else { return }  // cancelled while waiting to run
         if taken.adopting {
-            let inner = unsafeDowncast(taken.source, to: Promise<Value>.self)
-            guard let result = inner.result else { preconditionFailure("adopted promise ran before settling") }
-            settle(result, drain: &drain)
+            settle(like: unsafeDowncast(taken.source, to: Promise<Value>.self), drain: &drain)
             return
         }
-        let parent = unsafeDowncast(taken.source, to: Promise<Input>.self)
-        guard let input = parent.result else { preconditionFailure("chained step ran before its parent settled") }
-        switch body(input) {
-        case .result(let result):
-            settle(result, drain: &drain)
-        case .adopt(let inner):
-            guard inner !== self else {
-                settle(
-                    .failure(DepotError(.invalidRequest, "a then body returned the promise it produces")), drain: &drain
-                )
+        withExtendedLifetime(taken.source) { runBody(drain: &drain) }
+    }
+
+    /// Runs the body on the parent's outcome; the caller keeps the parent alive.
+    private func runBody(drain: inout Drain?) {
+        let (phase, error) = parent.withState { ($0.phase, $0.error) }
+        precondition(phase != .pending, "chained step ran before its parent settled")
+        // The common verbs read the parent's value and settle directly: no `Result` or `Step` is
+        // built, so unspecialized code pays no generic metadata lookup for them.
+        switch body {
+        case .map(let transform):
+            guard phase == .fulfilled else {
+                reject(error!, drain: &drain)
                 return
             }
-            let adopted: Bool = withState { state in
-                guard state.result == nil else { return false }
-                state.source = inner
-                state.adopting = true
-                return true
+            do { fulfill(try transform(parent.fulfilledValue!), drain: &drain) } catch { reject(error, drain: &drain) }
+        case .done(let effect):
+            guard phase == .fulfilled else {
+                reject(error!, drain: &drain)
+                return
             }
-            if adopted {
-                inner.subscribe(self, drain: &drain)
-            } else {
-                inner.cancel()  // we were cancelled while the body ran
+            do {
+                try effect(parent.fulfilledValue!)
+                fulfill(() as! Value, drain: &drain)
+            } catch {
+                reject(error, drain: &drain)
             }
+        case .then(let next):
+            guard phase == .fulfilled else {
+                reject(error!, drain: &drain)
+                return
+            }
+            do { adopt(try next(parent.fulfilledValue!), drain: &drain) } catch { reject(error, drain: &drain) }
+        case .catch(let policy, let observe):
+            if let error, policy == .allErrors || !error.isDepotCancellation { observe(error) }
+            fulfill(() as! Value, drain: &drain)
+        case .step(let step):
+            runStep(step, fulfilled: phase == .fulfilled, error: error, drain: &drain)
+        }
+    }
+
+    /// Runs a closure that sees the whole outcome. Kept out of ``runBody(drain:)``: unspecialized
+    /// code looks up the metadata of every generic type a function uses (`Result`, `Step`) on
+    /// entry, whichever branch runs.
+    @inline(never)
+    private func runStep(
+        _ step: @Sendable (Result<Input, any Error>) -> Step<Value>, fulfilled: Bool, error: (any Error)?,
+        drain: inout Drain?
+    ) {
+        switch step(fulfilled ? .success(parent.fulfilledValue!) : .failure(error!)) {
+        case .result(let result): settle(result, drain: &drain)
+        case .adopt(let inner): adopt(inner, drain: &drain)
+        }
+    }
+
+    /// Waits on `inner`, the promise a `then` body returned, and settles like it.
+    private func adopt(_ inner: Promise<Value>, drain: inout Drain?) {
+        guard inner !== self else {
+            reject(DepotError(.invalidRequest, "a then body returned the promise it produces"), drain: &drain)
+            return
+        }
+        let adopted: Bool = withState { state in
+            guard state.phase == .pending else { return false }
+            state.source = inner
+            state.adopting = true
+            return true
+        }
+        if adopted {
+            inner.subscribe(self, drain: &drain)
+        } else {
+            inner.cancel()  // we were cancelled while the body ran
         }
     }
 }

@@ -55,7 +55,7 @@ final class Mailboxes: Sendable {
     static let shared = Mailboxes(count: 16)
 
     private func stripe(for id: ObjectIdentifier) -> Stripe {
-        let address = UInt(bitPattern: id.hashValue)
+        let address = UInt(bitPattern: id)
         return stripes[Int(((address >> 4) ^ (address >> 10)) & UInt(stripes.count - 1))]
     }
 
