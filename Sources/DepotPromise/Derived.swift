@@ -69,14 +69,14 @@ final class Derived<Input: Sendable, Value: Sendable>: Promise<Value>, Job,
                 reject(error!, drain: &drain)
                 return
             }
-            do { fulfill(try transform(parent.fulfilledValue!), drain: &drain) } catch { reject(error, drain: &drain) }
+            do { fulfill(try transform(parent.storedValue), drain: &drain) } catch { reject(error, drain: &drain) }
         case .done(let effect):
             guard phase == .fulfilled else {
                 reject(error!, drain: &drain)
                 return
             }
             do {
-                try effect(parent.fulfilledValue!)
+                try effect(parent.storedValue)
                 fulfill(() as! Value, drain: &drain)
             } catch {
                 reject(error, drain: &drain)
@@ -86,7 +86,7 @@ final class Derived<Input: Sendable, Value: Sendable>: Promise<Value>, Job,
                 reject(error!, drain: &drain)
                 return
             }
-            do { adopt(try next(parent.fulfilledValue!), drain: &drain) } catch { reject(error, drain: &drain) }
+            do { adopt(try next(parent.storedValue), drain: &drain) } catch { reject(error, drain: &drain) }
         case .catch(let policy, let observe):
             if let error, policy == .allErrors || !error.isDepotCancellation { observe(error) }
             fulfill(() as! Value, drain: &drain)
@@ -103,7 +103,7 @@ final class Derived<Input: Sendable, Value: Sendable>: Promise<Value>, Job,
         _ step: @Sendable (Result<Input, any Error>) -> Step<Value>, fulfilled: Bool, error: (any Error)?,
         drain: inout Drain?
     ) {
-        switch step(fulfilled ? .success(parent.fulfilledValue!) : .failure(error!)) {
+        switch step(fulfilled ? .success(parent.storedValue) : .failure(error!)) {
         case .result(let result): settle(result, drain: &drain)
         case .adopt(let inner): adopt(inner, drain: &drain)
         }

@@ -31,22 +31,30 @@ public class Promise<Value: Sendable>: @unchecked Sendable {  // @unchecked: a l
     /// Only touched through ``withState(_:)``. The lock enforces exclusive access, so the runtime's
     /// dynamic exclusivity checks (a cost on every access from unspecialized code) are skipped.
     @exclusivity(unchecked) final var storage: PromiseState
-    /// The value, once fulfilled: written once, with the state locked, as `phase` becomes `.fulfilled`.
-    /// Kept out of ``PromiseState`` so the state is not generic: unspecialized code (every caller
-    /// outside this module) then touches it without a generic metadata lookup.
-    @exclusivity(unchecked) final var fulfilledValue: Value?
+    /// The value, once fulfilled: written once, with the state locked, as `phase` becomes
+    /// `.fulfilled`. Kept out of ``PromiseState``, and as an existential rather than a `Value?`, so
+    /// code outside this module (which runs it unspecialized) stores, reads and frees it without
+    /// a generic metadata lookup. A value larger than three words is boxed by the existential.
+    @exclusivity(unchecked) final var fulfilledValue: (any Sendable)?
 
     /// Makes a pending promise that waits on `source` (its parent, for a chained step).
     init(source: (any CancellableNode)?) {
         storage = PromiseState(source: source)
-        fulfilledValue = nil
     }
 
-    /// Makes a settled promise.
-    init(value: Value?, error: (any Error)?) {
-        storage = PromiseState(phase: error == nil ? .fulfilled : .rejected, error: error)
+    /// Makes a fulfilled promise.
+    init(fulfilled value: Value) {
+        storage = PromiseState(phase: .fulfilled)
         fulfilledValue = value
     }
+
+    /// Makes a rejected promise.
+    init(rejected error: any Error) {
+        storage = PromiseState(phase: .rejected, error: error)
+    }
+
+    /// The value of a fulfilled promise. Call only after seeing `.fulfilled` under the lock.
+    final var storedValue: Value { fulfilledValue! as! Value }
 
     /// Runs `body` with the promise's state locked (a pthread mutex from ``LockStripes/promises``,
     /// which ThreadSanitizer models). `body` must not lock another promise.
@@ -60,12 +68,12 @@ public class Promise<Value: Sendable>: @unchecked Sendable {  // @unchecked: a l
 
     /// Makes a promise already fulfilled with `value`.
     public convenience init(_ value: Value) {
-        self.init(value: value, error: nil)
+        self.init(fulfilled: value)
     }
 
     /// Makes a promise already rejected with `error`.
     public convenience init(error: any Error) {
-        self.init(value: nil, error: error)
+        self.init(rejected: error)
     }
 
     /// Makes a pending promise and hands its resolver to `body`, which settles it now or later.
@@ -98,7 +106,7 @@ public class Promise<Value: Sendable>: @unchecked Sendable {  // @unchecked: a l
         let (phase, error) = withState { ($0.phase, $0.error) }
         switch phase {
         case .pending: return nil
-        case .fulfilled: return .success(fulfilledValue!)  // written before the phase, never again
+        case .fulfilled: return .success(storedValue)  // written before the phase, never again
         case .rejected: return .failure(error!)
         }
     }
@@ -137,6 +145,12 @@ public class Promise<Value: Sendable>: @unchecked Sendable {  // @unchecked: a l
     /// Fulfils the promise if it is pending and schedules its callbacks; false if already settled.
     @discardableResult
     func fulfill(_ value: Value, drain: inout Drain?) -> Bool {
+        fulfill(existential: value, drain: &drain)
+    }
+
+    /// Fulfils with a value already wrapped (a `Value` inside).
+    @discardableResult
+    func fulfill(existential value: any Sendable, drain: inout Drain?) -> Bool {
         let taken: (first: (any Job)?, rest: [any Job])? = withState { state in
             guard state.phase == .pending else { return nil }
             fulfilledValue = value
@@ -167,7 +181,7 @@ public class Promise<Value: Sendable>: @unchecked Sendable {  // @unchecked: a l
         let (phase, error) = other.withState { ($0.phase, $0.error) }
         switch phase {
         case .pending: preconditionFailure("adopted promise ran before settling")
-        case .fulfilled: fulfill(other.fulfilledValue!, drain: &drain)
+        case .fulfilled: fulfill(existential: other.fulfilledValue!, drain: &drain)
         case .rejected: reject(error!, drain: &drain)
         }
     }
