@@ -40,8 +40,31 @@ final class Mailboxes: Sendable {
     private final class Stripe: @unchecked Sendable {  // @unchecked: `lock` guards `boxes`
         let lock = Lock()
         /// Present while jobs wait or a drainer runs; the jobs and drainers hold the queue, so its
-        /// address is not reused while its entry exists.
-        var boxes: [ObjectIdentifier: Mailbox] = [:]
+        /// address is not reused while its entry exists. A short list searched by identity: a
+        /// stripe holds the few queues in use at once, and a dictionary would hash on every job.
+        var boxes: [(queue: ObjectIdentifier, box: Mailbox)] = []
+
+        /// Posts `job` to the queue's mailbox, making it if needed; true when a drainer must be
+        /// submitted. Call with `lock` held.
+        func post(_ job: any Job, to queue: ObjectIdentifier) -> Bool {
+            if let index = boxes.firstIndex(where: { $0.queue == queue }) { return boxes[index].box.post(job) }
+            var box = Mailbox()
+            let submit = box.post(job)
+            boxes.append((queue, box))
+            return submit
+        }
+
+        /// Takes the next job for a drainer of `queue`; drops the mailbox once it is empty. Call
+        /// with `lock` held.
+        func take(from queue: ObjectIdentifier, starting: Bool) -> (job: (any Job)?, submit: Bool) {
+            guard let index = boxes.firstIndex(where: { $0.queue == queue }) else { return (nil, false) }
+            let taken = boxes[index].box.take(starting: starting)
+            if taken.job == nil {
+                boxes.swapAt(index, boxes.count - 1)
+                boxes.removeLast()
+            }
+            return taken
+        }
     }
 
     private let stripes: [Stripe]
@@ -63,7 +86,7 @@ final class Mailboxes: Sendable {
     func post(_ job: any Job, to queue: DispatchQueue) {
         let id = ObjectIdentifier(queue)
         let stripe = stripe(for: id)
-        let submit = stripe.lock.withLock { stripe.boxes[id, default: Mailbox()].post(job) }
+        let submit = stripe.lock.withLock { stripe.post(job, to: id) }
         if submit { queue.async { Mailboxes.shared.drain(queue) } }
     }
 
@@ -75,12 +98,7 @@ final class Mailboxes: Sendable {
         var drain: Drain? = Drain(queue: queue)
         var starting = true
         while true {
-            let taken: (job: (any Job)?, submit: Bool) = stripe.lock.withLock {
-                guard let index = stripe.boxes.index(forKey: id) else { return (nil, false) }
-                let taken = stripe.boxes.values[index].take(starting: starting)
-                if taken.job == nil { stripe.boxes.remove(at: index) }
-                return taken
-            }
+            let taken = stripe.lock.withLock { stripe.take(from: id, starting: starting) }
             starting = false
             guard let job = taken.job else { return }
             if taken.submit { queue.async { Mailboxes.shared.drain(queue) } }
