@@ -6,73 +6,143 @@ enum Step<Value: Sendable> {
     case adopt(Promise<Value>)
 }
 
+/// What a derived promise runs on its parent's outcome. The common verbs keep the caller's closure
+/// as it is, so a step costs one allocation (its node) plus whatever that closure captures; the
+/// other verbs wrap it in a ``step`` closure.
+enum Body<Input: Sendable, Value: Sendable>: Sendable {
+    /// `map`: transforms the value; errors pass on.
+    case map(@Sendable (Input) throws -> Value)
+    /// `done`: a side effect on the value; only for `Value == Void`.
+    case done(@Sendable (Input) throws -> Void)
+    /// `then`: adopts the promise the closure returns; errors pass on.
+    case then(@Sendable (Input) throws -> Promise<Value>)
+    /// `catch`: observes an error the policy lets through; only for `Value == Void`.
+    case `catch`(CatchPolicy, @Sendable (any Error) -> Void)
+    /// Anything else: the closure sees the whole outcome.
+    case step(@Sendable (Result<Input, any Error>) -> Step<Value>)
+}
+
 /// A promise derived from a parent by a step (`then`, `map`, `catch`…). It is its own job: when the
 /// parent settles, the node is scheduled on its queue, runs its body on the parent's outcome, and
 /// settles itself — or, for `then`, adopts the promise the body returned. One allocation for the
-/// node and one for the body's closure: nothing else per step.
+/// node; `map`, `done`, `then` and `catch` keep the caller's closure without wrapping it.
 // @unchecked: the inherited lock stripe guards `storage`; `queue` and `body` are lets.
 final class Derived<Input: Sendable, Value: Sendable>: Promise<Value>, Job,
     @unchecked Sendable  // @unchecked: a LockStripes mutex guards `storage`
 {
     let queue: DispatchQueue?
-    let body: @Sendable (Result<Input, any Error>) -> Step<Value>
+    let body: Body<Input, Value>
+    /// The parent, typed, without a reference count: `storage.source` owns it until this node
+    /// settles, and ``run(drain:)`` reads it only while holding that owner. Reading it costs no
+    /// generic metadata lookup, where casting `source` back to `Promise<Input>` would.
+    private unowned(unsafe) let parent: Promise<Input>
 
-    init(
-        parent: Promise<Input>, queue: DispatchQueue?,
-        body: @escaping @Sendable (Result<Input, any Error>) -> Step<Value>
-    ) {
+    init(parent: Promise<Input>, queue: DispatchQueue?, body: Body<Input, Value>) {
         self.queue = queue
         self.body = body
-        super.init(result: nil, source: parent)
+        self.parent = parent
+        super.init(source: parent)
     }
 
     func run(drain: inout Drain?) {
         let taken: (source: any CancellableNode, adopting: Bool)? = withState { state in
-            guard state.result == nil, let source = state.source else { return nil }
+            guard state.phase == .pending, let source = state.source else { return nil }
             return (source, state.adopting)
         }
         guard let taken else { return }  // cancelled while waiting to run
         if taken.adopting {
-            let inner = unsafeDowncast(taken.source, to: Promise<Value>.self)
-            guard let result = inner.result else { preconditionFailure("adopted promise ran before settling") }
-            settle(result, drain: &drain)
+            settle(like: unsafeDowncast(taken.source, to: Promise<Value>.self), drain: &drain)
             return
         }
-        let parent = unsafeDowncast(taken.source, to: Promise<Input>.self)
-        guard let input = parent.result else { preconditionFailure("chained step ran before its parent settled") }
-        switch body(input) {
-        case .result(let result):
-            settle(result, drain: &drain)
-        case .adopt(let inner):
-            guard inner !== self else {
-                settle(
-                    .failure(DepotError(.invalidRequest, "a then body returned the promise it produces")), drain: &drain
-                )
+        withExtendedLifetime(taken.source) { runBody(drain: &drain) }
+    }
+
+    /// Runs the body on the parent's outcome; the caller keeps the parent alive.
+    private func runBody(drain: inout Drain?) {
+        let (phase, error) = parent.withState { ($0.phase, $0.error) }
+        precondition(phase != .pending, "chained step ran before its parent settled")
+        // The common verbs read the parent's value and settle directly: no `Result` or `Step` is
+        // built, so unspecialized code pays no generic metadata lookup for them.
+        switch body {
+        case .map(let transform):
+            guard phase == .fulfilled else {
+                reject(error!, drain: &drain)
                 return
             }
-            let adopted: Bool = withState { state in
-                guard state.result == nil else { return false }
-                state.source = inner
-                state.adopting = true
-                return true
+            do { fulfill(try transform(parent.storedValue), drain: &drain) } catch { reject(error, drain: &drain) }
+        case .done(let effect):
+            guard phase == .fulfilled else {
+                reject(error!, drain: &drain)
+                return
             }
-            if adopted {
-                inner.subscribe(self, drain: &drain)
-            } else {
-                inner.cancel()  // we were cancelled while the body ran
+            do {
+                try effect(parent.storedValue)
+                fulfill(() as! Value, drain: &drain)
+            } catch {
+                reject(error, drain: &drain)
             }
+        case .then(let next):
+            guard phase == .fulfilled else {
+                reject(error!, drain: &drain)
+                return
+            }
+            do { adopt(try next(parent.storedValue), drain: &drain) } catch { reject(error, drain: &drain) }
+        case .catch(let policy, let observe):
+            if let error, policy == .allErrors || !error.isDepotCancellation { observe(error) }
+            fulfill(() as! Value, drain: &drain)
+        case .step(let step):
+            runStep(step, fulfilled: phase == .fulfilled, error: error, drain: &drain)
+        }
+    }
+
+    /// Runs a closure that sees the whole outcome. Kept out of ``runBody(drain:)``: unspecialized
+    /// code looks up the metadata of every generic type a function uses (`Result`, `Step`) on
+    /// entry, whichever branch runs.
+    @inline(never)
+    private func runStep(
+        _ step: @Sendable (Result<Input, any Error>) -> Step<Value>, fulfilled: Bool, error: (any Error)?,
+        drain: inout Drain?
+    ) {
+        switch step(fulfilled ? .success(parent.storedValue) : .failure(error!)) {
+        case .result(let result): settle(result, drain: &drain)
+        case .adopt(let inner): adopt(inner, drain: &drain)
+        }
+    }
+
+    /// Waits on `inner`, the promise a `then` body returned, and settles like it.
+    private func adopt(_ inner: Promise<Value>, drain: inout Drain?) {
+        guard inner !== self else {
+            reject(DepotError(.invalidRequest, "a then body returned the promise it produces"), drain: &drain)
+            return
+        }
+        let adopted: Bool = withState { state in
+            guard state.phase == .pending else { return false }
+            state.source = inner
+            state.adopting = true
+            return true
+        }
+        if adopted {
+            inner.subscribe(self, drain: &drain)
+        } else {
+            inner.cancel()  // we were cancelled while the body ran
         }
     }
 }
 
 extension Promise {
-    /// Chains a step that runs on `queue` once this promise settles.
+    /// Chains a step that runs `body` on `queue` (``PromiseDefaults/queue`` when nil) once this
+    /// promise settles.
+    func derive<Output: Sendable>(on queue: DispatchQueue?, _ body: Body<Value, Output>) -> Promise<Output> {
+        let node = Derived(parent: self, queue: queue ?? PromiseDefaults.queue, body: body)
+        subscribe(node)
+        return node
+    }
+
+    /// Chains a step whose closure sees the whole outcome.
     func derive<Output: Sendable>(
         on queue: DispatchQueue?,
         _ body: @escaping @Sendable (Result<Value, any Error>) -> Step<Output>
     ) -> Promise<Output> {
-        let node = Derived(parent: self, queue: queue ?? PromiseDefaults.queue, body: body)
-        subscribe(node)
-        return node
+        derive(on: queue, .step(body))
     }
 }

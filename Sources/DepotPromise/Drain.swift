@@ -8,18 +8,56 @@ protocol Job: AnyObject, Sendable {
     func run(drain: inout Drain?)
 }
 
+/// A first-in, first-out list of jobs that allocates nothing while it holds one job at a time
+/// (the common case: a chain of steps, a promise with one callback). Not thread-safe: its owner
+/// guards it.
+struct JobQueue {
+    /// The oldest job, when the overflow is empty or fully taken.
+    private var first: (any Job)?
+    private var overflow: [(any Job)?] = []
+    private var next = 0
+
+    /// True when no job is waiting.
+    var isEmpty: Bool { first == nil && next == overflow.count }
+
+    /// Adds `job` at the end.
+    mutating func append(_ job: any Job) {
+        if first == nil && next == overflow.count {
+            first = job
+        } else {
+            overflow.append(job)
+        }
+    }
+
+    /// Removes and returns the oldest job, or nil when empty.
+    mutating func popFirst() -> (any Job)? {
+        if let job = first {
+            first = nil
+            return job
+        }
+        guard next < overflow.count else { return nil }
+        let job = overflow[next]
+        overflow[next] = nil
+        next += 1
+        if next == overflow.count {
+            overflow.removeAll(keepingCapacity: true)
+            next = 0
+        }
+        return job
+    }
+}
+
 /// The jobs ready to run in the current hop onto one queue. Running a job may make more ready;
 /// those for the same queue run in this loop, one after the other, never by recursion, so a chain
 /// of a million steps neither overflows the stack nor pays a queue hop per step.
 struct Drain {
     let queue: DispatchQueue
-    private var ready: [(any Job)?] = []
-    private var next = 0
+    private var ready = JobQueue()
 
     init(queue: DispatchQueue) { self.queue = queue }
 
     /// Runs `job` now if it has no queue, in the current drain if it is for the drain's queue,
-    /// or else on its own queue in a new hop.
+    /// or else posts it to its queue's ``Mailboxes`` (never inline: no Zalgo).
     static func schedule(_ job: any Job, in drain: inout Drain?) {
         guard let queue = job.queue else {
             job.run(drain: &drain)
@@ -28,29 +66,16 @@ struct Drain {
         if drain != nil, drain!.queue === queue {
             drain!.ready.append(job)
         } else {
-            queue.async { Drain.run(job, on: queue) }
+            Mailboxes.shared.post(job, to: queue)
         }
     }
 
-    /// Runs `job` and every job it makes ready for `queue`, in order.
-    static func run(_ job: any Job, on queue: DispatchQueue) {
-        var drain: Drain? = Drain(queue: queue)
+    /// Runs `job` and every job it makes ready for the drain's queue, in order.
+    static func run(_ job: any Job, in drain: inout Drain?) {
         job.run(drain: &drain)
-        while let next = drain!.popReady() {
+        while let next = drain!.ready.popFirst() {
             next.run(drain: &drain)
         }
-    }
-
-    private mutating func popReady() -> (any Job)? {
-        guard next < ready.count else { return nil }
-        let job = ready[next]
-        ready[next] = nil
-        next += 1
-        if next == ready.count {
-            ready.removeAll(keepingCapacity: true)
-            next = 0
-        }
-        return job
     }
 }
 

@@ -81,7 +81,7 @@ struct LockStripes: @unchecked Sendable {  // @unchecked: the pointer never chan
     /// The stripe for `object`.
     @inline(__always)
     func mutex(for object: AnyObject) -> UnsafeMutablePointer<pthread_mutex_t> {
-        let address = UInt(bitPattern: ObjectIdentifier(object).hashValue)
+        let address = UInt(bitPattern: ObjectIdentifier(object))  // the address itself: no hashing
         let index = ((address >> 4) ^ (address >> 12)) & mask  // objects are 16-byte aligned
         return (base + Int(index) * Self.stride).assumingMemoryBound(to: pthread_mutex_t.self)
     }

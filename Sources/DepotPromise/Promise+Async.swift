@@ -6,7 +6,7 @@ extension Promise {
     /// let promise = Promise { try await fetchMessage() }
     /// ```
     public convenience init(_ operation: @escaping @Sendable () async throws -> Value) {
-        self.init(result: nil)
+        self.init(source: nil)
         let task = Task { [self] in
             do {
                 settle(.success(try await operation()))

@@ -22,14 +22,7 @@ extension Promise {
         on queue: DispatchQueue? = nil,
         _ body: @escaping @Sendable (Value) throws -> Promise<Output>
     ) -> Promise<Output> {
-        derive(on: queue) { result in
-            switch result {
-            case .success(let value):
-                do { return .adopt(try body(value)) } catch { return .result(.failure(error)) }
-            case .failure(let error):
-                return .result(.failure(error))
-            }
-        }
+        derive(on: queue, .then(body))
     }
 
     /// Transforms the value; a throw rejects the returned promise. Errors skip `body` and pass on.
@@ -37,14 +30,7 @@ extension Promise {
         on queue: DispatchQueue? = nil,
         _ body: @escaping @Sendable (Value) throws -> Output
     ) -> Promise<Output> {
-        derive(on: queue) { result in
-            switch result {
-            case .success(let value):
-                do { return .result(.success(try body(value))) } catch { return .result(.failure(error)) }
-            case .failure(let error):
-                return .result(.failure(error))
-            }
-        }
+        derive(on: queue, .map(body))
     }
 
     /// Runs a side effect with the value and ends the value chain (`Promise<Void>`).
@@ -53,7 +39,7 @@ extension Promise {
         on queue: DispatchQueue? = nil,
         _ body: @escaping @Sendable (Value) throws -> Void
     ) -> Promise<Void> {
-        map(on: queue, body)
+        derive(on: queue, .done(body))
     }
 
     /// Runs a side effect with the value and passes the value on.
@@ -80,14 +66,7 @@ extension Promise {
         policy: CatchPolicy = .allErrors,
         _ body: @escaping @Sendable (any Error) -> Void
     ) -> Guarantee<Void> {
-        Guarantee(
-            derive(on: queue) { result in
-                if case .failure(let error) = result, policy == .allErrors || !error.isDepotCancellation {
-                    body(error)
-                }
-                return .result(.success(()))
-            }
-        )
+        Guarantee(derive(on: queue, .catch(policy, body)))
     }
 
     /// Turns an error into a new promise; a throw rejects with the thrown error.

@@ -9,14 +9,24 @@ extension Promise {
         init(_ promise: Promise<Value>) { self.promise = promise }
 
         deinit {
-            promise.settle(.failure(DepotError(.abandoned, "the promise's resolver was released without settling it")))
+            // Checked first so a settled promise (the usual case) costs no error allocation.
+            guard promise.isPending else { return }
+            var drain: Drain? = nil
+            promise.reject(
+                DepotError(.abandoned, "the promise's resolver was released without settling it"), drain: &drain)
         }
 
         /// Fulfils the promise with `value`.
-        public func fulfill(_ value: Value) { promise.settle(.success(value)) }
+        public func fulfill(_ value: Value) {
+            var drain: Drain? = nil
+            promise.fulfill(value, drain: &drain)
+        }
 
         /// Rejects the promise with `error`.
-        public func reject(_ error: any Error) { promise.settle(.failure(error)) }
+        public func reject(_ error: any Error) {
+            var drain: Drain? = nil
+            promise.reject(error, drain: &drain)
+        }
 
         /// Settles the promise with `result`.
         public func resolve(_ result: Result<Value, any Error>) { promise.settle(result) }

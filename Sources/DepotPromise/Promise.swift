@@ -24,34 +24,42 @@ import Dispatch
 /// Callbacks run on the `DispatchQueue` passed as `on:`, by default ``PromiseDefaults/queue`` (a
 /// global concurrent queue, never the main queue). They never run synchronously inside the call
 /// that attaches them. Consecutive steps that run on the same queue run one after the other in one
-/// hop, without going back through the queue.
-public class Promise<Value: Sendable>: @unchecked Sendable {  // @unchecked: a LockStripes mutex guards `storage`
-    /// Only touched through ``withState(_:)``.
-    final var storage: State
+/// hop, without going back through the queue. Callbacks of promises that settle together toward
+/// one queue share its blocks: they run in the order they became ready, possibly in a block
+/// submitted before them.
+public class Promise<Value: Sendable>: @unchecked Sendable {  // @unchecked: a lock stripe guards the vars
+    /// Only touched through ``withState(_:)``. The lock enforces exclusive access, so the runtime's
+    /// dynamic exclusivity checks (a cost on every access from unspecialized code) are skipped.
+    @exclusivity(unchecked) final var storage: PromiseState
+    /// The value, once fulfilled: written once, with the state locked, as `phase` becomes
+    /// `.fulfilled`. Kept out of ``PromiseState``, and as an existential rather than a `Value?`, so
+    /// code outside this module (which runs it unspecialized) stores, reads and frees it without
+    /// a generic metadata lookup. A value larger than three words is boxed by the existential.
+    @exclusivity(unchecked) final var fulfilledValue: (any Sendable)?
 
-    /// The mutable part of a promise, guarded by `state`.
-    struct State {
-        var result: Result<Value, any Error>?
-        var first: (any Job)?
-        var rest: [any Job] = []
-        /// What this promise waits on (a parent or an adopted promise); cancelling reaches it.
-        var source: (any CancellableNode)?
-        /// True once a `then` node waits on the promise its body returned.
-        var adopting = false
-        /// Work to stop when this promise is cancelled while pending.
-        var cancelHandlers: [@Sendable () -> Void] = []
-        /// Guarantees cannot be cancelled: they never fail.
-        var uncancellable = false
+    /// Makes a pending promise that waits on `source` (its parent, for a chained step).
+    init(source: (any CancellableNode)?) {
+        storage = PromiseState(source: source)
     }
 
-    init(result: Result<Value, any Error>?, source: (any CancellableNode)? = nil) {
-        storage = State(result: result, source: source)
+    /// Makes a fulfilled promise.
+    init(fulfilled value: Value) {
+        storage = PromiseState(phase: .fulfilled)
+        fulfilledValue = value
     }
+
+    /// Makes a rejected promise.
+    init(rejected error: any Error) {
+        storage = PromiseState(phase: .rejected, error: error)
+    }
+
+    /// The value of a fulfilled promise. Call only after seeing `.fulfilled` under the lock.
+    final var storedValue: Value { fulfilledValue! as! Value }
 
     /// Runs `body` with the promise's state locked (a pthread mutex from ``LockStripes/promises``,
     /// which ThreadSanitizer models). `body` must not lock another promise.
     @inline(__always)
-    final func withState<Output>(_ body: (inout State) -> Output) -> Output {
+    final func withState<Output>(_ body: (inout PromiseState) -> Output) -> Output {
         let mutex = LockStripes.promises.mutex(for: self)
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
@@ -60,12 +68,12 @@ public class Promise<Value: Sendable>: @unchecked Sendable {  // @unchecked: a L
 
     /// Makes a promise already fulfilled with `value`.
     public convenience init(_ value: Value) {
-        self.init(result: .success(value))
+        self.init(fulfilled: value)
     }
 
     /// Makes a promise already rejected with `error`.
     public convenience init(error: any Error) {
-        self.init(result: .failure(error))
+        self.init(rejected: error)
     }
 
     /// Makes a pending promise and hands its resolver to `body`, which settles it now or later.
@@ -77,7 +85,7 @@ public class Promise<Value: Sendable>: @unchecked Sendable {  // @unchecked: a L
     /// }
     /// ```
     public convenience init(_ body: (Resolver) throws -> Void) {
-        self.init(result: nil)
+        self.init(source: nil)
         let resolver = Resolver(self)
         do { try body(resolver) } catch { resolver.reject(error) }
     }
@@ -87,35 +95,33 @@ public class Promise<Value: Sendable>: @unchecked Sendable {  // @unchecked: a L
     /// - Returns: the promise and the resolver that settles it. If the resolver is released
     ///   without settling, the promise is rejected with ``DepotError/Code/abandoned``.
     public static func pending() -> (promise: Promise<Value>, resolver: Resolver) {
-        let promise = Promise<Value>(result: nil)
+        let promise = Promise<Value>(source: nil)
         return (promise, Resolver(promise))
     }
 
     // MARK: Observing
 
     /// The outcome, or nil while pending.
-    public var result: Result<Value, any Error>? { withState { $0.result } }
+    public var result: Result<Value, any Error>? {
+        let (phase, error) = withState { ($0.phase, $0.error) }
+        switch phase {
+        case .pending: return nil
+        case .fulfilled: return .success(storedValue)  // written before the phase, never again
+        case .rejected: return .failure(error!)
+        }
+    }
 
     /// True until the promise settles.
-    public var isPending: Bool { result == nil }
+    public var isPending: Bool { withState { $0.phase == .pending } }
 
     /// True when the promise settled with a value.
-    public var isFulfilled: Bool {
-        if case .success = result { return true }
-        return false
-    }
+    public var isFulfilled: Bool { withState { $0.phase == .fulfilled } }
 
     /// True when the promise settled with an error (cancellation included).
-    public var isRejected: Bool {
-        if case .failure = result { return true }
-        return false
-    }
+    public var isRejected: Bool { withState { $0.phase == .rejected } }
 
     /// True when the promise was rejected with a cancellation error.
-    public var isCancelled: Bool {
-        if case .failure(let error) = result { return error.isDepotCancellation }
-        return false
-    }
+    public var isCancelled: Bool { withState { $0.error?.isDepotCancellation ?? false } }
 
     // MARK: Settling
 
@@ -123,20 +129,10 @@ public class Promise<Value: Sendable>: @unchecked Sendable {  // @unchecked: a L
     /// already settled (the new outcome is ignored).
     @discardableResult
     func settle(_ result: Result<Value, any Error>, drain: inout Drain?) -> Bool {
-        let taken: (first: (any Job)?, rest: [any Job])? = withState { state in
-            guard state.result == nil else { return nil }
-            state.result = result
-            let jobs = (state.first, state.rest)
-            state.first = nil
-            state.rest = []
-            state.source = nil
-            state.cancelHandlers = []
-            return jobs
+        switch result {
+        case .success(let value): return fulfill(value, drain: &drain)
+        case .failure(let error): return reject(error, drain: &drain)
         }
-        guard let taken else { return false }
-        if let first = taken.first { Drain.schedule(first, in: &drain) }
-        for job in taken.rest { Drain.schedule(job, in: &drain) }
-        return true
     }
 
     /// Settles from outside any drain (a resolver, a timer, a task).
@@ -146,10 +142,59 @@ public class Promise<Value: Sendable>: @unchecked Sendable {  // @unchecked: a L
         return settle(result, drain: &drain)
     }
 
+    /// Fulfils the promise if it is pending and schedules its callbacks; false if already settled.
+    @discardableResult
+    func fulfill(_ value: Value, drain: inout Drain?) -> Bool {
+        fulfill(existential: value, drain: &drain)
+    }
+
+    /// Fulfils with a value already wrapped (a `Value` inside).
+    @discardableResult
+    func fulfill(existential value: any Sendable, drain: inout Drain?) -> Bool {
+        let taken: (first: (any Job)?, rest: [any Job])? = withState { state in
+            guard state.phase == .pending else { return nil }
+            fulfilledValue = value
+            state.phase = .fulfilled
+            return state.takeJobs()
+        }
+        guard let taken else { return false }
+        Self.schedule(taken, drain: &drain)
+        return true
+    }
+
+    /// Rejects the promise if it is pending and schedules its callbacks; false if already settled.
+    @discardableResult
+    func reject(_ error: any Error, drain: inout Drain?) -> Bool {
+        let taken: (first: (any Job)?, rest: [any Job])? = withState { state in
+            guard state.phase == .pending else { return nil }
+            state.error = error
+            state.phase = .rejected
+            return state.takeJobs()
+        }
+        guard let taken else { return false }
+        Self.schedule(taken, drain: &drain)
+        return true
+    }
+
+    /// Settles like `other`, which has settled.
+    func settle(like other: Promise<Value>, drain: inout Drain?) {
+        let (phase, error) = other.withState { ($0.phase, $0.error) }
+        switch phase {
+        case .pending: preconditionFailure("adopted promise ran before settling")
+        case .fulfilled: fulfill(existential: other.fulfilledValue!, drain: &drain)
+        case .rejected: reject(error!, drain: &drain)
+        }
+    }
+
+    private static func schedule(_ jobs: (first: (any Job)?, rest: [any Job]), drain: inout Drain?) {
+        if let first = jobs.first { Drain.schedule(first, in: &drain) }
+        for job in jobs.rest { Drain.schedule(job, in: &drain) }
+    }
+
     /// Runs `job` once this promise settles: now (scheduled, never inline) if it already has.
     func subscribe(_ job: any Job, drain: inout Drain?) {
         let settled: Bool = withState { state in
-            guard state.result == nil else { return true }
+            guard state.phase == .pending else { return true }
             if state.first == nil && state.rest.isEmpty {
                 state.first = job
             } else {
@@ -178,12 +223,11 @@ public class Promise<Value: Sendable>: @unchecked Sendable {  // @unchecked: a L
     /// settled otherwise.
     public func onCancel(_ handler: @escaping @Sendable () -> Void) {
         let runNow: Bool = withState { state in
-            guard let result = state.result else {
+            guard state.phase != .pending else {
                 state.cancelHandlers.append(handler)
                 return false
             }
-            if case .failure(let error) = result { return error.isDepotCancellation }
-            return false
+            return state.error?.isDepotCancellation ?? false
         }
         if runNow { handler() }
     }
@@ -210,7 +254,7 @@ protocol CancellableNode: AnyObject, Sendable {
 extension Promise: CancellableNode {
     func cancelNode(into work: inout [any CancellableNode]) {
         let taken: (source: (any CancellableNode)?, handlers: [@Sendable () -> Void])? = withState { state in
-            guard state.result == nil, !state.uncancellable else { return nil }
+            guard state.phase == .pending, !state.uncancellable else { return nil }
             let taken = (state.source, state.cancelHandlers)
             state.source = nil
             state.cancelHandlers = []
@@ -218,8 +262,42 @@ extension Promise: CancellableNode {
         }
         guard let taken else { return }
         for handler in taken.handlers { handler() }
-        settle(.failure(DepotError.cancelled))
+        var drain: Drain? = nil
+        reject(DepotError.cancelled, drain: &drain)
         if let source = taken.source { work.append(source) }
+    }
+}
+
+/// Where a promise is in its life.
+enum Phase: UInt8 {
+    case pending, fulfilled, rejected
+}
+
+/// The mutable part of a promise, guarded by its lock stripe. Not generic (the value lives in
+/// ``Promise/fulfilledValue``), so unspecialized code reads and writes it without metadata lookups.
+struct PromiseState {
+    var phase = Phase.pending
+    /// The error, once rejected.
+    var error: (any Error)?
+    var first: (any Job)?
+    var rest: [any Job] = []
+    /// What this promise waits on (a parent or an adopted promise); cancelling reaches it.
+    var source: (any CancellableNode)?
+    /// True once a `then` node waits on the promise its body returned.
+    var adopting = false
+    /// Work to stop when this promise is cancelled while pending.
+    var cancelHandlers: [@Sendable () -> Void] = []
+    /// Guarantees cannot be cancelled: they never fail.
+    var uncancellable = false
+
+    /// Takes the waiting jobs and what the settled promise no longer needs.
+    mutating func takeJobs() -> (first: (any Job)?, rest: [any Job]) {
+        let jobs = (first, rest)
+        first = nil
+        rest = []
+        source = nil
+        cancelHandlers = []
+        return jobs
     }
 }
 
