@@ -83,15 +83,10 @@ struct MeteredNetworking: Networking {
     let record: ActionRecord
 
     func send(_ request: NetworkRequest) async throws -> NetworkResponse {
-        record.record(.requests, 1)
-        record.record(.bytesSent, request.body?.count ?? 0)
-        do {
-            let response = try await base.send(request)
-            record.record(.bytesReceived, response.body.count)
-            return response
-        } catch let error as DepotError {
-            record.record(.bytesReceived, error.responseBody?.count ?? 0)
-            throw error
+        try await base.sendCounting(request) { requests, sent, received in
+            if requests > 0 { record.record(.requests, requests) }
+            if sent > 0 { record.record(.bytesSent, sent) }
+            if received > 0 { record.record(.bytesReceived, received) }
         }
     }
 }

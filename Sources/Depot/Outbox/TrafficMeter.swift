@@ -11,17 +11,12 @@ final class TrafficMeter: Sendable {
     /// Sends `request` through `store`, counting it in the current meter.
     static func send(_ request: NetworkRequest, through store: any Networking) async throws -> NetworkResponse {
         guard let meter = current else { return try await store.send(request) }
-        meter.counts.withLock {
-            $0.requests += 1
-            $0.sent += request.body?.count ?? 0
-        }
-        do {
-            let response = try await store.send(request)
-            meter.counts.withLock { $0.received += response.body.count }
-            return response
-        } catch let error as DepotError {
-            meter.counts.withLock { $0.received += error.responseBody?.count ?? 0 }
-            throw error
+        return try await store.sendCounting(request) { requests, sent, received in
+            meter.counts.withLock {
+                $0.requests += requests
+                $0.sent += sent
+                $0.received += received
+            }
         }
     }
 
