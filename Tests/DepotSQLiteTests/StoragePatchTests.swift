@@ -30,9 +30,9 @@ func withPinnedFixture(
             _ = try await messages.read("2").value
             two = try await storage.fetch(collection: "messages", id: "2").value
             #expect(two?.snapshot?["pinned"] == false && two?.etag == server.etag(of: "2", in: "messages"))
-            _ = try await messages.create(["text": "new", "pinned": true]).value
-            let created = try await storage.fetch(collection: "messages", id: "3").value
-            #expect(created?.snapshot?["pinned"] == true && created?.etag == server.etag(of: "3", in: "messages"))
+            let new = try await messages.create(["text": "new", "pinned": true]).value.value
+            let created = try await storage.fetch(collection: "messages", id: new.id).value
+            #expect(created?.snapshot?["pinned"] == true && created?.etag == server.etag(of: new.id, in: "messages"))
             let before = try #require(server.etag(of: "1", in: "messages"))
             _ = try await messages.read("1").value
             _ = try await messages.update(Message(id: "1", text: "put")).value

@@ -68,7 +68,7 @@ struct OutboxChannel: Sendable {
         let request: NetworkRequest
         do {
             request = try makeRequest(
-                route.method, route.resolvedPath(id: operation == .create ? nil : entityID),
+                route.method, route.resolvedPath(id: operation == .create && route.method != .put ? nil : entityID),
                 headers: headers(adding: extra), body: operation == .delete ? nil : payload)
         } catch {
             return .reject(error as? DepotError ?? DepotError(.encoding, "\(error)", underlying: error))

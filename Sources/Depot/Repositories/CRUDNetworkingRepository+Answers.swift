@@ -23,19 +23,50 @@ extension CRUDNetworkingRepository {
     /// Whether answers are read as raw JSON too.
     private func keepsJSON(_ keepJSON: Bool) -> Bool { keepJSON || snapshotCache != nil }
 
-    /// `POST /path` with `body`.
-    func createAnswer(body: JSONObject, keepJSON: Bool = false) -> Promise<RemoteAnswer<Entity>> {
-        createAnswer(body: body, keepJSON: keepJSON) { $0 }
+    /// `POST /path` with `body` (or `PUT /path/:id` under ``RepositoryConfiguration/createMethod``),
+    /// under `idempotencyKey` (a new key when nil).
+    func createAnswer(body: JSONObject, keepJSON: Bool = false, idempotencyKey: String? = nil)
+        -> Promise<RemoteAnswer<Entity>>
+    {
+        createAnswer(body: body, keepJSON: keepJSON, idempotencyKey: idempotencyKey) { $0 }
     }
 
     /// `POST /path` with `body`, the answer passed through `output` where it was read (no extra
     /// step, so no extra hop to a queue).
+    ///
+    /// The request carries `Idempotency-Key`: `idempotencyKey`, or a key made now, before the first
+    /// send, so a retry (``RetryPolicy``) or a replay of the same write is applied once by a server
+    /// that honours keys. Under ``RepositoryConfiguration/createMethod`` `.put` the write is
+    /// `PUT /path/:id` with the id `body` holds, and an empty answer stands for `body`.
     func createAnswer<Output: Sendable>(
-        body: JSONObject, keepJSON: Bool = false, _ output: @escaping @Sendable (RemoteAnswer<Entity>) -> Output
+        body: JSONObject, keepJSON: Bool = false, idempotencyKey: String? = nil,
+        _ output: @escaping @Sendable (RemoteAnswer<Entity>) -> Output
     ) -> Promise<Output> {
         let keep = keepsJSON(keepJSON)
-        return send(.create, id: nil, body: .object(body)) { response in
-            output(try remembering(decodeAnswer(response, keepJSON: keep)))
+        let headers = ["Idempotency-Key": idempotencyKey ?? UUID().uuidString]
+        let id = configuration.createMethod == .put ? body["id"].flatMap(Self.pathComponent(of:)) : nil
+        if configuration.createMethod == .put, id == nil {
+            return Promise(
+                error: DepotError(
+                    .invalidRequest, "createMethod .put needs the id in the body: \(path) has a create without one"))
+        }
+        return send(.create, id: id, headers: headers, body: .object(body)) { response in
+            guard response.body.isEmpty, id != nil else {
+                return output(try remembering(decodeAnswer(response, keepJSON: keep)))
+            }
+            let entity = try JSONMapping.entity(Entity.self, from: .object(body))
+            return output(
+                remembering(
+                    RemoteAnswer(entity: entity, json: keep ? .object(body) : nil, etag: response.header("etag"))))
+        }
+    }
+
+    /// The text of a JSON id (a string, or an integer's digits) as a path component; nil otherwise.
+    static func pathComponent(of id: JSON) -> String? {
+        switch id {
+        case .string(let text): text
+        case .integer(let number): String(number)
+        default: nil
         }
     }
 
@@ -119,15 +150,19 @@ extension CRUDNetworkingRepository {
         }
     }
 
-    /// `PATCH /path/:id` with the RFC 7396 merge patch `patch`.
+    /// `PATCH /path/:id` with the RFC 7396 merge patch `patch`, under `idempotencyKey` (a new key,
+    /// made before the first send, when nil).
     ///
     /// An empty answer (204) stands for `base` (the server's last JSON, or an empty object when
     /// `sent` is known) with the patch applied; with neither `base` nor `sent` the answer is nil.
     func patchAnswer(
-        id: String, patch: JSON, base: JSON?, sent: Entity?, ifMatch: String?, keepJSON: Bool = false
+        id: String, patch: JSON, base: JSON?, sent: Entity?, ifMatch: String?, keepJSON: Bool = false,
+        idempotencyKey: String? = nil
     ) -> Promise<RemoteAnswer<Entity>?> {
         let keep = keepsJSON(keepJSON)
-        var headers = ["Content-Type": "application/merge-patch+json"]
+        var headers = [
+            "Content-Type": "application/merge-patch+json", "Idempotency-Key": idempotencyKey ?? UUID().uuidString,
+        ]
         if let ifMatch { headers["If-Match"] = ifMatch }
         return send(.patch, id: id, headers: headers, body: patch) { response in
             guard response.body.isEmpty else { return try remembering(decodeAnswer(response, keepJSON: keep)) }

@@ -27,14 +27,19 @@ extension CRUDNetworkingStorageRepository {
         let (local, writes, remote, outbox, key) = (
             self.local, outboxLocal, self.remote, outboxEngine, entity.id.pathComponent
         )
+        let idempotencyKey = UUID().uuidString
         return run(
             .patch,
             remote: {
                 try await Self.forwardEarlier(key, outbox)
-                return try await Self.sendPatch(entity, local: local, remote: remote)
+                return try await Self.sendPatch(entity, local: local, remote: remote, idempotencyKey: idempotencyKey)
             },
-            local: { RemoteAnswer(entity: try await writes.update(entity, patch: true)) },
-            afterRemote: { try await local.storeAnswers([$0]) },
+            local: { sentFirst in
+                RemoteAnswer(
+                    entity: try await writes.update(
+                        entity, patch: true, idempotencyKey: sentFirst ? idempotencyKey : nil))
+            },
+            afterRemote: { try await local.storeWriteAnswer($0) },
             afterLocal: { _ in try await Self.forward(key, outbox) }
         ).map { $0.map(\.entity) }
     }
@@ -42,11 +47,12 @@ extension CRUDNetworkingStorageRepository {
     /// Sends `entity` as a merge patch against its stored snapshot (or creates it when the server has
     /// never seen it); returns the server's answer, or the stored snapshot when nothing changed.
     static func sendPatch(
-        _ entity: Entity, local: LocalStore<Entity>, remote: RemoteRepository<Entity>
+        _ entity: Entity, local: LocalStore<Entity>, remote: RemoteRepository<Entity>, idempotencyKey: String? = nil
     ) async throws -> RemoteAnswer<Entity> {
         let id = entity.id.pathComponent
         let record = try await local.record(id: id)
         if record?.syncState == .created {
+            // A POST, not the PATCH the key was made for: a fallback's PATCH must not reuse its key.
             return try await sendCreated(entity, local: local, remote: remote)
         }
         let snapshot = record?.snapshot.map(JSON.object)
@@ -54,7 +60,8 @@ extension CRUDNetworkingStorageRepository {
             return RemoteAnswer(entity: entity, json: snapshot, etag: record?.etag)
         }
         let answer = try await remote.patchAnswer(
-            id: id, patch: patch, base: snapshot, sent: entity, ifMatch: remote.ifMatch(record?.etag), keepJSON: true
+            id: id, patch: patch, base: snapshot, sent: entity, ifMatch: remote.ifMatch(record?.etag), keepJSON: true,
+            idempotencyKey: idempotencyKey
         ).value
         return answer ?? RemoteAnswer(entity: entity)
     }

@@ -47,7 +47,7 @@ extension CRUDNetworkingStorageRepository {
         return run(
             .read,
             remote: { try await remote.readAnswer(id: key, keepJSON: true).value },
-            local: { RemoteAnswer(entity: try await local.read(id: key)) },
+            local: { _ in RemoteAnswer(entity: try await local.read(id: key)) },
             afterRemote: { try await local.storeAnswers([$0], keepingUnsynced: true) },
             afterLocal: nil
         ).map { $0.map(\.entity) }
@@ -61,7 +61,7 @@ extension CRUDNetworkingStorageRepository {
         return run(
             .readAll,
             remote: { try await remote.readAllAnswers(queryItems: query.sortedQueryItems, keepJSON: true).value },
-            local: { try await local.readAll(Criteria(query: query)).map { RemoteAnswer(entity: $0) } },
+            local: { _ in try await local.readAll(Criteria(query: query)).map { RemoteAnswer(entity: $0) } },
             afterRemote: { try await local.storeAnswers($0, keepingUnsynced: true) },
             afterLocal: nil
         ).map { $0.map { $0.map(\.entity) } }
@@ -70,38 +70,69 @@ extension CRUDNetworkingStorageRepository {
     /// Creates the entity. A local create is stored `.created` and recorded in the outbox in the
     /// same transaction; a ``Forwarder`` (or, under a synchronizing local-first rule, this call)
     /// sends it on.
+    ///
+    /// A remote create carries an `Idempotency-Key` made before it is sent. When it fails in a way
+    /// that falls back (no answer, a timeout, a 5xx), the server may have applied it all the same,
+    /// so the local create is recorded in the outbox under that same key: a server that honours
+    /// keys applies the write once. (A server that ignores keys may apply it twice; see
+    /// ``RepositoryConfiguration/createMethod`` for client-chosen ids with `PUT`.)
     public func create(_ entity: Entity) -> Promise<Sourced<Entity>> {
         let (local, writes, remote, outbox, key) = (
             self.local, outboxLocal, self.remote, outboxEngine, entity.id.pathComponent
         )
+        let idempotencyKey = UUID().uuidString
         return run(
             .create,
             remote: {
                 try await Self.forwardEarlier(key, outbox)
-                return try await remote.createAnswer(body: try remote.encoded(entity), keepJSON: true).value
+                return try await remote.createAnswer(
+                    body: try remote.encoded(entity), keepJSON: true, idempotencyKey: idempotencyKey
+                ).value
             },
-            local: { RemoteAnswer(entity: try await writes.create(entity)) },
-            afterRemote: { try await local.storeAnswers([$0]) },
+            local: { sentFirst in
+                RemoteAnswer(entity: try await writes.create(entity, idempotencyKey: sentFirst ? idempotencyKey : nil))
+            },
+            afterRemote: { try await local.storeWriteAnswer($0) },
             afterLocal: { _ in try await Self.forward(key, outbox) }
         ).map { $0.map(\.entity) }
     }
 
-    /// Creates from a JSON object; a local create without an `"id"` gets a UUID string id.
+    /// Creates from a JSON object. Without an `"id"`, an entity whose id is a `String` or a `UUID`
+    /// gets a new UUID id before anything is sent, so the server and the local copy name it alike
+    /// (and a create retried after a lost answer names the same object); other ids are left to
+    /// the server. The remote create carries an `Idempotency-Key` that a fallback keeps, as in
+    /// ``create(_:)-(Entity)``.
     public func create(_ dictionary: JSONObject) -> Promise<Sourced<Entity>> {
         var object = dictionary
-        if object["id"] == nil || object["id"] == .null { object["id"] = .string(UUID().uuidString) }
-        let localObject = object
+        if object["id"] == nil || object["id"] == .null {
+            if Entity.ID.self == String.self || Entity.ID.self == UUID.self {
+                object["id"] = .string(UUID().uuidString)
+            } else {
+                object["id"] = nil
+            }
+        }
+        let body = object
+        let idempotencyKey = UUID().uuidString
         let (local, writes, remote, outbox) = (self.local, outboxLocal, self.remote, outboxEngine)
         return run(
             .create,
             remote: {
-                try await remote.createAnswer(body: remote.applyingNilEncoding(dictionary), keepJSON: true).value
+                try await remote.createAnswer(
+                    body: remote.applyingNilEncoding(body), keepJSON: true, idempotencyKey: idempotencyKey
+                ).value
             },
-            local: {
-                RemoteAnswer(
-                    entity: try await writes.create(try JSONMapping.entity(Entity.self, from: .object(localObject))))
+            local: { sentFirst in
+                guard body["id"] != nil else {
+                    throw DepotError(
+                        .invalidRequest,
+                        "a local create of \(Entity.self) needs an \"id\": its \(Entity.ID.self) ids are the server's to assign"
+                    )
+                }
+                let entity = try JSONMapping.entity(Entity.self, from: .object(body))
+                return RemoteAnswer(
+                    entity: try await writes.create(entity, idempotencyKey: sentFirst ? idempotencyKey : nil))
             },
-            afterRemote: { try await local.storeAnswers([$0]) },
+            afterRemote: { try await local.storeWriteAnswer($0) },
             afterLocal: { try await Self.forward($0.entity.id.pathComponent, outbox) }
         ).map { $0.map(\.entity) }
     }
@@ -120,8 +151,8 @@ extension CRUDNetworkingStorageRepository {
                 let etag = try await local.anyRecord(id: key)?.etag
                 return try await remote.updateAnswer(entity, ifMatch: remote.ifMatch(etag), keepJSON: true).value
             },
-            local: { RemoteAnswer(entity: try await writes.update(entity)) },
-            afterRemote: { try await local.storeAnswers([$0]) },
+            local: { _ in RemoteAnswer(entity: try await writes.update(entity)) },
+            afterRemote: { try await local.storeWriteAnswer($0) },
             afterLocal: { _ in try await Self.forward(key, outbox) }
         ).map { $0.map(\.entity) }
     }
@@ -142,7 +173,7 @@ extension CRUDNetworkingStorageRepository {
                 let etag = try await local.anyRecord(id: key)?.etag
                 try await remote.deleteAnswer(id: key, ifMatch: remote.ifMatch(etag)).value
             },
-            local: { try await writes.delete(id: key) },
+            local: { _ in try await writes.delete(id: key) },
             afterRemote: { try await local.remove(id: key) },
             afterLocal: { try await Self.forward(key, outbox) }
         )
@@ -206,17 +237,20 @@ extension CRUDNetworkingStorageRepository {
 
     /// Runs `operation` by its rule: target, then fallback on a qualifying error, then the
     /// synchronizing step towards the other side, except towards a server that just failed.
+    /// `local` is told whether the remote side was tried first and failed in a way that may have
+    /// reached the server (so a write it records may already be there).
     func run<Value: Sendable>(
         _ operation: RepositoryOperation,
         remote: @escaping @Sendable () async throws -> Value,
-        local: @escaping @Sendable () async throws -> Value,
+        local: @escaping @Sendable (_ mayBeOnServer: Bool) async throws -> Value,
         afterRemote: (@Sendable (Value) async throws -> Void)?,
         afterLocal: (@Sendable (Value) async throws -> Void)?
     ) -> Promise<Sourced<Value>> {
         let rule = strategy.rule(for: operation)
-        @Sendable func attempt(_ side: Origin) async throws -> Value {
+        @Sendable func attempt(_ side: Origin, after failure: DepotError? = nil) async throws -> Value {
             do {
-                return try await side == .remote ? remote() : local()
+                // A remote failure that may have reached the server: a local write records it as sent.
+                return try await side == .remote ? remote() : local(failure.map { !$0.neverReachedServer } ?? false)
             } catch let error as DepotError {
                 throw error
             } catch {
@@ -229,7 +263,9 @@ extension CRUDNetworkingStorageRepository {
                 answer = Sourced(value: try await attempt(rule.target), origin: rule.target)
             } catch let error as DepotError {
                 guard let fallback = rule.fallback, error.warrantsFallback(from: rule.target) else { throw error }
-                answer = Sourced(value: try await attempt(fallback), origin: fallback, fallbackError: error)
+                answer = Sourced(
+                    value: try await attempt(fallback, after: rule.target == .remote ? error : nil), origin: fallback,
+                    fallbackError: error)
             }
             // A local answer given because the server failed is not sent to that server again now.
             let serverJustFailed = answer.origin == .local && answer.fallbackError != nil

@@ -2,8 +2,10 @@ import Foundation
 
 extension LocalStore {
     /// Stores local creates, all in one transaction: one taken id (`.conflict`) writes nothing.
-    /// Each is recorded in the outbox when ``outboxPayload`` is set.
-    func create(_ entities: [Entity]) async throws -> [Entity] {
+    /// Each is recorded in the outbox when ``outboxPayload`` is set, under `idempotencyKey` when
+    /// given (one entity only: the key of a direct send that fell back).
+    func create(_ entities: [Entity], idempotencyKey: String? = nil) async throws -> [Entity] {
+        precondition(idempotencyKey == nil || entities.count == 1, "one idempotency key is for one write")
         let records = try entities.map {
             (id: $0.id.pathComponent, object: try JSONMapping.object($0), payload: try outboxPayload?($0))
         }
@@ -20,7 +22,8 @@ extension LocalStore {
                 }
                 if let payload {
                     try tx.recordOutbox(
-                        collection: collection, entityID: id, operation: .create, payload: .object(payload))
+                        collection: collection, entityID: id, operation: .create, payload: .object(payload),
+                        idempotencyKey: idempotencyKey)
                 }
             }
         }.value
@@ -30,8 +33,10 @@ extension LocalStore {
 
     /// Stores local updates, all in one transaction (`.updated`, or still `.created`). Each is
     /// recorded in the outbox when ``outboxPayload`` is set: the whole object, or with `patch` a
-    /// merge patch from the stored object (no change, no entry).
-    func update(_ entities: [Entity], patch: Bool = false) async throws -> [Entity] {
+    /// merge patch from the stored object (no change, no entry); under `idempotencyKey` when given
+    /// (one entity only: the key of a direct send that fell back).
+    func update(_ entities: [Entity], patch: Bool = false, idempotencyKey: String? = nil) async throws -> [Entity] {
+        precondition(idempotencyKey == nil || entities.count == 1, "one idempotency key is for one write")
         let records = try entities.map {
             (entity: $0, id: $0.id.pathComponent, object: try JSONMapping.object($0), payload: try outboxPayload?($0))
         }
@@ -48,10 +53,13 @@ extension LocalStore {
                 if patch, existing != nil {
                     let base = existing.map { JSON.object($0.object) }
                     guard let diff = try EntityMergePatch.patch(Entity.self, from: base, to: entity) else { continue }
-                    try tx.recordOutbox(collection: collection, entityID: id, operation: .patch, payload: diff)
+                    try tx.recordOutbox(
+                        collection: collection, entityID: id, operation: .patch, payload: diff,
+                        idempotencyKey: idempotencyKey)
                 } else {
                     try tx.recordOutbox(
-                        collection: collection, entityID: id, operation: .update, payload: .object(payload))
+                        collection: collection, entityID: id, operation: .update, payload: .object(payload),
+                        idempotencyKey: idempotencyKey)
                 }
             }
         }.value

@@ -32,16 +32,16 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
 
     /// Stores a local create (`.created`); rejects with `.conflict` when the id is taken. Reads
     /// and writes in one transaction, so a concurrent write to the id cannot slip in between.
-    func create(_ entity: Entity) async throws -> Entity {
-        _ = try await create([entity])
+    func create(_ entity: Entity, idempotencyKey: String? = nil) async throws -> Entity {
+        _ = try await create([entity], idempotencyKey: idempotencyKey)
         return entity
     }
 
     /// Stores a local update: `.updated`, or still `.created` if the server has never seen it; the
     /// server's snapshot and `ETag` are kept, so a later PATCH sends the same diff. One
     /// transaction, like ``create(_:)``. With `patch`, the outbox entry is a merge patch.
-    func update(_ entity: Entity, patch: Bool = false) async throws -> Entity {
-        _ = try await update([entity], patch: patch)
+    func update(_ entity: Entity, patch: Bool = false, idempotencyKey: String? = nil) async throws -> Entity {
+        _ = try await update([entity], patch: patch, idempotencyKey: idempotencyKey)
         return entity
     }
 
@@ -88,6 +88,34 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
                 }
                 try tx.upsert(encoded: record)
             }
+        }.value
+    }
+
+    /// Stores the server's answer to a write this process sent directly (not through the outbox).
+    ///
+    /// When a local write to the same id was recorded in the outbox while the request was out, that
+    /// newer write stays: its object and sync state are kept and only the server's snapshot and
+    /// `ETag` are taken from the answer, so a later PATCH diffs against what the server holds and
+    /// the outbox sends the newer write after this one. Otherwise the answer is stored `.synced`.
+    func storeWriteAnswer(_ answer: RemoteAnswer<Entity>) async throws {
+        let collection = self.collection
+        let object = try EncodedRecord.encode(answer.entity)
+        let snapshotText = try answer.json?.objectValue.map(EncodedRecord.text)
+        let record = EncodedRecord(
+            unchecked: collection, id: answer.entity.id.pathComponent, object: object, syncState: .synced,
+            snapshot: snapshotText.map { $0 == object ? .sameAsObject : .encoded($0) } ?? .sameAsObject,
+            etag: answer.etag)
+        try await storage.transaction { tx in
+            if var current = try tx.fetch(collection: collection, id: record.id), current.syncState != .synced,
+                try !tx.outboxEntries(collection: collection, entityID: record.id).isEmpty
+            {
+                let server = try record.decoded()
+                current.snapshot = server.snapshot ?? server.object
+                current.etag = answer.etag
+                try tx.upsert(current)
+                return
+            }
+            try tx.upsert(encoded: record)
         }.value
     }
 

@@ -85,6 +85,13 @@ public struct RepositoryConfiguration: Sendable {
     /// Whether derived item routes end with a slash (`/messages/1/`) rather than not
     /// (`/messages/1`, the default). Collection routes keep the slash `path` is written with.
     public var itemTrailingSlash: Bool
+    /// How a create goes out: `.post` (the default) sends `POST /path` and the server may assign
+    /// the id; `.put` sends `PUT /path/:id` with the client's id, so a create repeated by a server
+    /// that ignores `Idempotency-Key` replaces the same object instead of making a second one.
+    /// Any other method is a programming error.
+    public var createMethod: NetworkRequest.Method {
+        didSet { precondition(createMethod == .post || createMethod == .put, "createMethod is .post or .put") }
+    }
 
     /// Makes a configuration.
     public init(
@@ -94,8 +101,10 @@ public struct RepositoryConfiguration: Sendable {
         routes: [RepositoryOperation: Route] = [:],
         headers: [String: String] = [:],
         conditionalWrites: Bool = true,
-        itemTrailingSlash: Bool = false
+        itemTrailingSlash: Bool = false,
+        createMethod: NetworkRequest.Method = .post
     ) {
+        precondition(createMethod == .post || createMethod == .put, "createMethod is .post or .put")
         self.envelope = envelope
         self.collectionEnvelope = collectionEnvelope
         self.nilEncoding = nilEncoding
@@ -103,6 +112,7 @@ public struct RepositoryConfiguration: Sendable {
         self.headers = headers
         self.conditionalWrites = conditionalWrites
         self.itemTrailingSlash = itemTrailingSlash
+        self.createMethod = createMethod
     }
 }
 
@@ -142,7 +152,7 @@ extension NetworkingRepository {
         let collection = path.hasSuffix("/") ? String(path.dropLast()) : path
         let item = collection + (configuration.itemTrailingSlash ? "/:id/" : "/:id")
         switch operation {
-        case .create: return Route(.post, path)
+        case .create: return configuration.createMethod == .put ? Route(.put, item) : Route(.post, path)
         case .read: return Route(.get, item)
         case .readAll: return Route(.get, path)
         case .update: return Route(.put, item)

@@ -1,15 +1,26 @@
+import Foundation
+
 extension StorageTransaction {
     /// Records a local write in the outbox, folded into the entity's last entry by the coalescing
     /// rules (``OutboxEntry/coalescing(_:payload:)``); a refused entry is never folded into.
     /// Call it in the same transaction as the record write it describes.
     ///
+    /// - Parameter idempotencyKey: the key the entry is sent under; a new one when nil. Pass the key
+    ///   a direct send of the same write already used (a remote write that fell back), so a server
+    ///   that honours keys applies the write once even if it took the direct send. Such an entry
+    ///   counts as sent once (``OutboxEntry/attempts`` is 1): it is never folded into, nor folded
+    ///   into an earlier entry, because the server may already hold it under that key.
+    ///
     /// - Returns: the entry made or changed, or nil when the write cancelled the entity's pending
     ///   create (create+delete: nothing is left to send).
     @discardableResult
     public func recordOutbox(
-        collection: String, entityID: String, operation: OutboxOperation, payload: JSON?
+        collection: String, entityID: String, operation: OutboxOperation, payload: JSON?,
+        idempotencyKey: String? = nil
     ) throws -> OutboxEntry? {
-        if let last = try outboxEntries(collection: collection, entityID: entityID).last, !last.isRejected {
+        if idempotencyKey == nil, let last = try outboxEntries(collection: collection, entityID: entityID).last,
+            !last.isRejected
+        {
             switch last.coalescing(operation, payload: payload) {
             case .replace(let merged):
                 try replaceOutbox(merged)
@@ -22,7 +33,8 @@ extension StorageTransaction {
             }
         }
         var entry = OutboxEntry(
-            sequence: 0, collection: collection, entityID: entityID, operation: operation, payload: payload)
+            sequence: 0, collection: collection, entityID: entityID, operation: operation, payload: payload,
+            idempotencyKey: idempotencyKey ?? UUID().uuidString, attempts: idempotencyKey == nil ? 0 : 1)
         entry.sequence = try appendOutbox(entry)
         return entry
     }

@@ -40,7 +40,7 @@ import Testing
             let session = transport.session(url: server.url, configuration: SessionConfiguration(retryPolicy: policy))
             server.inject(.status(503))
             let error = await #expect(throws: DepotError.self) {
-                try await MessageRepository(store: session).create(["text": "x"]).value
+                try await session.request(.post, "messages", body: ["text": "x"]).value
             }
             #expect(error?.status == 503)
             #expect(server.requests.count == 1)
@@ -53,46 +53,28 @@ import Testing
         }
     }
 
-    @Test("4xx other than 408/429 is never retried; the attempts stop at the maximum", arguments: Transport.available)
-    func retryLimits(transport: Transport) async throws {
+    @Test(
+        "a repository create carries one Idempotency-Key on every try, so it is retried and applied once",
+        arguments: Transport.available)
+    func createRetriedUnderOneKey(transport: Transport) async throws {
         try await withStubServer { server in
+            // Given
             server.resource("messages")
-            let policy = RetryPolicy(maximumAttempts: 2, baseDelay: .milliseconds(1))
+            let policy = RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(1))
             let session = transport.session(url: server.url, configuration: SessionConfiguration(retryPolicy: policy))
-            await #expect(throws: DepotError.self) { try await MessageRepository(store: session).read("missing").value }
-            #expect(server.requests.count == 1)
-            server.inject(.status(500), times: 5)
-            await #expect(throws: DepotError.self) { try await MessageRepository(store: session).read("missing").value }
-            #expect(server.requests.count == 3)
+            server.inject(.applyThenDropConnection)
+            // When
+            let created = try await MessageRepository(store: session).create(["text": "x"]).value
+            // Then
+            let posts = server.requests.filter { $0.method == "POST" }
+            #expect(posts.count == 2)
+            let key = try #require(posts.first?.header("Idempotency-Key"))
+            #expect(posts.map { $0.header("Idempotency-Key") } == [key, key])
+            #expect(server.appliedCount(idempotencyKey: key) == 1 && server.replayedWrites == 1)
+            #expect(server.objects(in: "messages").map { $0["id"] } == [.string(created.id)])
         }
     }
 
-    @Test(
-        "logs go through swift-log with Authorization and Cookie redacted; hooks see each attempt",
-        arguments: Transport.available)
-    func redactedLogging(transport: Transport) async throws {
-        try await withStubServer { server in
-            server.resource("messages")
-            let capture = LogCapture()
-            var logger = Logger(label: "test") { _ in CapturingHandler(capture: capture) }
-            logger.logLevel = .debug
-            let seen = LogCapture()
-            let configuration = SessionConfiguration(
-                headers: ["Authorization": "Bearer top-secret", "Cookie": "session=abc123"],
-                logger: logger,
-                onRequest: { request, url in seen.append("request \(request.method) \(url.path)") },
-                onResponse: { _, result, _ in seen.append("response \((try? result.get().status) ?? -1)") }
-            )
-            _ = try await MessageRepository(store: transport.session(url: server.url, configuration: configuration))
-                .readAll().value
-            let text = capture.all.joined(separator: "\n")
-            #expect(text.contains("GET"))
-            #expect(text.contains("<redacted>"))
-            #expect(!text.contains("top-secret") && !text.contains("abc123"))
-            #expect(seen.all == ["request GET /messages", "response 200"])
-            #expect(server.requests.last?.header("authorization") == "Bearer top-secret")
-        }
-    }
 }
 
 /// A swift-log handler that keeps every message with its metadata.

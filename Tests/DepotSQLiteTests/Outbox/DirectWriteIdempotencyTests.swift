@@ -1,0 +1,141 @@
+import Depot
+import DepotSQLite
+import DepotTesting
+import Foundation
+import Testing
+
+/// Regression tests for "a remote-first create whose answer is lost is applied twice": a direct
+/// write carries an `Idempotency-Key` made before it is sent, and the fallback that records it in
+/// the outbox keeps that key.
+@Suite struct DirectWriteIdempotencyTests {
+    @Test("a remote-first create whose answer is lost is applied once", arguments: StoreKind.allCases)
+    func lostCreateAnswer(kind: StoreKind) async throws {
+        try await withOutboxFixture(kind) { fixture in
+            // Given: the server applies the POST, then drops the connection without answering
+            fixture.server.inject(.applyThenDropConnection)
+            let messages = fixture.repository()
+            // When
+            let created = try await messages.create(Message(id: "m1", text: "hello")).value
+            #expect(created.origin == .local)
+            let entry = try #require(try await fixture.outbox().first)
+            let post = try #require(fixture.server.requests.first { $0.method == "POST" })
+            #expect(post.header("Idempotency-Key") == entry.idempotencyKey)
+            let report = try await fixture.forwarder(messages).flush().value
+            // Then: the forwarded POST was answered from the server's memory of the key
+            #expect(report.delivered == 1)
+            #expect(fixture.applied("m1").count == 1)
+            #expect(fixture.server.replayedWrites == 1)
+            #expect(fixture.server.objects(in: "messages").count == 1)
+            #expect(try await fixture.stored("m1")?.syncState == .synced)
+            #expect(try await fixture.outbox().isEmpty)
+        }
+    }
+
+    @Test(
+        "a dictionary create gets a client id before it is sent; a lost answer is applied once",
+        arguments: StoreKind.allCases)
+    func lostDictionaryCreateAnswer(kind: StoreKind) async throws {
+        try await withOutboxFixture(kind) { fixture in
+            // Given
+            fixture.server.inject(.applyThenDropConnection)
+            let messages = fixture.repository()
+            // When
+            let created = try await messages.create(["text": "no id"]).value
+            let report = try await fixture.forwarder(messages).flush().value
+            // Then: one object on the server, under the id the client chose and stores
+            #expect(created.origin == .local && !created.value.id.isEmpty)
+            #expect(report.delivered == 1)
+            let objects = fixture.server.objects(in: "messages")
+            #expect(objects.map { $0["id"] } == [.string(created.value.id)])
+            #expect(fixture.server.appliedWrites.count == 1)
+            #expect(try await fixture.stored(created.value.id)?.syncState == .synced)
+        }
+    }
+
+    @Test("a remote-first patch whose answer is lost is applied once", arguments: StoreKind.allCases)
+    func lostPatchAnswer(kind: StoreKind) async throws {
+        try await withOutboxFixture(kind, objects: [["id": "1", "text": "one"]]) { fixture in
+            // Given
+            let messages = fixture.repository()
+            var one = try await messages.read("1").value.value
+            one.text = "edited"
+            fixture.server.inject(.applyThenDropConnection)
+            // When
+            let patched = try await messages.patch(one).value
+            let report = try await fixture.forwarder(messages).flush().value
+            // Then
+            #expect(patched.origin == .local)
+            #expect(report.delivered == 1)
+            let patches = fixture.server.requests.filter { $0.method == "PATCH" }
+            #expect(patches.count == 2)
+            #expect(Set(patches.compactMap { $0.header("Idempotency-Key") }).count == 1)
+            #expect(fixture.applied("1").count == 1)
+            #expect(fixture.serverObject("1")?["text"] == "edited")
+        }
+    }
+
+    @Test("a write that never reached the server is recorded as unsent and folds with later writes")
+    func refusedConnectionIsUnsent() async throws {
+        try await withOutboxFixture { fixture in
+            // Given
+            try await fixture.server.goOffline()
+            let messages = fixture.repository()
+            // When
+            _ = try await messages.create(Message(id: "m1", text: "a")).value
+            _ = try await messages.update(Message(id: "m1", text: "b")).value
+            // Then: one create entry holding the newest text, never counted as sent
+            let entries = try await fixture.outbox()
+            #expect(entries.count == 1)
+            #expect(entries.first?.operation == .create && entries.first?.attempts == 0)
+            #expect(entries.first?.payload?["text"] == "b")
+        }
+    }
+
+    @Test("a local write made while a remote update is out is not overwritten by its answer")
+    func newerLocalWriteSurvivesRemoteAnswer() async throws {
+        try await withOutboxFixture(objects: [["id": "1", "text": "one"]]) { fixture in
+            // Given: a remote update whose answer the server holds back
+            let messages = fixture.repository()
+            _ = try await messages.read("1").value
+            fixture.server.inject(.delay(.seconds(1)), pathPrefix: "/messages/1")
+            async let remote = messages.update(Message(id: "1", text: "remote")).value
+            #expect(await eventuallyTrue { fixture.server.requests.contains { $0.method == "PUT" } })
+            // When: a local write to the same id is recorded meanwhile
+            _ = try await fixture.repository(strategy: recordOnly).update(Message(id: "1", text: "newer")).value
+            let answer = try await remote
+            // Then: the newer local write stays, pending; the snapshot is what the server holds
+            #expect(answer.origin == .remote && answer.value.text == "remote")
+            let stored = try #require(try await fixture.stored("1"))
+            #expect(stored.object["text"] == "newer" && stored.syncState == .updated)
+            #expect(stored.snapshot?["text"] == "remote")
+            #expect(try await fixture.outbox().map(\.payload?["text"]) == ["newer"])
+        }
+    }
+
+    @Test("createMethod .put sends PUT /path/:id with the client's id")
+    func putToCreate() async throws {
+        try await withStubServer { server in
+            // Given
+            server.route(.put, "/messages/:id") { request, _ in
+                .json(request.json ?? .null, status: 201)
+            }
+            let repository = PutCreatedMessages(store: NetworkingSession(url: server.url))
+            // When
+            let created = try await repository.create(Message(id: "c 1", text: "hi")).value
+            // Then
+            let request = try #require(server.requests.last)
+            #expect(request.method == "PUT" && request.rawPath == "/messages/c%201")
+            #expect(request.header("Idempotency-Key") != nil)
+            #expect(created == Message(id: "c 1", text: "hi"))
+            await #expect(throws: DepotError.self) { try await repository.create(["text": "no id"]).value }
+        }
+    }
+}
+
+/// Creates with `PUT /messages/:id`.
+struct PutCreatedMessages: CRUDNetworkingRepository {
+    typealias Entity = Message
+    let store: Networking
+    let path = "messages"
+    var configuration: RepositoryConfiguration { RepositoryConfiguration(createMethod: .put) }
+}
