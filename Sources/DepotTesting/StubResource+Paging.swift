@@ -6,6 +6,8 @@ extension StubResource {
     /// `_limit` (json-server style: pages from 1, limit 10 when only `_page` is given), that page
     /// of them, with `X-Total-Count` and a `Link` header (`first`, `prev`, `next`, `last`; no
     /// `next` on the last page). A `_page` or `_limit` that is not a positive integer answers 400.
+    /// A page never holds more than ``maximumPageSize`` objects, whatever `_limit` asks (as most
+    /// real servers cap it), and ``hidesTotalCount`` leaves `X-Total-Count` out.
     func list(_ request: RecordedRequest) -> StubResponse {
         let filters = request.queryItems.filter { !Self.isPagingItem($0) }
         let pageText = request.query["_page"]
@@ -13,9 +15,10 @@ extension StubResource {
         guard pageText != nil || limitText != nil else {
             return .json(.array(objects.filter { Self.matches($0, filters) }.map(JSON.object)))
         }
-        guard let page = Self.positive(pageText, default: 1), let limit = Self.positive(limitText, default: 10) else {
+        guard let page = Self.positive(pageText, default: 1), let asked = Self.positive(limitText, default: 10) else {
             return badRequest("_page and _limit must be positive integers")
         }
+        let limit = maximumPageSize.map { min($0, asked) } ?? asked
         let matching = filters.isEmpty ? objects : objects.filter { Self.matches($0, filters) }
         let total = matching.count
         let (offset, overflow) = (page - 1).multipliedReportingOverflow(by: limit)
@@ -36,7 +39,8 @@ extension StubResource {
             return "<\(base)?\(query)>; rel=\"\(rel)\""
         }
         let response = StubResponse.json(.array(matching[start..<end].map(JSON.object)))
-        return Self.setting([("X-Total-Count", String(total)), ("Link", link.joined(separator: ", "))], on: response)
+        let count = hidesTotalCount ? [] : [("X-Total-Count", String(total))]
+        return Self.setting(count + [("Link", link.joined(separator: ", "))], on: response)
     }
 
     private static func isPagingItem(_ item: URLQueryItem) -> Bool {

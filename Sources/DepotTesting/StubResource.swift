@@ -22,6 +22,10 @@ struct StubResource: Sendable {
     let idStyle: StubIDStyle
     /// How the batch endpoint answers.
     var batchReply: StubBatchReply = []
+    /// The most objects one page holds, whatever `_limit` asks; nil for no cap.
+    var maximumPageSize: Int?
+    /// Whether a page is answered without `X-Total-Count`.
+    var hidesTotalCount = false
     private(set) var objects: [JSONObject] = []
     var nextID = 1
     /// Where each id is in `objects`.

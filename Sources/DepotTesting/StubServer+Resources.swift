@@ -15,6 +15,24 @@ extension StubServer {
         }
     }
 
+    /// Caps the pages of resource `name`: at most `maximumSize` objects a page whatever `_limit`
+    /// asks (nil for no cap), as servers with a largest page size do; with `hidingTotalCount`,
+    /// pages come without `X-Total-Count`.
+    ///
+    /// - Parameters:
+    ///   - maximumSize: the largest page, at least 1 (a precondition); nil for none.
+    ///   - hidingTotalCount: whether `X-Total-Count` is left out.
+    ///   - name: a resource declared with ``resource(_:idStyle:objects:)`` (a precondition).
+    public func setPaging(maximumSize: Int?, hidingTotalCount: Bool = false, for name: String) {
+        precondition(maximumSize.map { $0 >= 1 } ?? true, "maximumSize must be at least 1")
+        let key = StubResource.key(for: name)
+        state.withLock { state in
+            precondition(state.resources[key] != nil, "no resource \(name) on this stub server")
+            state.resources[key]?.maximumPageSize = maximumSize
+            state.resources[key]?.hidesTotalCount = hidingTotalCount
+        }
+    }
+
     /// The ETag the resource `name` gives the object `id` now (what a single-object answer
     /// carries in `ETag`), or nil when there is no such resource or object.
     public func etag(of id: String, in name: String) -> String? {

@@ -12,8 +12,10 @@ public enum Pagination: Sendable, Hashable {
     /// A target on another origin than the session's base URL is refused with `DepotError`
     /// `.invalidRequest`.
     case linkHeader
-    /// `GET /path?<page>=1&<limit>=<size>`, then page 2, 3… until a page has fewer than `size`
-    /// entities (or none).
+    /// `GET /path?<page>=1&<limit>=<size>`, then page 2, 3… until the real end of the list: an
+    /// empty page, a 404 past the first page (Django REST Framework), or as many entities read as
+    /// `X-Total-Count` says. A page shorter than `size` is not the end (servers cap page sizes),
+    /// so without `X-Total-Count` the pull reads one empty page more.
     case pageQuery(page: String, limit: String, size: Int)
 }
 

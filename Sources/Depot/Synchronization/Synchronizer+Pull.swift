@@ -16,12 +16,15 @@ extension Synchronizer {
         var seen: Set<String> = []
         var visited: Set<String> = []
         var previousFirstID: String?
-        while true {
+        var read = 0
+        pages: while true {
             try checkCancellation()
             visited.insert(summary(of: request).url)
             let response: NetworkResponse
             let elements: [JSON]
             switch try await send(request) {
+            case .failure(let error) where Self.endsList(error, pageNumber: pageNumber, configuration.pagination):
+                break pages
             case .failure(let error):
                 report.errors.append(error)
                 return
@@ -48,13 +51,17 @@ extension Synchronizer {
             report.pulled += outcome.pulled
             report.conflicts += outcome.conflicts
             report.pages += 1
+            read += elements.count
             progress?(report)
 
             switch configuration.pagination {
             case .none:
                 break
-            case .pageQuery(_, _, let size):
-                guard elements.count >= size, !elements.isEmpty else { break }
+            case .pageQuery:
+                // A short page is not the end: servers cap page sizes. The list ends on an empty
+                // page, a 404 past the first page, or once a known total has been read.
+                guard !elements.isEmpty else { break }
+                if let total = Self.totalCount(response), read >= total { break }
                 pageNumber += 1
                 request = try firstRequest(baseQuery, pageNumber)
                 continue
@@ -85,6 +92,21 @@ extension Synchronizer {
             try await prune(keeping: seen, &report)
             progress?(report)
         }
+    }
+
+    /// Whether `error` (to the request for page `pageNumber`) is how a page-numbered list ends:
+    /// a 404 past the first page (Django REST Framework's "Invalid page.").
+    static func endsList(_ error: DepotError, pageNumber: Int, _ pagination: Pagination) -> Bool {
+        guard case .pageQuery = pagination, pageNumber > 1 else { return false }
+        return error.code == .notFound || error.status == 404
+    }
+
+    /// The list's length from `X-Total-Count`, when the answer gives a plain non-negative integer.
+    static func totalCount(_ response: NetworkResponse) -> Int? {
+        guard let text = response.header("x-total-count")?.trimmingCharacters(in: .whitespaces),
+            !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
+        else { return nil }
+        return Int(text) ?? Int.max
     }
 
     func firstRequest(_ baseQuery: [URLQueryItem], _ pageNumber: Int) throws -> NetworkRequest {
