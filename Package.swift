@@ -77,11 +77,21 @@ let package = Package(
         ),
         .executableTarget(
             name: "OutboxCrashTest",
-            dependencies: ["Depot", "DepotSQLite", "DepotTesting"],
+            dependencies: ["Depot", "DepotSQLite", "DepotTesting", "SoakSupport"],
             path: "Tests/OutboxCrashTest"
         ),
+        .target(
+            name: "SoakSupport",
+            dependencies: ["Depot", "DepotTesting"],
+            path: "Tests/SoakSupport"
+        ),
+        .executableTarget(
+            name: "Soak",
+            dependencies: ["Depot", "DepotSQLite", "DepotTesting", "SoakSupport"],
+            path: "Tests/Soak"
+        ),
         .testTarget(name: "DepotPromiseTests", dependencies: ["DepotPromise"]),
-        .testTarget(name: "DepotSQLiteTests", dependencies: ["DepotSQLite", "Depot", "DepotTesting"]),
+        .testTarget(name: "DepotSQLiteTests", dependencies: ["DepotSQLite", "Depot", "DepotTesting", "SoakSupport"]),
         .testTarget(
             name: "DepotTests",
             dependencies: [

@@ -2,6 +2,7 @@ import Depot
 import DepotSQLite
 import DepotTesting
 import Foundation
+import SoakSupport
 
 extension CrashTest {
     /// One round: writes, a child killed mid-forward, more writes, a restarted child, the check.
@@ -35,7 +36,7 @@ extension CrashTest {
 
         let restarted = ContinuousClock.now
         let child = try ChildProcess(
-            executable: executable, port: server.port, database: database, concurrency: report.concurrency.restart)
+            executable: executable, arguments: childArguments(concurrency: report.concurrency.restart))
         let ending = try await child.waitForEnd(timeout: .seconds(60))
         report.restart = ContinuousClock.now - restarted
         if ending == .running { child.kill() }
@@ -63,7 +64,7 @@ extension CrashTest {
         let target = Int.random(in: 0..<max(report.entries, 1), using: &random)
         let jitter = Duration.microseconds(Int.random(in: 0..<4000, using: &random))
         let child = try ChildProcess(
-            executable: executable, port: server.port, database: database, concurrency: report.concurrency.first)
+            executable: executable, arguments: childArguments(concurrency: report.concurrency.first))
         guard try await child.waitFor(line: "started", timeout: .seconds(30)) else {
             child.kill()
             throw HarnessError(description: "the child did not start: \(child.ending)")
@@ -87,5 +88,10 @@ extension CrashTest {
             child.kill()
             throw HarnessError(description: "the first child failed: \(ending)")
         }
+    }
+
+    /// `--child --port <port> --db <database> --concurrency <concurrency>`.
+    private func childArguments(concurrency: Int) -> [String] {
+        ["--child", "--port", String(server.port), "--db", database, "--concurrency", String(concurrency)]
     }
 }

@@ -2,6 +2,7 @@ import Depot
 import DepotSQLite
 import DepotTesting
 import Foundation
+import SoakSupport
 
 /// The parent's side: a stub server and a SQLite file that last the whole run, and one round after
 /// another of local writes, a forwarding child killed mid-forward, a restarted child, and a check.

@@ -1,4 +1,5 @@
 import DepotTesting
+import SoakSupport
 
 /// The faults the stub server injects into the requests of a round's first child (what is left of
 /// them meets the restarted child): answers held back a few milliseconds after the write is

@@ -1,5 +1,6 @@
 import Depot
 import Foundation
+import SoakSupport
 
 /// The parent's local writes, and what the server must hold once every one is forwarded: the notes
 /// the local store has (tombstones left out). Kept across rounds, like the server and the file.

@@ -126,13 +126,16 @@ extension CRUDNetworkingRepository {
     }
 
     /// `PUT /path/:id` with the whole entity; an empty answer (204) stands for the object sent.
-    func updateAnswer(_ entity: Entity, ifMatch: String?, keepJSON: Bool = false) -> Promise<RemoteAnswer<Entity>> {
-        updateAnswer(entity, ifMatch: ifMatch, keepJSON: keepJSON) { $0 }
+    func updateAnswer(_ entity: Entity, ifMatch: String?, keepJSON: Bool = false, idempotencyKey: String? = nil)
+        -> Promise<RemoteAnswer<Entity>>
+    {
+        updateAnswer(entity, ifMatch: ifMatch, keepJSON: keepJSON, idempotencyKey: idempotencyKey) { $0 }
     }
 
-    /// `PUT /path/:id`, the answer passed through `output` where it was read.
+    /// `PUT /path/:id`, the answer passed through `output` where it was read; under
+    /// `idempotencyKey` (a new key when nil), so a replay after a lost answer is applied once.
     func updateAnswer<Output: Sendable>(
-        _ entity: Entity, ifMatch: String?, keepJSON: Bool = false,
+        _ entity: Entity, ifMatch: String?, keepJSON: Bool = false, idempotencyKey: String? = nil,
         _ output: @escaping @Sendable (RemoteAnswer<Entity>) -> Output
     ) -> Promise<Output> {
         let body: JSONObject
@@ -142,7 +145,8 @@ extension CRUDNetworkingRepository {
             return Promise(error: error)
         }
         let keep = keepsJSON(keepJSON)
-        let headers = ifMatch.map { ["If-Match": $0] } ?? [:]
+        var headers = ["Idempotency-Key": idempotencyKey ?? UUID().uuidString]
+        if let ifMatch { headers["If-Match"] = ifMatch }
         return send(.update, id: entity.id.pathComponent, headers: headers, body: .object(body)) { response in
             guard response.body.isEmpty else { return output(try remembering(decodeAnswer(response, keepJSON: keep))) }
             let json: JSON? = keep ? .object(body) : nil
@@ -178,10 +182,11 @@ extension CRUDNetworkingRepository {
         }
     }
 
-    /// `DELETE /path/:id`; forgets the entity's snapshot once the server has deleted it, or says
-    /// (404) it has no such entity.
-    func deleteAnswer(id: String, ifMatch: String?) -> Promise<Void> {
-        let headers = ifMatch.map { ["If-Match": $0] } ?? [:]
+    /// `DELETE /path/:id` under `idempotencyKey` (a new key when nil); forgets the entity's
+    /// snapshot once the server has deleted it, or says (404) it has no such entity.
+    func deleteAnswer(id: String, ifMatch: String?, idempotencyKey: String? = nil) -> Promise<Void> {
+        var headers = ["Idempotency-Key": idempotencyKey ?? UUID().uuidString]
+        if let ifMatch { headers["If-Match"] = ifMatch }
         let cache = snapshotCache
         return send(
             .delete, id: id, headers: headers, body: nil,

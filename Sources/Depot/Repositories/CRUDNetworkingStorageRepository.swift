@@ -139,19 +139,25 @@ extension CRUDNetworkingStorageRepository {
 
     /// Replaces the entity (PUT). Sends `If-Match` with the stored strong `ETag` (see
     /// ``RepositoryConfiguration/conditionalWrites``). A local update is stored unsynced and
-    /// recorded in the outbox; a remote one first sends the entity's earlier outbox entries.
+    /// recorded in the outbox; a remote one first sends the entity's earlier outbox entries, and
+    /// carries an `Idempotency-Key` that a fallback keeps, as ``create(_:)-(Entity)`` does.
     public func update(_ entity: Entity) -> Promise<Sourced<Entity>> {
         let (local, writes, remote, outbox, key) = (
             self.local, outboxLocal, self.remote, outboxEngine, entity.id.pathComponent
         )
+        let idempotencyKey = UUID().uuidString
         return run(
             .update,
             remote: {
                 try await Self.forwardEarlier(key, outbox)
                 let etag = try await local.anyRecord(id: key)?.etag
-                return try await remote.updateAnswer(entity, ifMatch: remote.ifMatch(etag), keepJSON: true).value
+                return try await remote.updateAnswer(
+                    entity, ifMatch: remote.ifMatch(etag), keepJSON: true, idempotencyKey: idempotencyKey
+                ).value
             },
-            local: { _ in RemoteAnswer(entity: try await writes.update(entity)) },
+            local: { sentFirst in
+                RemoteAnswer(entity: try await writes.update(entity, idempotencyKey: sentFirst ? idempotencyKey : nil))
+            },
             afterRemote: { try await local.storeWriteAnswer($0) },
             afterLocal: { _ in try await Self.forward(key, outbox) }
         ).map { $0.map(\.entity) }
@@ -166,14 +172,16 @@ extension CRUDNetworkingStorageRepository {
         let (local, writes, remote, outbox, key) = (
             self.local, outboxLocal, self.remote, outboxEngine, id.pathComponent
         )
+        let idempotencyKey = UUID().uuidString
         return run(
             .delete,
             remote: {
                 try await Self.forwardEarlier(key, outbox)
                 let etag = try await local.anyRecord(id: key)?.etag
-                try await remote.deleteAnswer(id: key, ifMatch: remote.ifMatch(etag)).value
+                try await remote.deleteAnswer(id: key, ifMatch: remote.ifMatch(etag), idempotencyKey: idempotencyKey)
+                    .value
             },
-            local: { _ in try await writes.delete(id: key) },
+            local: { sentFirst in try await writes.delete(id: key, idempotencyKey: sentFirst ? idempotencyKey : nil) },
             afterRemote: { try await local.remove(id: key) },
             afterLocal: { try await Self.forward(key, outbox) }
         )

@@ -69,27 +69,39 @@ extension LocalStore {
 
     /// Deletes locally, all in one transaction: one missing id (`.notFound`) deletes nothing. A
     /// record the server never saw goes at once (with its pending create, when the outbox is on);
-    /// any other becomes a `.deleted` tombstone, recorded in the outbox when it is on.
-    func delete(ids: [String]) async throws {
+    /// any other becomes a `.deleted` tombstone, recorded in the outbox when it is on (under
+    /// `idempotencyKey` when given: one id only, the key of a direct send that fell back).
+    func delete(ids: [String], idempotencyKey: String? = nil) async throws {
+        precondition(idempotencyKey == nil || ids.count == 1, "one idempotency key is for one write")
         let (collection, recordsOutbox) = (self.collection, outboxPayload != nil)
         try await storage.transaction { tx in
             for id in ids {
                 guard var existing = try tx.fetch(collection: collection, id: id), existing.syncState != .deleted
                 else {
+                    // A direct delete that may have reached the server is forwarded all the same
+                    // (under its key), even for an entity this store never held.
+                    if let idempotencyKey, recordsOutbox {
+                        try tx.recordOutbox(
+                            collection: collection, entityID: id, operation: .delete, payload: nil,
+                            idempotencyKey: idempotencyKey)
+                        continue
+                    }
                     throw DepotError(.notFound, "no \(collection) with id \(id) in the local store")
                 }
                 // A create already sent may have reached the server: then the delete must go too.
                 let createSent =
                     try recordsOutbox
                     && tx.outboxEntries(collection: collection, entityID: id).contains { $0.attempts > 0 }
-                if existing.syncState == .created, !createSent {
+                if existing.syncState == .created, !createSent, idempotencyKey == nil {
                     try tx.delete(collection: collection, id: id)
                 } else {
                     existing.syncState = .deleted
                     try tx.upsert(existing)
                 }
                 if recordsOutbox {
-                    try tx.recordOutbox(collection: collection, entityID: id, operation: .delete, payload: nil)
+                    try tx.recordOutbox(
+                        collection: collection, entityID: id, operation: .delete, payload: nil,
+                        idempotencyKey: idempotencyKey)
                 }
             }
         }.value

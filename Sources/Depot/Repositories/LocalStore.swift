@@ -47,8 +47,8 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
 
     /// Deletes locally: gone at once if the server never saw it, else a `.deleted` tombstone.
     /// One transaction, like ``create(_:)``.
-    func delete(id: String) async throws {
-        try await delete(ids: [id])
+    func delete(id: String, idempotencyKey: String? = nil) async throws {
+        try await delete(ids: [id], idempotencyKey: idempotencyKey)
     }
 
     /// Stores what the server answered: `.synced`, with the entity re-encoded as the snapshot (fields

@@ -17,7 +17,8 @@ public enum Origin: String, Sendable, Hashable, CustomStringConvertible {
 ///
 /// - `target`: the side that answers first.
 /// - `fallback`: the side that answers when the target fails: a remote target fails over on a
-///   transport error, a timeout or a 5xx (never a 4xx, which is the server's answer); a local
+///   transport error, a timeout, a 5xx, a 408 or a 429 (never another 4xx, which is the server's
+///   answer); a local
 ///   target fails over when the entity is not stored locally or the store fails.
 /// - `synchronize`: after the answering side succeeds, apply the result to the other side too
 ///   (store what the server answered; send a local write to the server), except a local write made
@@ -99,7 +100,10 @@ extension DepotError {
     public func warrantsFallback(from side: Origin) -> Bool {
         switch side {
         case .remote:
-            return code == .transport || code == .timeout || (code == .status && (status ?? 0) >= 500)
+            // 408 and 429 are as passing as a 5xx: the server asks to come back later.
+            let status = self.status ?? 0
+            return code == .transport || code == .timeout
+                || (code == .status && (status >= 500 || status == 408 || status == 429))
         case .local:
             return code == .notFound || code == .storage
         }

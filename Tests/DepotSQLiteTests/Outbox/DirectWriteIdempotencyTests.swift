@@ -74,6 +74,43 @@ import Testing
         }
     }
 
+    @Test(
+        "a remote-first update or delete whose answer is lost is applied once (found by the soak)",
+        arguments: ["update", "delete"])
+    func lostUpdateOrDeleteAnswer(operation: String) async throws {
+        try await withOutboxFixture(objects: [["id": "1", "text": "one"]]) { fixture in
+            // Given
+            let messages = fixture.repository()
+            fixture.server.inject(.applyThenDropConnection)
+            // When
+            let answer =
+                operation == "update"
+                ? try await messages.update(Message(id: "1", text: "two")).value.origin
+                : try await messages.delete(id: "1").value.origin
+            let report = try await fixture.forwarder(messages).flush().value
+            // Then: the resend carried the direct send's key and was answered from memory
+            #expect(answer == .local && report.delivered == 1)
+            let sends = fixture.server.requests.filter { $0.method != "GET" }
+            #expect(sends.count == 2 && Set(sends.compactMap { $0.header("Idempotency-Key") }).count == 1)
+            #expect(fixture.applied("1").count == 1 && fixture.server.replayedWrites == 1)
+        }
+    }
+
+    @Test("a 429 falls back like a 5xx: the write is kept and forwarded under its key", arguments: [408, 429])
+    func tooManyRequestsFallsBack(status: Int) async throws {
+        try await withOutboxFixture { fixture in
+            // Given
+            fixture.server.inject(.status(status, headers: ["Retry-After": "0"]))
+            let messages = fixture.repository()
+            // When
+            let created = try await messages.create(Message(id: "m1", text: "a")).value
+            let report = try await fixture.forwarder(messages).flush().value
+            // Then
+            #expect(created.origin == .local && created.fallbackError?.status == status)
+            #expect(report.delivered == 1 && fixture.applied("m1").count == 1)
+        }
+    }
+
     @Test("a write that never reached the server is recorded as unsent and folds with later writes")
     func refusedConnectionIsUnsent() async throws {
         try await withOutboxFixture { fixture in

@@ -1,11 +1,12 @@
 import Depot
 import Foundation
 
-/// One forwarding child (this executable with `--child`), watched through its standard output;
-/// its standard error goes to the parent's.
-final class ChildProcess: Sendable {
+/// A child process (a test executable started again with `--child …`), watched through its
+/// standard output; its standard error goes to the parent's. The outbox crash test and the soak
+/// share it.
+public final class ChildProcess: Sendable {
     /// How the child ended.
-    enum Ending: Sendable, Equatable {
+    public enum Ending: Sendable, Equatable {
         /// Still running.
         case running
         /// Exited with this status.
@@ -18,13 +19,13 @@ final class ChildProcess: Sendable {
     /// What the child printed, and whether its standard output reached its end.
     private let output = LockedValue((text: "", closed: false))
 
-    /// Starts `executable --child --port <port> --db <database> --concurrency <concurrency>`.
+    /// Starts `executable` with `arguments`.
     ///
     /// - Throws: what `Process.run()` threw.
-    init(executable: String, port: Int, database: String, concurrency: Int) throws {
+    public init(executable: String, arguments: [String]) throws {
         process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["--child", "--port", String(port), "--db", database, "--concurrency", String(concurrency)]
+        process.arguments = arguments
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = FileHandle.standardError
@@ -41,13 +42,13 @@ final class ChildProcess: Sendable {
     }
 
     /// The lines the child printed so far.
-    var lines: [String] { output.withLock { $0.text.split(separator: "\n").map(String.init) } }
+    public var lines: [String] { output.withLock { $0.text.split(separator: "\n").map(String.init) } }
 
     /// Whether the child printed `line`.
-    func printed(_ line: String) -> Bool { lines.contains(line) }
+    public func printed(_ line: String) -> Bool { lines.contains(line) }
 
     /// How the child ended, or ``Ending/running``.
-    var ending: Ending {
+    public var ending: Ending {
         if process.isRunning { return .running }
         switch process.terminationReason {
         case .exit: return .exited(process.terminationStatus)
@@ -57,7 +58,7 @@ final class ChildProcess: Sendable {
     }
 
     /// Waits until the child prints `line` (true) or ends or `timeout` passes (false).
-    func waitFor(line: String, timeout: Duration) async throws -> Bool {
+    public func waitFor(line: String, timeout: Duration) async throws -> Bool {
         let deadline = ContinuousClock.now + timeout
         while !printed(line) {
             if ending != .running || ContinuousClock.now >= deadline { return printed(line) }
@@ -68,7 +69,7 @@ final class ChildProcess: Sendable {
 
     /// Waits until the child ends (and all it printed is read) or `timeout` passes; returns how it
     /// ended.
-    func waitForEnd(timeout: Duration) async throws -> Ending {
+    public func waitForEnd(timeout: Duration) async throws -> Ending {
         let deadline = ContinuousClock.now + timeout
         while ending == .running || !output.withLock(\.closed), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(2))
@@ -77,7 +78,7 @@ final class ChildProcess: Sendable {
     }
 
     /// Sends SIGKILL: the child stops wherever it is, with no chance to clean up.
-    func kill() {
+    public func kill() {
         _ = Foundation.kill(process.processIdentifier, SIGKILL)
     }
 }

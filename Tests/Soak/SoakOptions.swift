@@ -1,0 +1,82 @@
+import Foundation
+
+/// The command line: `Soak [--seconds 110] [--rounds N] [--ops 60] [--seed S]` runs rounds until
+/// the time or the round count is used up; `Soak --child --port P --db PATH --seed S --ops N` runs
+/// one round's program.
+struct SoakOptions: Sendable {
+    /// Whether this process is a round's program.
+    var isChild = false
+    /// The stub server's port (child).
+    var port = 0
+    /// The SQLite file (child).
+    var database = ""
+    /// The seed: of the first round (parent), of this round (child).
+    var seed = UInt64.random(in: 1...UInt64.max)
+    /// Operations per round.
+    var operations = 60
+    /// The time budget (parent), used when no round count is given.
+    var seconds = 110
+    /// A fixed round count (parent); nil to run until ``seconds`` are used.
+    var rounds: Int?
+
+    /// Parses `arguments` (without the program name).
+    ///
+    /// - Throws: a ``SoakUsageError`` for an unknown option or a missing or malformed value.
+    init(_ arguments: [String]) throws {
+        var rest = arguments[...]
+        while let option = rest.popFirst() {
+            if option == "--child" {
+                isChild = true
+                continue
+            }
+            let value = rest.popFirst()
+            switch option {
+            case "--port": port = try Self.number(option, value)
+            case "--db": database = try Self.text(option, value)
+            case "--ops": operations = max(try Self.number(option, value), 1)
+            case "--seconds": seconds = try Self.number(option, value)
+            case "--rounds": rounds = max(try Self.number(option, value), 1)
+            case "--seed":
+                guard let seed = UInt64(try Self.text(option, value)) else {
+                    throw SoakUsageError(message: "--seed needs an unsigned 64-bit integer")
+                }
+                self.seed = seed
+            default: throw SoakUsageError(message: "unknown option \(option)")
+            }
+        }
+        if isChild, port <= 0 || database.isEmpty { throw SoakUsageError(message: "--child needs --port and --db") }
+    }
+
+    private static func text(_ option: String, _ value: String?) throws -> String {
+        guard let value else { throw SoakUsageError(message: "\(option) needs a value") }
+        return value
+    }
+
+    private static func number(_ option: String, _ value: String?) throws -> Int {
+        guard let number = Int(try text(option, value)), number >= 0 else {
+            throw SoakUsageError(message: "\(option) needs a non-negative integer")
+        }
+        return number
+    }
+}
+
+/// A command line the soak does not understand.
+struct SoakUsageError: Error, CustomStringConvertible {
+    /// What is wrong.
+    var message: String
+    /// The message with the usage.
+    var description: String {
+        "\(message)\nusage: Soak [--seconds 110] [--rounds N] [--ops 60] [--seed S]"
+            + " | Soak --child --port P --db PATH --seed S --ops N"
+    }
+}
+
+/// Writes `line` to standard output at once (a killed child never flushes a buffer).
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+/// Writes `line` to standard error.
+func complain(_ line: String) {
+    FileHandle.standardError.write(Data((line + "\n").utf8))
+}
