@@ -17,9 +17,13 @@ public struct SystemForwarderClock: ForwarderClock {
     /// `Date()`.
     public var now: Date { Date() }
 
-    /// Sleeps until `deadline`.
+    /// Sleeps until `deadline`, in steps of at most a day, so a deadline read from a stored row
+    /// (far away, or not finite) never reaches a trapping conversion; a NaN deadline returns at once.
     public func sleep(until deadline: Date) async throws {
-        let seconds = deadline.timeIntervalSinceNow
-        if seconds > 0 { try await Task.sleep(for: .seconds(seconds)) }
+        while true {
+            let seconds = deadline.timeIntervalSinceNow
+            guard seconds > 0 else { return }
+            try await Task.sleep(for: Backoff.duration(seconds: seconds, maximum: .seconds(86_400)))
+        }
     }
 }

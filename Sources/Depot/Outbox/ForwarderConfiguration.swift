@@ -51,14 +51,11 @@ public struct ForwarderConfiguration: Sendable {
     }
 
     /// The pause after the `attempts`-th failed send of an entry: `Retry-After` when the server
-    /// sent one, else exponential backoff with jitter; never more than ``maximumDelay``.
+    /// sent one (delay-seconds or an HTTP date; anything else is ignored), else exponential backoff
+    /// with jitter; never more than ``maximumDelay``, for any `attempts` up to `Int.max`.
     public func delay(afterAttempt attempts: Int, error: DepotError) -> Duration {
-        if let retryAfter = error.responseHeaders["retry-after"].flatMap(RetryPolicy.parseRetryAfter) {
-            return min(retryAfter, maximumDelay)
-        }
-        let exponential = baseDelay.seconds * pow(multiplier, Double(max(attempts, 1) - 1))
-        let spread = exponential * jitter
-        let seconds = exponential - spread + (spread > 0 ? Double.random(in: 0...spread * 2) : 0)
-        return min(.seconds(max(seconds, 0)), maximumDelay)
+        let retryAfter = error.responseHeaders["retry-after"].flatMap { RetryAfter.seconds($0) }
+        let backoff = Backoff(base: baseDelay, multiplier: multiplier, maximum: maximumDelay, jitter: jitter)
+        return backoff.delay(failures: attempts, retryAfter: retryAfter)
     }
 }

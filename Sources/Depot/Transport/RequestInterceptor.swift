@@ -109,6 +109,10 @@ public struct RetryPolicy: Sendable {
     }
 
     /// The pause before attempt `attempt + 1` (`attempt` counts from 1), or nil to stop and fail.
+    ///
+    /// A `Retry-After` of delay-seconds or an HTTP date wins over the computed backoff; any other
+    /// value is ignored. The result is never more than ``maximumDelay``, whatever the server sent
+    /// and however many attempts failed.
     public func delay(after attempt: Int, request: NetworkRequest, error: DepotError) -> Duration? {
         guard attempt < maximumAttempts, mayRepeat(request), error.code != .cancelled else { return nil }
         let retryable: Bool =
@@ -118,24 +122,12 @@ public struct RetryPolicy: Sendable {
             default: false
             }
         guard retryable else { return nil }
-        if let retryAfter = error.responseHeaders["retry-after"].flatMap(Self.parseRetryAfter) {
-            return min(retryAfter, maximumDelay)
-        }
-        let exponential = baseDelay.seconds * pow(multiplier, Double(attempt - 1))
-        let spread = exponential * jitter
-        let seconds = exponential - spread + Double.random(in: 0...max(spread * 2, 0))
-        return min(.seconds(max(seconds, 0)), maximumDelay)
+        let retryAfter = error.responseHeaders["retry-after"].flatMap { RetryAfter.seconds($0) }
+        return backoff.delay(failures: attempt, retryAfter: retryAfter)
     }
 
-    /// Reads `Retry-After` as seconds or as an HTTP date.
-    static func parseRetryAfter(_ value: String) -> Duration? {
-        let trimmed = value.trimmingCharacters(in: .whitespaces)
-        if let seconds = Double(trimmed), seconds >= 0 { return .seconds(seconds) }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        guard let date = formatter.date(from: trimmed) else { return nil }
-        return .seconds(max(0, date.timeIntervalSinceNow))
+    /// The backoff arithmetic, bounded by ``maximumDelay``.
+    var backoff: Backoff {
+        Backoff(base: baseDelay, multiplier: multiplier, maximum: maximumDelay, jitter: jitter)
     }
 }
