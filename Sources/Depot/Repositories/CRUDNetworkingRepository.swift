@@ -114,7 +114,7 @@ extension CRUDNetworkingRepository {
         let request: NetworkRequest
         do {
             request = try makeRequest(
-                route.method, route.resolvedPath(id: id), query: query, headers: headers, body: body)
+                route.method, try route.checkedPath(id: id), query: query, headers: headers, body: body)
         } catch {
             return Promise(error: error)
         }
