@@ -34,9 +34,19 @@ extension DictionaryInitializable where Self: Decodable {
 
 extension DictionaryRepresentable where Self: Encodable {
     /// Maps through `Encodable`: a `Codable` type that declares conformance gets this for free.
-    /// A value that does not encode to an object gives an empty object.
+    ///
+    /// A value whose encoding fails, or that does not encode to an object, gives an empty object
+    /// here: this property cannot throw. Depot's own writes never send that empty object: they
+    /// encode the value with ``JSONMapping/object(_:)``, which rejects with `DepotError`
+    /// `.encoding` instead.
     public var dictionary: JSONObject {
-        (try? JSONMapping.encode(self))?.objectValue ?? [:]
+        do {
+            return try JSONMapping.encodedObject(self)
+        } catch {
+            let failure = error as? DepotError ?? DepotError(.encoding, "\(error)", underlying: error)
+            JSONMapping.encodingFailure?.withLock { $0 = $0 ?? failure }
+            return [:]
+        }
     }
 }
 

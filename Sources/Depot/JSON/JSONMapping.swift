@@ -113,20 +113,50 @@ public enum JSONMapping {
     }
 
     /// Writes an entity as a JSON object.
+    ///
+    /// - Throws: `DepotError` `.encoding` when an `Encodable` entity fails to encode or does not
+    ///   encode to an object, also when it gets ``DictionaryRepresentable/dictionary`` from its
+    ///   `Encodable` conformance (which gives `{}` on failure: that `{}` is never sent).
     public static func object<Entity>(_ entity: Entity) throws -> JSONObject {
         if let object = entity as? JSONObject { return object }
-        let json: JSON
         if let mapped = entity as? any DictionaryRepresentable {
-            json = .object(mapped.dictionary)
-        } else if let encodable = entity as? any Encodable {
-            json = try encode(encodable)
-        } else {
+            guard entity is any Encodable else { return mapped.dictionary }
+            // The dictionary may be the `Encodable` default, which reports its failure here.
+            let failure = LockedValue<DepotError?>(nil)
+            let object = $encodingFailure.withValue(failure) { mapped.dictionary }
+            if let error = failure.withLock({ $0 }) { throw error }
+            return object
+        }
+        guard let encodable = entity as? any Encodable else {
             preconditionFailure("\(Entity.self) must be Encodable or DictionaryRepresentable to be written as JSON")
         }
+        return try encodedObject(encodable)
+    }
+
+    /// Where the `Encodable` default of ``DictionaryRepresentable/dictionary`` reports a failure
+    /// while ``object(_:)`` reads it.
+    @TaskLocal static var encodingFailure: LockedValue<DepotError?>?
+
+    /// `value` encoded, as a JSON object.
+    ///
+    /// - Throws: `DepotError` `.encoding` when encoding fails or gives something else than an object.
+    static func encodedObject<Value: Encodable>(_ value: Value) throws -> JSONObject {
+        let json = try encode(value)
         guard let object = json.objectValue else {
-            throw DepotError(.encoding, "\(Entity.self) does not encode to a JSON object but to \(json.kindName)")
+            throw DepotError(.encoding, "\(Value.self) does not encode to a JSON object but to \(json.kindName)")
         }
         return object
+    }
+
+    /// The top-level keys `value` writes as nil (see ``NilKeyEncoder``).
+    ///
+    /// - Throws: `DepotError` `.encoding` when `value.encode(to:)` throws.
+    static func nilKeys<Value: Encodable>(of value: Value) throws -> [String] {
+        do {
+            return try NilKeyEncoder.nilKeys(of: value)
+        } catch {
+            throw DepotError(.encoding, "cannot write \(Value.self): \(error)", underlying: error)
+        }
     }
 
     /// The member `envelope` of `json`, or `json` itself when `envelope` is nil.

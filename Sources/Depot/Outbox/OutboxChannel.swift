@@ -68,7 +68,7 @@ struct OutboxChannel: Sendable {
         let request: NetworkRequest
         do {
             request = try makeRequest(
-                route.method, route.resolvedPath(id: operation == .create && route.method != .put ? nil : entityID),
+                route.method, try route.checkedPath(id: operation == .create && route.method != .put ? nil : entityID),
                 headers: headers(adding: extra), body: operation == .delete ? nil : payload)
         } catch {
             return .reject(error as? DepotError ?? DepotError(.encoding, "\(error)", underlying: error))
@@ -111,7 +111,7 @@ struct OutboxChannel: Sendable {
         let route = routes[.read]!
         let request: NetworkRequest
         do {
-            request = try makeRequest(route.method, route.resolvedPath(id: entityID), headers: configuration.headers)
+            request = try makeRequest(route.method, try route.checkedPath(id: entityID), headers: configuration.headers)
         } catch {
             return .failure(error as? DepotError ?? DepotError(.encoding, "\(error)", underlying: error))
         }

@@ -76,8 +76,12 @@ extension CRUDNetworkingRepository {
     /// ``RepositoryConfiguration/nilEncoding``.
     public func encoded(_ entity: Entity) throws -> JSONObject {
         var object = try JSONMapping.object(entity)
-        if configuration.nilEncoding == .null {
-            for key in NilAttributes.keys(of: entity) where object[key] == nil { object[key] = .null }
+        // Hand-mapped entities write their own nulls; Codable ones are asked which keys they write
+        // as nil, through their own `encode(to:)` (so `CodingKeys` are honoured).
+        if configuration.nilEncoding == .null, !(entity is any DictionaryRepresentable),
+            let encodable = entity as? any Encodable
+        {
+            for key in try JSONMapping.nilKeys(of: encodable) where object[key] == nil { object[key] = .null }
         }
         return applyingNilEncoding(object)
     }
@@ -114,25 +118,10 @@ extension CRUDNetworkingRepository {
         let request: NetworkRequest
         do {
             request = try makeRequest(
-                route.method, route.resolvedPath(id: id), query: query, headers: headers, body: body)
+                route.method, try route.checkedPath(id: id), query: query, headers: headers, body: body)
         } catch {
             return Promise(error: error)
         }
         return store.exchange(request, read: read, onFailure: onFailure)
-    }
-}
-
-/// Finds the attributes of a value that are nil, by reflection: for `NilEncoding.null` on
-/// `Codable` entities, whose encoders leave nil out. Assumes property names are the JSON keys;
-/// entities with custom keys map themselves with ``DictionaryRepresentable``.
-enum NilAttributes {
-    static func keys(of value: Any) -> [String] {
-        guard !(value is any DictionaryRepresentable) else { return [] }
-        return Mirror(reflecting: value).children.compactMap { child in
-            guard let label = child.label else { return nil }
-            let mirror = Mirror(reflecting: child.value)
-            guard mirror.displayStyle == .optional, mirror.children.isEmpty else { return nil }
-            return label.hasPrefix("_") ? String(label.dropFirst()) : label
-        }
     }
 }

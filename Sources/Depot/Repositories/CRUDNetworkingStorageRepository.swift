@@ -145,6 +145,7 @@ extension CRUDNetworkingStorageRepository {
         let (local, writes, remote, outbox, key) = (
             self.local, outboxLocal, self.remote, outboxEngine, entity.id.pathComponent
         )
+        if let refusal = Self.refusingEmpty(key) { return Promise(error: refusal) }
         let idempotencyKey = UUID().uuidString
         return run(
             .update,
@@ -172,6 +173,7 @@ extension CRUDNetworkingStorageRepository {
         let (local, writes, remote, outbox, key) = (
             self.local, outboxLocal, self.remote, outboxEngine, id.pathComponent
         )
+        if let refusal = Self.refusingEmpty(key) { return Promise(error: refusal) }
         let idempotencyKey = UUID().uuidString
         return run(
             .delete,
@@ -185,6 +187,12 @@ extension CRUDNetworkingStorageRepository {
             afterRemote: { try await local.remove(id: key) },
             afterLocal: { try await Self.forward(key, outbox) }
         )
+    }
+
+    /// `.invalidRequest` for an empty id, refused before the store or the outbox sees the write: its
+    /// request would address the whole collection (see ``Route``).
+    static func refusingEmpty(_ key: String) -> DepotError? {
+        key.isEmpty ? DepotError(.invalidRequest, "an empty id would address the whole collection") : nil
     }
 
     /// Sends a locally created entity to the server and stores the server's answer in its place

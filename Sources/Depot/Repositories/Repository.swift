@@ -55,6 +55,20 @@ public struct Route: Sendable, Hashable {
         }
         return path.replacingOccurrences(of: ":id", with: encodePathComponent(id))
     }
+
+    /// ``resolvedPath(id:)`` for a request about to be sent: every id Depot sends goes through here.
+    ///
+    /// An id of `.` or `..` is percent-encoded (`%2E`, `%2E%2E`) by ``encodePathComponent(_:)``,
+    /// so it never climbs out of the collection.
+    ///
+    /// - Throws: `DepotError` `.invalidRequest` for an empty id, which would address the whole
+    ///   collection (`DELETE /people/` deletes every row on some servers).
+    func checkedPath(id: String?) throws -> String {
+        if let id, id.isEmpty {
+            throw DepotError(.invalidRequest, "an empty id would address the whole collection \(path)")
+        }
+        return resolvedPath(id: id)
+    }
 }
 
 /// How nil attributes of an entity are sent on PUT.

@@ -38,27 +38,32 @@ struct BaseURLParts: Sendable {
     static func isPlain(_ text: String, query: Bool) -> Bool {
         var utf8 = text.utf8.makeIterator()
         while let byte = utf8.next() {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"):
-                continue
-            case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "!"),
-                UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"),
-                UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="),
-                UInt8(ascii: ":"), UInt8(ascii: "@"), UInt8(ascii: "/"):
-                continue
-            case UInt8(ascii: "?") where query:
-                continue
-            case UInt8(ascii: "%"):
+            if byte == UInt8(ascii: "%") {
                 guard let high = utf8.next(), let low = utf8.next(), isHex(high), isHex(low) else { return false }
-            default:
+            } else if !isPlain(byte, query: query) {
                 return false
             }
         }
         return true
     }
 
-    private static func isHex(_ byte: UInt8) -> Bool {
+    /// True for a byte a path (or a query) keeps as it is; `%` is true here and only valid as the
+    /// start of an escape.
+    static func isPlain(_ byte: UInt8, query: Bool) -> Bool {
+        byte == UInt8(ascii: "?") ? query : plainBytes[Int(byte)]
+    }
+
+    /// Indexed by byte: ASCII letters, digits, `-._~!$&'()*+,;=:@/` and `%`.
+    private static let plainBytes: [Bool] = {
+        var table = [Bool](repeating: false, count: 256)
+        for byte in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&'()*+,;=:@/%".utf8 {
+            table[Int(byte)] = true
+        }
+        return table
+    }()
+
+    /// True for an ASCII hex digit.
+    static func isHex(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"),
             UInt8(ascii: "A")...UInt8(ascii: "F"):

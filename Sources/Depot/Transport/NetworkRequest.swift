@@ -5,7 +5,8 @@ import HTTPTypes
 public struct NetworkRequest: Sendable, Hashable {
     /// The method.
     public var method: NetworkRequest.Method
-    /// The path below the session's base URL, already percent-encoded (e.g. `"messages/42"`).
+    /// The path below the session's base URL (e.g. `"messages/42"`); characters a path cannot hold
+    /// are percent-encoded when the URL is made, valid `%XX` escapes are kept.
     public var path: String
     /// Query items, in order; encoded into the URL.
     public var query: [URLQueryItem]
@@ -86,12 +87,17 @@ public struct NetworkRequest: Sendable, Hashable {
 
     /// The full URL below `base`.
     ///
+    /// Characters a path cannot hold as they are (space, `%` not followed by two hex digits, `?`,
+    /// `#`, non-ASCII, control characters…) are percent-encoded; `/` stays the separator and valid
+    /// `%XX` escapes are kept, so an already encoded path is unchanged. Query names and values are
+    /// percent-encoded whole.
+    ///
     /// - Throws: `DepotError` `.invalidRequest` when no URL can be made.
     public func url(relativeTo base: URL) throws -> URL {
         var components = URLComponents(url: base, resolvingAgainstBaseURL: true) ?? URLComponents()
         var basePath = components.percentEncodedPath
         if basePath.hasSuffix("/") { basePath.removeLast() }
-        let relative = path.hasPrefix("/") ? String(path.dropFirst()) : path
+        let relative = Self.encodePath(path.hasPrefix("/") ? String(path.dropFirst()) : path)
         components.percentEncodedPath = relative.isEmpty ? basePath : basePath + "/" + relative
         if !query.isEmpty {
             components.percentEncodedQueryItems = query.map {
@@ -102,6 +108,30 @@ public struct NetworkRequest: Sendable, Hashable {
             throw DepotError(.invalidRequest, "cannot make a URL from \(base) and \(path)")
         }
         return url
+    }
+
+    /// `path` with every byte a path does not keep as it is percent-encoded, except `/` and valid
+    /// `%XX` escapes (see ``BaseURLParts/isPlain(_:query:)``); a plain path comes back unchanged.
+    static func encodePath(_ path: String) -> String {
+        if BaseURLParts.isPlain(path, query: false) { return path }
+        let bytes = Array(path.utf8)
+        var encoded: [UInt8] = []
+        encoded.reserveCapacity(bytes.count * 3)
+        let hex = Array("0123456789ABCDEF".utf8)
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            let escape =
+                byte == UInt8(ascii: "%") && index + 2 < bytes.count
+                && BaseURLParts.isHex(bytes[index + 1]) && BaseURLParts.isHex(bytes[index + 2])
+            if escape || (byte != UInt8(ascii: "%") && BaseURLParts.isPlain(byte, query: false)) {
+                encoded.append(byte)
+            } else {
+                encoded += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+            }
+            index += 1
+        }
+        return String(decoding: encoded, as: UTF8.self)
     }
 
     private static let queryAllowed: CharacterSet = {

@@ -11,8 +11,8 @@ import Testing
         "http://user:pw@example.com/a%20b/", "http://example.com/api?key=1", "http://example.com/api#top",
         "http://[::1]:9000/x",
     ]
-    /// Paths already percent-encoded, as `NetworkRequest.path` must be (URLComponents stops the
-    /// process for one that is not: the fast path leaves those to it, unchanged).
+    /// Paths already percent-encoded, which both paths keep as they are (others are encoded by the
+    /// slow path: see `URLSafetyTests`).
     static let paths = [
         "messages/1", "/messages/1", "", "/", "messages/1/", "messages/%E2%9C%93", "messages/a%20b", "m:1/@x;y=z",
         "!$&'()*+,=-._~", "//double",
