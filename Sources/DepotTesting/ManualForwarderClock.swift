@@ -75,7 +75,8 @@ public final class ManualForwarderClock: ForwarderClock {
     @discardableResult
     public func advanceToNextDeadline() -> TimeInterval? {
         guard let next = deadlines.first else { return nil }
-        let distance = max(0, next.timeIntervalSince(now))
+        // A stored deadline is data: bounded before it meets a trapping conversion.
+        let distance = boundedDelay(next.timeIntervalSince(now))
         advance(by: .seconds(distance))
         return distance
     }

@@ -109,3 +109,23 @@ import Testing
         #expect(calls.value == 1)
     }
 }
+
+@Suite struct BoundedDelayTests {
+    @Test("after(seconds:) takes NaN, negatives and infinity without trapping")
+    func hostileDelays() async {
+        // NaN and negatives fire at once; infinity is capped, not a trap.
+        await after(seconds: .nan).value
+        await after(seconds: -1).value
+        _ = after(seconds: .infinity)
+        _ = after(seconds: 1e300)
+        _ = after(.seconds(Int64.max))
+        #expect(boundedDelay(.infinity) == maximumDispatchDelay && boundedDelay(.nan) == 0)
+    }
+
+    @Test("Duration.nanoseconds saturates instead of trapping")
+    func nanosecondsSaturate() {
+        #expect(Duration.seconds(Int64.max).nanoseconds == .max)
+        #expect(Duration.seconds(Int64.min).nanoseconds == .min)
+        #expect(Duration.milliseconds(1500).nanoseconds == 1_500_000_000)
+    }
+}
