@@ -79,7 +79,8 @@ public final class ActionExecutor: Sendable {
     }
 
     /// Every action's events from now on, each action's in order. The stream ends when a
-    /// ``shutdown(cancelPending:)`` completes.
+    /// ``shutdown(cancelPending:)`` completes. It keeps the newest 1,024 events not yet read
+    /// (older ones are dropped), so a loop that stops reading costs bounded memory.
     public var events: AsyncStream<ActionEvent> {
         let stream = hub.subscribe()
         if core.withLock({ $0.isClosed }) { hub.finish() }

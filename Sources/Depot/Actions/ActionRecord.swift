@@ -109,7 +109,8 @@ final class ActionRecord: Sendable {
 
     /// The events so far, then the rest as they come; ends after the terminal one.
     func events() -> AsyncStream<ActionEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(of: ActionEvent.self, bufferingPolicy: .unbounded)
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: ActionEvent.self, bufferingPolicy: .bufferingNewest(eventStreamBufferLimit))
         let id = UUID()
         state.withLock { inner in
             for event in inner.history { continuation.yield(event) }

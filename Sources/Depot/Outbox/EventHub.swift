@@ -1,13 +1,19 @@
 import Foundation
 
+/// How many events not yet read a Depot event stream keeps: the newest 1,024; older ones are
+/// dropped, so a subscriber that stops reading costs bounded memory.
+let eventStreamBufferLimit = 1024
+
 /// Hands each event to every current subscriber's `AsyncStream`: a stream per subscriber, so
-/// several loops can watch one source. A stream buffers what its loop has not read yet.
+/// several loops can watch one source. A stream keeps the newest ``eventStreamBufferLimit``
+/// events its loop has not read yet.
 final class EventHub<Event: Sendable>: Sendable {
     private let subscribers = LockedValue<[UUID: AsyncStream<Event>.Continuation]>([:])
 
     /// A stream of the events emitted from now on; it ends when the hub finishes.
     func subscribe() -> AsyncStream<Event> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .unbounded)
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: Event.self, bufferingPolicy: .bufferingNewest(eventStreamBufferLimit))
         let id = UUID()
         subscribers.withLock { $0[id] = continuation }
         continuation.onTermination = { [weak self] _ in

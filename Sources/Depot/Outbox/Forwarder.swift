@@ -141,7 +141,8 @@ public final class Forwarder: Sendable {
     }
 
     /// What happens to each entry from now on: a new stream per call, so several loops can watch.
-    /// A stream buffers the events its loop has not read yet; it ends when the forwarder goes away.
+    /// A stream keeps the newest 1,024 events its loop has not read yet (older ones are dropped, so
+    /// a loop that stops reading costs bounded memory); it ends when the forwarder goes away.
     public var events: AsyncStream<ForwarderEvent> { hub.subscribe() }
 
     /// How many entries wait to be sent (refused ones not counted). Reads the store; if that

@@ -77,3 +77,21 @@ import Testing
         #expect(lines.allSatisfy { $0.contains("Import") })
     }
 }
+
+@Suite struct EventBufferTests {
+    @Test("an event stream nobody reads keeps the newest 1,024 events, the last one included")
+    func boundedBuffer() async throws {
+        // Given: a subscriber that does not read while 700 actions emit 2,100 events
+        let executor = ActionExecutor(maxConcurrent: 4)
+        let stream = executor.events
+        let log = ProbeLog()
+        let proxies = (0..<700).map { executor.execute(Probe(name: "p\($0)", log: log)) }
+        for proxy in proxies { _ = try await proxy.result.value }
+        await executor.shutdown()
+        // When
+        let events = await collect(stream)
+        // Then
+        #expect(events.count == 1024)
+        #expect(events.last?.kind.name == "finished")
+    }
+}
