@@ -22,6 +22,11 @@ public struct ForwarderConfiguration: Sendable {
     public var pageSize: Int
     /// How many times one entry's conflict is resolved by sending again before it waits for a retry.
     public var maximumConflictRounds: Int
+    /// How long one send of an entry may take before it counts as failed (and is retried later
+    /// under the same `Idempotency-Key`); nil leaves the session's timeout. 10 seconds by default,
+    /// so one dead connection (URLSession on Linux waits out the whole timeout on a kept-alive
+    /// connection the server closed without answering) never stalls the queue for a minute.
+    public var requestTimeout: Duration?
     /// The time the forwarder reads and waits on; inject a manual clock in tests.
     public var clock: any ForwarderClock
 
@@ -35,8 +40,10 @@ public struct ForwarderConfiguration: Sendable {
         pollInterval: Duration = .seconds(30),
         pageSize: Int = 64,
         maximumConflictRounds: Int = 3,
+        requestTimeout: Duration? = .seconds(10),
         clock: any ForwarderClock = SystemForwarderClock()
     ) {
+        self.requestTimeout = requestTimeout
         precondition(maximumConcurrency >= 1, "maximumConcurrency must be at least 1")
         precondition(pageSize >= 1, "pageSize must be at least 1")
         self.maximumConcurrency = maximumConcurrency

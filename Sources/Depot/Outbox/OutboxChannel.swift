@@ -46,12 +46,12 @@ struct OutboxChannel: Sendable {
 
     /// Sends `operation` for `entityID` with `payload` under `idempotencyKey`, with `If-Match`
     /// when `etag` may go out; `base` is the server's last object, which a `204` to a PATCH stands
-    /// for with the patch applied.
+    /// for with the patch applied. `timeout` bounds the request (the session's when nil).
     ///
     /// - Throws: only `DepotError` `.cancelled`; every other failure is an ``Outcome``.
     func send(
         _ operation: OutboxOperation, entityID: String, payload: JSON?, idempotencyKey: String, etag: String?,
-        base: JSONObject?
+        base: JSONObject?, timeout: Duration? = nil
     ) async throws -> Outcome {
         var extra = ["Idempotency-Key": idempotencyKey]
         if operation != .create, configuration.conditionalWrites, let etag, ETag.isStrong(etag) {
@@ -65,7 +65,7 @@ struct OutboxChannel: Sendable {
         case .patch: route = routes[.patch]!
         case .delete: route = routes[.delete]!
         }
-        let request: NetworkRequest
+        var request: NetworkRequest
         do {
             request = try makeRequest(
                 route.method, try route.checkedPath(id: operation == .create && route.method != .put ? nil : entityID),
@@ -73,6 +73,7 @@ struct OutboxChannel: Sendable {
         } catch {
             return .reject(error as? DepotError ?? DepotError(.encoding, "\(error)", underlying: error))
         }
+        request.timeout = timeout
         let response: NetworkResponse
         do {
             response = try await TrafficMeter.send(request, through: store)
@@ -107,11 +108,12 @@ struct OutboxChannel: Sendable {
     }
 
     /// `GET` the entity as the server has it now; nil when the server has no such entity.
-    func current(entityID: String) async throws -> Result<Answer?, DepotError> {
+    func current(entityID: String, timeout: Duration? = nil) async throws -> Result<Answer?, DepotError> {
         let route = routes[.read]!
-        let request: NetworkRequest
+        var request: NetworkRequest
         do {
             request = try makeRequest(route.method, try route.checkedPath(id: entityID), headers: configuration.headers)
+            request.timeout = timeout
         } catch {
             return .failure(error as? DepotError ?? DepotError(.encoding, "\(error)", underlying: error))
         }

@@ -44,7 +44,7 @@ extension OutboxEngine {
         let record = try await storage.fetch(collection: entry.collection, id: entry.entityID).value
         let outcome = try await channel.send(
             entry.operation, entityID: entry.entityID, payload: entry.payload, idempotencyKey: entry.idempotencyKey,
-            etag: record?.etag, base: record?.snapshot)
+            etag: record?.etag, base: record?.snapshot, timeout: configuration.requestTimeout)
         return try await settle(entry, outcome, channel: channel, report: &report, round: 0)
     }
 
@@ -129,7 +129,7 @@ extension OutboxEngine {
     ) async throws -> EntryResult {
         guard round < configuration.maximumConflictRounds else { return try await scheduleRetry(entry, error, &report) }
         let server: OutboxChannel.Answer?
-        switch try await channel.current(entityID: entry.entityID) {
+        switch try await channel.current(entityID: entry.entityID, timeout: configuration.requestTimeout) {
         case .success(let answer): server = answer
         case .failure(let failure):
             if case .retry = OutboxChannel.classify(failure, operation: .update) {
@@ -197,7 +197,7 @@ extension OutboxEngine {
         emit(.conflict(entry, resolution))
         let outcome = try await channel.send(
             again.operation, entityID: again.entityID, payload: again.payload, idempotencyKey: again.idempotencyKey,
-            etag: server?.etag, base: server?.json)
+            etag: server?.etag, base: server?.json, timeout: configuration.requestTimeout)
         return try await settle(again, outcome, channel: channel, report: &report, round: round + 1)
     }
 

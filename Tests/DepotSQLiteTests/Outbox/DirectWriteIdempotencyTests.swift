@@ -176,3 +176,28 @@ struct PutCreatedMessages: CRUDNetworkingRepository {
     let path = "messages"
     var configuration: RepositoryConfiguration { RepositoryConfiguration(createMethod: .put) }
 }
+
+@Suite struct ForwarderRequestTimeoutTests {
+    @Test("a send on a dead kept-alive connection gives up at the forwarder's requestTimeout; the resend lands once")
+    func deadConnection() async throws {
+        try await withOutboxFixture(objects: [["id": "1", "text": "one"]]) { fixture in
+            // Given: a kept-alive connection, and an update recorded for the forwarder
+            _ = try await fixture.repository().read("1").value
+            _ = try await fixture.repository(strategy: recordOnly).update(Message(id: "1", text: "two")).value
+            let forwarder = Forwarder(
+                for: fixture.repository(),
+                configuration: ForwarderConfiguration(
+                    baseDelay: .seconds(1), jitter: 0, requestTimeout: .milliseconds(300), clock: fixture.clock))
+            fixture.server.inject(.applyThenDropConnection)
+            // When
+            let first = try await forwarder.flush().value
+            let second = try await forwarder.flush().value
+            // Then: the first send timed out at 0.3 s (not the session's 10 s); the second was
+            // answered from the server's memory of the key
+            let error = try #require(first.errors.first)
+            #expect(first.retrying == 1 && error.code == .timeout && error.message.contains("0.3"))
+            #expect(second.delivered == 1)
+            #expect(fixture.applied("1").count == 1 && fixture.server.replayedWrites == 1)
+        }
+    }
+}
