@@ -95,3 +95,30 @@ import Testing
         #expect(await eventually { sawCancellation.value == 1 })
     }
 }
+
+@Suite struct TimeoutOrderTests {
+    @Test("timeout cancels the work before it rejects: the work's cancel handler has run when the timeout is seen")
+    func cancelsFirst() async {
+        for _ in 0..<50 {
+            let (work, resolver) = Promise<Int>.pending()
+            let cancelled = LockedValue(false)
+            resolver.onCancel { cancelled.withLock { $0 = true } }
+            let timed = work.timeout(seconds: 0.001)
+            await #expect { try await timed.value } throws: { ($0 as? DepotError)?.code == .timeout }
+            #expect(cancelled.withLock { $0 })
+        }
+    }
+
+    @Test("timeout takes hostile durations without trapping")
+    func hostileDurations() async throws {
+        let (forever, foreverResolver) = Promise<Int>.pending()
+        let capped = forever.timeout(seconds: .infinity)
+        let (work, resolver) = Promise<Int>.pending()
+        let zero = work.timeout(seconds: .nan)
+        await #expect { try await zero.value } throws: { ($0 as? DepotError)?.code == .timeout }
+        #expect(capped.isPending)
+        foreverResolver.fulfill(1)
+        #expect(try await capped.value == 1)
+        withExtendedLifetime(resolver) {}
+    }
+}

@@ -29,7 +29,7 @@ public final class ActionExecutor: Sendable {
     public let logger: Logger
 
     private let observer: Observer
-    private let hub = EventHub<ActionEvent>()
+    private let hub: EventHub<ActionEvent>
     private let core: LockedValue<Core>
 
     private struct Core {
@@ -58,14 +58,18 @@ public final class ActionExecutor: Sendable {
     ///     `notice` cancelled, `error` failed).
     ///   - metricsFactory: where counters and timers go; `nil` (the default) uses the factory
     ///     `MetricsSystem.bootstrap` installed, if any.
+    ///   - eventBufferLimit: how many unread events each ``events`` stream keeps, the newest
+    ///     (default 1,024; at least 1).
     public init(
         maxConcurrent: Int = 4,
         session: (any Networking)? = nil,
         storage: (any Storage)? = nil,
         logger: Logger = Logger(label: "depot.actions"),
-        metricsFactory: (any MetricsFactory)? = nil
+        metricsFactory: (any MetricsFactory)? = nil,
+        eventBufferLimit: Int = 1024
     ) {
         precondition(maxConcurrent >= 1, "an executor runs at least one action at a time")
+        hub = EventHub(limit: eventBufferLimit)
         self.maxConcurrent = maxConcurrent
         self.session = session
         self.storage = storage
@@ -79,8 +83,9 @@ public final class ActionExecutor: Sendable {
     }
 
     /// Every action's events from now on, each action's in order. The stream ends when a
-    /// ``shutdown(cancelPending:)`` completes. It keeps the newest 1,024 events not yet read
-    /// (older ones are dropped), so a loop that stops reading costs bounded memory.
+    /// ``shutdown(cancelPending:)`` completes. It keeps the newest `eventBufferLimit` events not
+    /// yet read (1,024 by default; older ones are dropped), so a loop that stops reading costs
+    /// bounded memory.
     public var events: AsyncStream<ActionEvent> {
         let stream = hub.subscribe()
         if core.withLock({ $0.isClosed }) { hub.finish() }

@@ -9,11 +9,19 @@ let eventStreamBufferLimit = 1024
 /// events its loop has not read yet.
 final class EventHub<Event: Sendable>: Sendable {
     private let subscribers = LockedValue<[UUID: AsyncStream<Event>.Continuation]>([:])
+    /// How many unread events each stream keeps (the newest).
+    private let limit: Int
+
+    /// A hub whose streams keep the newest `limit` unread events each.
+    init(limit: Int = eventStreamBufferLimit) {
+        precondition(limit >= 1, "an event stream keeps at least one event")
+        self.limit = limit
+    }
 
     /// A stream of the events emitted from now on; it ends when the hub finishes.
     func subscribe() -> AsyncStream<Event> {
         let (stream, continuation) = AsyncStream.makeStream(
-            of: Event.self, bufferingPolicy: .bufferingNewest(eventStreamBufferLimit))
+            of: Event.self, bufferingPolicy: .bufferingNewest(limit))
         let id = UUID()
         subscribers.withLock { $0[id] = continuation }
         continuation.onTermination = { [weak self] _ in

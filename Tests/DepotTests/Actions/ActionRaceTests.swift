@@ -7,7 +7,8 @@ import Testing
 @Suite struct ActionRaceTests {
     @Test("cancels from many threads before, during and after each action: every life is valid and agrees")
     func hammer() async throws {
-        let executor = ActionExecutor(maxConcurrent: 4, logger: quietLogger)
+        // Every event is read after the run: a buffer for all of them.
+        let executor = ActionExecutor(maxConcurrent: 4, logger: quietLogger, eventBufferLimit: 100_000)
         let log = ProbeLog()
         let events = executor.events
         let count = 400
