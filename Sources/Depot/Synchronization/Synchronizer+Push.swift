@@ -64,9 +64,16 @@ extension Synchronizer {
 
     /// Pairs each reply object with the record whose id it echoes. Records with no reply object,
     /// or with two, and reply objects that name no record sent, are errors; position never counts.
+    /// An id as batch replies are matched on: a UUID in its one spelling (servers echo
+    /// `uuidString`'s uppercase as lowercase), anything else as it is.
+    static func canonicalID(_ id: String) -> String {
+        guard id.utf8.count == 36, let uuid = UUID(uuidString: id) else { return id }
+        return uuid.uuidString
+    }
+
     func match(_ elements: [JSON], to records: [StoredRecord], request: NetworkRequest) -> ([Merge], [DepotError]) {
         let key = configuration.identityKey
-        let sent = Dictionary(records.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let sent = Dictionary(records.map { (Self.canonicalID($0.id), $0) }, uniquingKeysWith: { first, _ in first })
         var replies: [String: JSONObject] = [:]
         var repeated: Set<String> = []
         var errors: [DepotError] = []
@@ -74,7 +81,7 @@ extension Synchronizer {
             DepotError(.decoding, message, request: summary(of: request))
         }
         for (index, element) in elements.enumerated() {
-            guard let object = element.objectValue, let id = Self.idText(object[key]) else {
+            guard let object = element.objectValue, let id = Self.idText(object[key]).map(Self.canonicalID) else {
                 errors.append(failure("batch reply element \(index) has no \(key.debugDescription) to match"))
                 continue
             }
@@ -86,11 +93,12 @@ extension Synchronizer {
         }
         var merges: [Merge] = []
         for record in records {
-            guard let reply = replies[record.id] else {
+            let canonical = Self.canonicalID(record.id)
+            guard let reply = replies[canonical] else {
                 errors.append(failure("batch reply has no entity with \(key) \(record.id.debugDescription)"))
                 continue
             }
-            guard !repeated.contains(record.id) else {
+            guard !repeated.contains(canonical) else {
                 errors.append(failure("batch reply has more than one entity with \(key) \(record.id.debugDescription)"))
                 continue
             }
