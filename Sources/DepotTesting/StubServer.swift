@@ -194,46 +194,68 @@ public final class StubServer: Sendable {
         case dieMidResponse
     }
 
+    /// What the lock-held part of ``reply(to:)`` decided: a reply, or a route handler to call
+    /// after the lock is released (user code never runs under the server's lock).
+    private enum Plan {
+        case reply(Reply)
+        case handler(
+            @Sendable (RecordedRequest, [String: String]) -> StubResponse, [String: String], delay: Duration?,
+            thenDrop: Bool)
+    }
+
     func reply(to request: RecordedRequest) -> Reply {
-        state.withLock { state in
+        let plan: Plan = state.withLock { state in
             state.requests.append(request)
             var delay: Duration?
+            var thenDrop = false
             if let index = state.faults.firstIndex(where: { $0.pathPrefix.map(request.path.hasPrefix) ?? true }) {
                 let fault = state.faults[index].fault
                 state.faults[index].remaining -= 1
                 if state.faults[index].remaining <= 0 { state.faults.remove(at: index) }
                 switch fault {
                 case .status(let status, let headers):
-                    return .respond(
-                        .json(["error": .string("injected fault \(status)")], status: status, headers: headers))
+                    return .reply(
+                        .respond(
+                            .json(["error": .string("injected fault \(status)")], status: status, headers: headers)))
                 case .malformedJSON:
-                    return .respond(
-                        StubResponse(
-                            status: 200, headers: ["Content-Type": "application/json"],
-                            body: Data("{\"id\": \"1\", \"text\": ".utf8)))
+                    return .reply(
+                        .respond(
+                            StubResponse(
+                                status: 200, headers: ["Content-Type": "application/json"],
+                                body: Data("{\"id\": \"1\", \"text\": ".utf8))))
                 case .delay(let duration):
                     delay = duration
                 case .dropConnection:
-                    return .drop
+                    return .reply(.drop)
                 case .applyThenDropConnection:
-                    _ = Self.answer(request, state: &state)
-                    return .drop
+                    thenDrop = true
                 case .dieMidResponse:
-                    return .dieMidResponse
+                    return .reply(.dieMidResponse)
                 }
             }
-            var response = Self.answer(request, state: &state)
+            for route in state.routes {
+                if let parameters = route.pattern.match(method: request.method, path: request.path) {
+                    return .handler(route.handler, parameters, delay: delay, thenDrop: thenDrop)
+                }
+            }
+            var response = Self.answerFromResources(request, state: &state)
+            if thenDrop { return .reply(.drop) }
+            if let delay { response.delay = (response.delay ?? .zero) + delay }
+            return .reply(.respond(response))
+        }
+        switch plan {
+        case .reply(let reply):
+            return reply
+        case .handler(let handler, let parameters, let delay, let thenDrop):
+            var response = handler(request, parameters)
+            if thenDrop { return .drop }
             if let delay { response.delay = (response.delay ?? .zero) + delay }
             return .respond(response)
         }
     }
 
-    private static func answer(_ request: RecordedRequest, state: inout State) -> StubResponse {
-        for route in state.routes {
-            if let parameters = route.pattern.match(method: request.method, path: request.path) {
-                return route.handler(request, parameters)
-            }
-        }
+    /// The answer of the in-memory resources (no user code: safe under the lock).
+    private static func answerFromResources(_ request: RecordedRequest, state: inout State) -> StubResponse {
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         if let name = parts.first, state.resources[name] != nil, parts.count <= 2 {
             return answer(request, resource: name, id: parts.count == 2 ? parts[1] : nil, state: &state)

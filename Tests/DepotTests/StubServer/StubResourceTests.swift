@@ -206,3 +206,19 @@ let mergePatchJSON = ["Content-Type": "application/merge-patch+json"]
         }
     }
 }
+
+@Suite struct StubHandlerLockTests {
+    @Test("a route handler may read the server's own record: it runs outside the server's lock")
+    func handlerReadsRequests() async throws {
+        try await withStubServer { server in
+            // Given: a handler that asks the server how many requests it has seen
+            server.route(.get, "/count") { _, _ in .json(["seen": .integer(Int64(server.requests.count))]) }
+            let session = NetworkingSession(url: server.url, configuration: SessionConfiguration(timeout: .seconds(5)))
+            // When
+            let first = try await session.request(.get, "count").value
+            let second = try await session.request(.get, "count").value
+            // Then: no deadlock, and each answer saw the requests so far
+            #expect(first["seen"] == 1 && second["seen"] == 2)
+        }
+    }
+}
