@@ -44,8 +44,8 @@ import Testing
                 }
                 return .json(.array(rows))
             }
-            let notes = SyncNotes(
-                store: fixture.session, storage: fixture.storage,
+            let notes = SyncMessages(
+                store: fixture.session, storage: fixture.storage, path: "notes",
                 synchronization: SynchronizationConfiguration(
                     pagination: .pageQuery(page: "page", limit: "page_size", size: 25), prune: true))
             // When
@@ -76,13 +76,4 @@ import Testing
             #expect(try await fixture.storage.fetch(collection: "messages", matching: .all).value.count == 60)
         }
     }
-}
-
-/// A collection at `notes`, for routes written by hand.
-struct SyncNotes: CRUDNetworkingStorageRepository, SynchronizableRepository {
-    typealias Entity = Message
-    let store: Networking
-    let storage: Storage
-    let path = "notes"
-    var synchronization: SynchronizationConfiguration
 }

@@ -14,12 +14,12 @@ struct CachedMessages: CRUDNetworkingStorageRepository, SynchronizableRepository
     }
 }
 
-/// The same with a configuration chosen per test.
+/// The same with a configuration (and, for routes written by hand, a path) chosen per test.
 struct SyncMessages: CRUDNetworkingStorageRepository, SynchronizableRepository {
     typealias Entity = Message
     let store: Networking
     let storage: Storage
-    let path = "messages"
+    var path = "messages"
     var synchronization: SynchronizationConfiguration
 }
 

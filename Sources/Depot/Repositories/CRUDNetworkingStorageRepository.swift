@@ -101,7 +101,7 @@ extension CRUDNetworkingStorageRepository {
     /// gets a new UUID id before anything is sent, so the server and the local copy name it alike
     /// (and a create retried after a lost answer names the same object); other ids are left to
     /// the server. The remote create carries an `Idempotency-Key` that a fallback keeps, as in
-    /// ``create(_:)-(Entity)``.
+    /// `create(_:)` of an entity.
     public func create(_ dictionary: JSONObject) -> Promise<Sourced<Entity>> {
         var object = dictionary
         if object["id"] == nil || object["id"] == .null {
@@ -140,7 +140,7 @@ extension CRUDNetworkingStorageRepository {
     /// Replaces the entity (PUT). Sends `If-Match` with the stored strong `ETag` (see
     /// ``RepositoryConfiguration/conditionalWrites``). A local update is stored unsynced and
     /// recorded in the outbox; a remote one first sends the entity's earlier outbox entries, and
-    /// carries an `Idempotency-Key` that a fallback keeps, as ``create(_:)-(Entity)`` does.
+    /// carries an `Idempotency-Key` that a fallback keeps, as `create(_:)` of an entity does.
     public func update(_ entity: Entity) -> Promise<Sourced<Entity>> {
         let (local, writes, remote, outbox, key) = (
             self.local, outboxLocal, self.remote, outboxEngine, entity.id.pathComponent
