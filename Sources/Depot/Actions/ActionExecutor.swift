@@ -17,7 +17,7 @@ import Logging
 /// - Actions with the same ``Action/serializationKey`` run one at a time, in submission order;
 ///   while one waits for its key, later actions without that key go ahead.
 /// - ``suspend()`` starts nothing new until ``resume()``; running actions go on.
-/// - Every event goes to ``events``, to the logger, and to swift-metrics (see ``init(maxConcurrent:session:storage:logger:metricsFactory:)``).
+/// - Every event goes to ``events``, to the logger, and to swift-metrics (see ``init(maxConcurrent:session:storage:logger:metricsFactory:eventBufferLimit:)``).
 public final class ActionExecutor: Sendable {
     /// The most actions that run at once.
     public let maxConcurrent: Int

@@ -5,11 +5,11 @@ extension StorageTransaction {
     /// rules (``OutboxEntry/coalescing(_:payload:)``); a refused entry is never folded into.
     /// Call it in the same transaction as the record write it describes.
     ///
-    /// - Parameter idempotencyKey: the key the entry is sent under; a new one when nil. Pass the key
-    ///   a direct send of the same write already used (a remote write that fell back), so a server
-    ///   that honours keys applies the write once even if it took the direct send. Such an entry
-    ///   counts as sent once (``OutboxEntry/attempts`` is 1): it is never folded into, nor folded
-    ///   into an earlier entry, because the server may already hold it under that key.
+    /// `idempotencyKey` is the key the entry is sent under; a new one when nil. Pass the key a
+    /// direct send of the same write already used (a remote write that fell back), so a server
+    /// that honours keys applies the write once even if it took the direct send. Such an entry
+    /// counts as sent once (``OutboxEntry/attempts`` is 1): it is never folded into, nor folded
+    /// into an earlier entry, because the server may already hold it under that key.
     ///
     /// - Returns: the entry made or changed, or nil when the write cancelled the entity's pending
     ///   create (create+delete: nothing is left to send).
