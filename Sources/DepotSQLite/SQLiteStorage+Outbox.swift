@@ -104,6 +104,8 @@ extension SQLiteStorage {
         let nextAttempt: Double? = row["next_attempt"]
         let rejected: Bool = row["rejected"]
         let rejectedBody: Data? = row["rejected_body"]
+        let leaseOwner: String? = row["lease_owner"]
+        let leaseExpiry: Double? = row["lease_expiry"]
         return OutboxEntry(
             sequence: sequence,
             collection: row["collection"],
@@ -119,7 +121,10 @@ extension SQLiteStorage {
                 ? OutboxRejection(
                     status: row["rejected_status"], body: rejectedBody ?? Data(), message: row["rejected_message"] ?? ""
                 )
-                : nil
+                : nil,
+            lease: leaseOwner.map {
+                OutboxLease(owner: $0, expiry: Date(timeIntervalSince1970: leaseExpiry ?? 0))
+            }
         )
     }
 
@@ -129,15 +134,16 @@ extension SQLiteStorage {
             entry.collection, entry.entityID, entry.operation.rawValue, payload, entry.idempotencyKey, entry.attempts,
             entry.failures,
             entry.nextAttempt?.timeIntervalSince1970, entry.lastError, entry.isRejected, entry.rejection?.status,
-            entry.rejection?.body, entry.rejection?.message,
+            entry.rejection?.body, entry.rejection?.message, entry.lease?.owner,
+            entry.lease?.expiry.timeIntervalSince1970,
         ]
     }
 
     static let outboxColumns =
-        "collection, entity_id, operation, payload, idempotency_key, attempts, failures, next_attempt, last_error, rejected, rejected_status, rejected_body, rejected_message"
+        "collection, entity_id, operation, payload, idempotency_key, attempts, failures, next_attempt, last_error, rejected, rejected_status, rejected_body, rejected_message, lease_owner, lease_expiry"
 
     static let appendOutboxSQL =
-        "INSERT INTO outbox (\(outboxColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        "INSERT INTO outbox (\(outboxColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
     static let replaceOutboxSQL =
         "UPDATE outbox SET "
@@ -201,6 +207,52 @@ extension SQLiteStorage.Transaction {
             let bySequence = Dictionary(marked.map { ($0.sequence, $0) }, uniquingKeysWith: { first, _ in first })
             var seen = Set<Int64>()
             return sequences.compactMap { seen.insert($0).inserted ? bySequence[$0] : nil }
+        }
+    }
+
+    func claimOutbox(sequences: [Int64], lease: OutboxLease, now: Date) throws -> [OutboxEntry] {
+        guard !sequences.isEmpty else { return [] }
+        return try SQLiteStorage.storageErrors("cannot claim \(sequences.count) outbox entries") {
+            let list = String(decoding: try JSON.array(sequences.map { .integer($0) }).serialized(), as: UTF8.self)
+            // Live leases held by processes of this host that have ended are free too: find them
+            // first (the check runs in Swift), then claim in one statement.
+            let held = try String.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        SELECT DISTINCT lease_owner FROM outbox
+                        WHERE lease_owner IS NOT NULL AND lease_expiry > ?
+                        AND sequence IN (SELECT value FROM json_each(?))
+                        """),
+                arguments: [now.timeIntervalSince1970, list])
+            let gone = held.filter { OutboxLease(owner: $0, expiry: .distantFuture).isFree(at: now) }
+            let goneList = String(decoding: try JSON.array(gone.map { .string($0) }).serialized(), as: UTF8.self)
+            let claimed = try SQLiteStorage.outboxEntries(
+                db.cachedStatement(
+                    sql: """
+                        UPDATE outbox SET attempts = attempts + 1, lease_owner = ?, lease_expiry = ?
+                        WHERE rejected = 0 AND sequence IN (SELECT value FROM json_each(?))
+                        AND (lease_owner IS NULL OR lease_expiry IS NULL OR lease_expiry <= ?
+                            OR lease_owner IN (SELECT value FROM json_each(?)))
+                        RETURNING *
+                        """),
+                [lease.owner, lease.expiry.timeIntervalSince1970, list, now.timeIntervalSince1970, goneList])
+            let bySequence = Dictionary(claimed.map { ($0.sequence, $0) }, uniquingKeysWith: { first, _ in first })
+            var seen = Set<Int64>()
+            return sequences.compactMap { seen.insert($0).inserted ? bySequence[$0] : nil }
+        }
+    }
+
+    func releaseOutbox(sequences: [Int64], owner: String) throws -> Int {
+        guard !sequences.isEmpty else { return 0 }
+        return try SQLiteStorage.storageErrors("cannot release \(sequences.count) outbox entries") {
+            let list = String(decoding: try JSON.array(sequences.map { .integer($0) }).serialized(), as: UTF8.self)
+            try db.cachedStatement(
+                sql: """
+                    UPDATE outbox SET lease_owner = NULL, lease_expiry = NULL
+                    WHERE lease_owner = ? AND sequence IN (SELECT value FROM json_each(?))
+                    """
+            ).execute(arguments: [owner, list])
+            return db.changesCount
         }
     }
 }

@@ -88,6 +88,15 @@ public final class SQLiteStorage: Storage {
             // 1 when the snapshot is the object itself: the text is written once, in `object`.
             try db.execute(sql: "ALTER TABLE records ADD COLUMN snapshot_is_object INTEGER NOT NULL DEFAULT 0")
         }
+        migrator.registerMigration("v5: outbox leases") { db in
+            // Who is sending the entry and until when: claims that hold across storage objects
+            // and processes on one file.
+            try db.execute(
+                sql: """
+                    ALTER TABLE outbox ADD COLUMN lease_owner TEXT;
+                    ALTER TABLE outbox ADD COLUMN lease_expiry REAL;
+                    """)
+        }
         try storageErrors("cannot migrate the database") {
             try migrator.migrate(writer)
             try writer.write { db in

@@ -16,7 +16,7 @@ extension Forwarder {
             return true
         }
         return promise.get { [storage] retried in
-            if retried { OutboxCoordinator.of(storage).notify() }
+            if retried { OutboxCoordinator.notify(storage) }
         }
     }
 

@@ -27,6 +27,11 @@ public struct ForwarderConfiguration: Sendable {
     /// so one dead connection (URLSession on Linux waits out the whole timeout on a kept-alive
     /// connection the server closed without answering) never stalls the queue for a minute.
     public var requestTimeout: Duration?
+    /// How long a sender's claim on an outbox entry holds without renewal (60 seconds by default).
+    /// Claims are stored with the entries, so forwarders on other storage objects or in other
+    /// processes on the same file skip them; a sender renews its claims while it works, and a
+    /// process that ends (or crashes) frees its claims at once for processes on the same host.
+    public var leaseDuration: Duration
     /// The time the forwarder reads and waits on; inject a manual clock in tests.
     public var clock: any ForwarderClock
 
@@ -41,9 +46,11 @@ public struct ForwarderConfiguration: Sendable {
         pageSize: Int = 64,
         maximumConflictRounds: Int = 3,
         requestTimeout: Duration? = .seconds(10),
+        leaseDuration: Duration = .seconds(60),
         clock: any ForwarderClock = SystemForwarderClock()
     ) {
         self.requestTimeout = requestTimeout
+        self.leaseDuration = leaseDuration
         precondition(maximumConcurrency >= 1, "maximumConcurrency must be at least 1")
         precondition(pageSize >= 1, "pageSize must be at least 1")
         self.maximumConcurrency = maximumConcurrency
@@ -64,5 +71,11 @@ public struct ForwarderConfiguration: Sendable {
         let retryAfter = error.responseHeaders["retry-after"].flatMap { RetryAfter.seconds($0) }
         let backoff = Backoff(base: baseDelay, multiplier: multiplier, maximum: maximumDelay, jitter: jitter)
         return backoff.delay(failures: attempts, retryAfter: retryAfter)
+    }
+
+    /// ``leaseDuration`` in seconds, at least one.
+    var leaseSeconds: TimeInterval {
+        let (seconds, attoseconds) = leaseDuration.components
+        return max(Double(seconds) + Double(attoseconds) / 1e18, 1)
     }
 }

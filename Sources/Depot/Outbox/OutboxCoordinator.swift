@@ -1,18 +1,13 @@
 import Foundation
 
-/// What the forwarders and repositories of one process share about one storage's outbox: the
-/// entries being sent right now (so two senders never send one entry at once) and who to wake when
-/// a local write records a new entry.
+/// Who to wake when a local write records an outbox entry: the forwarders of this process
+/// observing one storage object. Claims on entries are not kept here but in the store itself
+/// (see ``OutboxLease``), so they hold across storage objects and processes.
 final class OutboxCoordinator: Sendable {
-    private struct State {
-        var claimed: Set<Int64> = []
-        var observers: [UUID: @Sendable () -> Void] = [:]
-    }
+    private let observers = LockedValue<[UUID: @Sendable () -> Void]>([:])
 
-    private let state = LockedValue(State())
-
-    /// The coordinators, one per storage object whose outbox was used, kept for the process's life
-    /// (a few bytes each; a forwarder removes its observer when it stops).
+    /// The coordinators of storage objects that have observers; one is dropped when its last
+    /// observer goes, so the registry never grows past the forwarders running.
     private static let all = LockedValue<[ObjectIdentifier: OutboxCoordinator]>([:])
 
     /// The coordinator of `storage` (a class instance; every Depot storage is one).
@@ -20,41 +15,51 @@ final class OutboxCoordinator: Sendable {
         let key = ObjectIdentifier(storage as AnyObject)
         return all.withLock { all in
             if let coordinator = all[key] { return coordinator }
-            let coordinator = OutboxCoordinator()
+            let coordinator = OutboxCoordinator(key: key)
             all[key] = coordinator
             return coordinator
         }
     }
 
-    /// Marks `sequences` as being sent; returns those that were free (now claimed).
-    func claim(_ sequences: [Int64]) -> Set<Int64> {
-        state.withLock { state in
-            var taken: Set<Int64> = []
-            for sequence in sequences where state.claimed.insert(sequence).inserted { taken.insert(sequence) }
-            return taken
-        }
+    /// Wakes the observers of `storage`, if it has any.
+    static func notify(_ storage: Storage) {
+        let key = ObjectIdentifier(storage as AnyObject)
+        all.withLock { $0[key] }?.notify()
     }
 
-    /// Releases `sequences`.
-    func release(_ sequences: some Sequence<Int64>) {
-        state.withLock { state in for sequence in sequences { state.claimed.remove(sequence) } }
-    }
+    /// How many storage objects have observers (for tests).
+    static var registered: Int { all.withLock { $0.count } }
+
+    private let key: ObjectIdentifier
+
+    private init(key: ObjectIdentifier) { self.key = key }
 
     /// Calls `handler` after every local write that records an outbox entry, until `removeObserver`.
     func addObserver(_ handler: @escaping @Sendable () -> Void) -> UUID {
         let token = UUID()
-        state.withLock { $0.observers[token] = handler }
+        Self.all.withLock { all in
+            // Registered again in case the last observer's removal dropped this coordinator.
+            all[key] = all[key] ?? self
+            observers.withLock { $0[token] = handler }
+        }
         return token
     }
 
-    /// Stops calling the handler registered under `token`.
+    /// Stops calling the handler registered under `token`; the coordinator leaves the registry
+    /// when it has no observer left.
     func removeObserver(_ token: UUID) {
-        state.withLock { _ = $0.observers.removeValue(forKey: token) }
+        Self.all.withLock { all in
+            let empty = observers.withLock { observers in
+                observers.removeValue(forKey: token)
+                return observers.isEmpty
+            }
+            if empty, all[key] === self { all[key] = nil }
+        }
     }
 
     /// Tells every observer that the outbox has something new.
     func notify() {
-        let observers = state.withLock { Array($0.observers.values) }
-        for observer in observers { observer() }
+        let handlers = observers.withLock { Array($0.values) }
+        for handler in handlers { handler() }
     }
 }

@@ -1,27 +1,10 @@
 import Foundation
 
 extension OutboxEngine {
-    /// Counts one more attempt on each entry before it is sent, in one transaction, so a write
-    /// that may reach the server is never coalesced with a later one. Returns the entries as they
-    /// are stored now; entries removed or refused meanwhile are left out.
-    func markAttempted(_ entries: [OutboxEntry]) async throws -> [OutboxEntry] {
-        guard !entries.isEmpty else { return [] }
-        let sequences = entries.map(\.sequence)
-        return try await storage.transaction { tx in try tx.markOutboxAttempted(sequences: sequences) }.value
-    }
-
     /// Takes back the attempt counted on entries that were claimed but never sent (a pass stopped
     /// before them), so later writes may fold into them again.
     func unmarkAttempted(_ entries: some Sequence<OutboxEntry>) async throws {
-        let sequences = entries.map(\.sequence)
-        guard !sequences.isEmpty else { return }
-        try await storage.transaction { tx in
-            for sequence in sequences {
-                guard var entry = try tx.outboxEntry(sequence: sequence), entry.attempts > 0 else { continue }
-                entry.attempts -= 1
-                try tx.replaceOutbox(entry)
-            }
-        }.value
+        try await storage.takeBackAttempts(entries.map(\.sequence))
     }
 
     /// Sends one claimed entry and settles it: stored answer, retry time, refusal or conflict.

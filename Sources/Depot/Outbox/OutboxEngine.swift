@@ -7,7 +7,6 @@ struct OutboxEngine: Sendable {
     let storage: Storage
     let channels: [String: OutboxChannel]
     let configuration: ForwarderConfiguration
-    let coordinator: OutboxCoordinator
     let emit: @Sendable (ForwarderEvent) -> Void
 
     init(
@@ -17,7 +16,6 @@ struct OutboxEngine: Sendable {
         self.storage = storage
         self.channels = channels
         self.configuration = configuration
-        self.coordinator = OutboxCoordinator.of(storage)
         self.emit = emit
     }
 
@@ -97,12 +95,25 @@ struct OutboxEngine: Sendable {
         shouldContinue: @escaping @Sendable () -> Bool
     ) async throws -> Bool {
         guard !entries.isEmpty else { return false }
-        let claimed = coordinator.claim(entries.map(\.sequence))
-        defer { coordinator.release(claimed) }
-        // Another sender holds an entry: its entity waits for the next pass.
-        for entry in entries where !claimed.contains(entry.sequence) { blocked.insert(EntityKey(entry)) }
-        let fresh = try await markAttempted(
-            entries.filter { claimed.contains($0.sequence) && !blocked.contains(EntityKey($0)) })
+        let (claim, taken) = try await OutboxClaim.take(
+            entries.map(\.sequence), in: storage, duration: configuration.leaseSeconds)
+        return try await claim.releasing {
+            // Another sender holds an entry: its entity waits for the next pass.
+            let takenSequences = Set(taken.map(\.sequence))
+            for entry in entries where !takenSequences.contains(entry.sequence) { blocked.insert(EntityKey(entry)) }
+            try await unmarkAttempted(taken.filter { blocked.contains(EntityKey($0)) })
+            let fresh = taken.filter { !blocked.contains(EntityKey($0)) }
+            return try await send(
+                claimed: fresh, claim: claim, blocked: &blocked, result: &result, shouldContinue: shouldContinue)
+        }
+    }
+
+    /// Sends the entries a pass claimed: one at a time, or by entity up to the concurrency limit.
+    /// Returns true when the pass must stop.
+    private func send(
+        claimed fresh: [OutboxEntry], claim: OutboxClaim, blocked: inout Set<EntityKey>, result: inout PassResult,
+        shouldContinue: @escaping @Sendable () -> Bool
+    ) async throws -> Bool {
         if configuration.maximumConcurrency == 1 {
             var unsent = fresh[...]
             while let entry = unsent.popFirst() {
@@ -112,6 +123,11 @@ struct OutboxEngine: Sendable {
                 }
                 if blocked.contains(EntityKey(entry)) {
                     try await unmarkAttempted(CollectionOfOne(entry))
+                    continue
+                }
+                guard try await claim.holds(entry.sequence) else {
+                    // Its lease lapsed and another sender took it: the entity is theirs now.
+                    blocked.insert(EntityKey(entry))
                     continue
                 }
                 var report = ForwardingReport()
@@ -154,6 +170,12 @@ struct OutboxEngine: Sendable {
                                 try await unmarkAttempted(CollectionOfOne(entry) + unsent)
                                 return (key, report, nil)
                             }
+                            guard try await claim.holds(entry.sequence) else {
+                                // Its lease lapsed and another sender took it: held back like a
+                                // refused entry, for this pass.
+                                try await unmarkAttempted(unsent)
+                                return (key, report, .rejected)
+                            }
                             let outcome = try await process(entry, report: &report)
                             if case .done = outcome { continue }
                             try await unmarkAttempted(unsent)
@@ -190,17 +212,24 @@ struct OutboxEngine: Sendable {
         }.value
         var report = ForwardingReport()
         guard !entries.contains(where: \.isRejected) else { return report }
-        let claimed = coordinator.claim(entries.map(\.sequence))
-        defer { coordinator.release(claimed) }
-        guard claimed.count == entries.count else { return report }  // a forwarder is sending them
-        var unsent = try await markAttempted(entries)[...]
-        while let entry = unsent.popFirst() {
-            guard case .done = try await process(entry, report: &report) else {
-                try await unmarkAttempted(unsent)
-                break
+        let (claim, taken) = try await OutboxClaim.take(
+            entries.map(\.sequence), in: storage, duration: configuration.leaseSeconds)
+        return try await claim.releasing {
+            guard taken.count == entries.count else {
+                // A forwarder is sending some of them: it sends the rest too.
+                try await unmarkAttempted(taken)
+                return report
             }
+            var unsent = taken[...]
+            while let entry = unsent.popFirst() {
+                guard try await claim.holds(entry.sequence), case .done = try await process(entry, report: &report)
+                else {
+                    try await unmarkAttempted(unsent)
+                    break
+                }
+            }
+            return report
         }
-        return report
     }
 
     func query(_ selection: OutboxQuery.Selection, after: Int64? = nil, limit: Int? = nil) -> OutboxQuery {

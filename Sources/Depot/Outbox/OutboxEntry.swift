@@ -45,6 +45,11 @@ public struct OutboxEntry: Sendable, Hashable {
     /// the entry is kept aside, with the server's answer, until the app retries or discards it.
     /// Later entries for the same entity wait behind it.
     public var rejection: OutboxRejection?
+    /// The sender that holds the entry right now, if any (see ``OutboxLease``). Depot sets it with
+    /// ``StorageTransaction/claimOutbox(sequences:lease:now:)`` and clears it with
+    /// ``StorageTransaction/releaseOutbox(sequences:owner:)``; `replaceOutbox` stores it as given,
+    /// so change an entry as read in the same transaction.
+    public var lease: OutboxLease?
 
     /// Makes an entry.
     public init(
@@ -58,7 +63,8 @@ public struct OutboxEntry: Sendable, Hashable {
         failures: Int = 0,
         nextAttempt: Date? = nil,
         lastError: String? = nil,
-        rejection: OutboxRejection? = nil
+        rejection: OutboxRejection? = nil,
+        lease: OutboxLease? = nil
     ) {
         self.sequence = sequence
         self.collection = collection
@@ -71,6 +77,7 @@ public struct OutboxEntry: Sendable, Hashable {
         self.nextAttempt = nextAttempt
         self.lastError = lastError
         self.rejection = rejection
+        self.lease = lease
     }
 
     /// Whether the server refused it for good (see ``rejection``).

@@ -110,6 +110,6 @@ extension LocalStore {
 
     /// Wakes the forwarders of this storage after a write recorded outbox entries.
     private func notifyOutbox() {
-        if outboxPayload != nil { OutboxCoordinator.of(storage).notify() }
+        if outboxPayload != nil { OutboxCoordinator.notify(storage) }
     }
 }

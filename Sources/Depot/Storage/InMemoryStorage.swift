@@ -3,6 +3,12 @@ import Foundation
 /// A ``Storage`` in memory: for tests, previews and caches that need not survive a restart.
 public final class InMemoryStorage: Storage {
     private let contents = LockedValue(Contents())
+    /// Held by every write, and by a transaction for its whole body, so writes never interleave;
+    /// reads take only `contents`' lock, briefly, so a transaction body may read the store.
+    private let writer = Lock()
+    /// The thread inside a transaction body, so a write it makes to the store directly (which
+    /// would wait for itself) is refused instead of hanging.
+    private let writerThread = LockedValue<pthread_t?>(nil)
 
     /// Everything the store holds, under one lock so a transaction covers records and outbox.
     private struct Contents {
@@ -15,10 +21,13 @@ public final class InMemoryStorage: Storage {
 
     /// Adds a record; rejects with `.conflict` if the id is taken.
     public func insert(_ record: StoredRecord) -> Promise<Void> {
-        let inserted = contents.withLock { contents in
-            guard contents.collections[record.collection]?[record.id] == nil else { return false }
-            contents.collections[record.collection, default: [:]][record.id] = record
-            return true
+        if let refusal = reentrantWrite() { return Promise(error: refusal) }
+        let inserted = writer.withLock {
+            contents.withLock { contents in
+                guard contents.collections[record.collection]?[record.id] == nil else { return false }
+                contents.collections[record.collection, default: [:]][record.id] = record
+                return true
+            }
         }
         if inserted { return Promise(()) }
         return Promise(error: DepotError(.conflict, "\(record.collection) already has a record with id \(record.id)"))
@@ -26,8 +35,11 @@ public final class InMemoryStorage: Storage {
 
     /// Adds or replaces every record at once.
     public func upsert(_ records: [StoredRecord]) -> Promise<Void> {
-        contents.withLock { contents in
-            for record in records { contents.collections[record.collection, default: [:]][record.id] = record }
+        if let refusal = reentrantWrite() { return Promise(error: refusal) }
+        writer.withLock {
+            contents.withLock { contents in
+                for record in records { contents.collections[record.collection, default: [:]][record.id] = record }
+            }
         }
         return Promise(())
     }
@@ -46,37 +58,50 @@ public final class InMemoryStorage: Storage {
 
     /// Removes the record with `id`.
     public func delete(collection: String, id: String) -> Promise<Bool> {
-        Promise(contents.withLock { $0.collections[collection]?.removeValue(forKey: id) != nil })
+        if let refusal = reentrantWrite() { return Promise(error: refusal) }
+        return Promise(
+            writer.withLock { contents.withLock { $0.collections[collection]?.removeValue(forKey: id) != nil } })
     }
 
     /// Removes every record of `collection`.
     public func deleteAll(collection: String) -> Promise<Void> {
-        contents.withLock { _ = $0.collections.removeValue(forKey: collection) }
+        if let refusal = reentrantWrite() { return Promise(error: refusal) }
+        writer.withLock { contents.withLock { _ = $0.collections.removeValue(forKey: collection) } }
         return Promise(())
     }
 
-    /// Runs `body` with the store locked; if it throws, every write it made is undone.
+    /// Runs `body` as one transaction: its writes are kept aside and applied together when it
+    /// returns (nothing is applied if it throws). Other writes wait for it; reads go on and see
+    /// the store as it was before the transaction. The body may read the store through its
+    /// promises, but a write to the store itself from inside the body is refused with
+    /// `.invalidRequest` (it would wait for the transaction that is making it).
     public func transaction<Output: Sendable>(
         _ body: @escaping @Sendable (any StorageTransaction) throws -> Output
     ) -> Promise<Output> {
+        if let refusal = reentrantWrite() { return Promise(error: refusal) }
         do {
-            let output = try contents.withLock { contents in
-                // The transaction takes the only references, so its writes do not copy the store.
-                let transaction = Transaction(collections: contents.collections, outbox: contents.outbox)
-                contents.collections = [:]
-                contents.outbox = Outbox()
-                defer { (contents.collections, contents.outbox) = (transaction.collections, transaction.outbox) }
-                do {
-                    return try body(transaction)
-                } catch {
-                    transaction.rollBack()
-                    throw error
-                }
+            let output = try writer.withLock {
+                writerThread.withLock { $0 = pthread_self() }
+                defer { writerThread.withLock { $0 = nil } }
+                let transaction = Transaction(contents)
+                let output = try body(transaction)
+                contents.withLock { transaction.commit(into: &$0) }
+                return output
             }
             return Promise(output)
         } catch {
             return Promise(error: error)
         }
+    }
+
+    /// `.invalidRequest` when called from inside one of this store's transaction bodies.
+    private func reentrantWrite() -> DepotError? {
+        let inside = writerThread.withLock { thread in thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+        guard inside else { return nil }
+        return DepotError(
+            .invalidRequest,
+            "a write to an InMemoryStorage from inside its own transaction would wait for itself; use the transaction's own methods"
+        )
     }
 
     /// The outbox entries `query` selects, by sequence.
@@ -167,95 +192,97 @@ public final class InMemoryStorage: Storage {
             }
             return selected
         }
-
-        /// Puts `entry` back where its sequence belongs (undoing a removal).
-        mutating func restore(_ entry: OutboxEntry) {
-            var (low, high) = (0, entries.count)
-            while low < high {
-                let middle = (low + high) / 2
-                if entries[middle].sequence < entry.sequence { low = middle + 1 } else { high = middle }
-            }
-            entries.insert(entry, at: low)
-            addToIndex(entry)
-        }
     }
 
-    /// The store while a transaction holds the lock, with what it replaced, to undo on a throw.
+    /// A transaction's view: its own writes, kept aside, over the store as committed (which no
+    /// other write changes while the transaction runs, since it holds the writer lock).
     private final class Transaction: StorageTransaction {
-        var collections: [String: [String: StoredRecord]]
-        var outbox: Outbox
-        private var undo: [Undo] = []
+        private let contents: LockedValue<Contents>
+        /// collection → id → the record written, or nil for deleted.
+        private var records: [String: [String: StoredRecord?]] = [:]
+        /// sequence → the entry written, or nil for removed.
+        private var entries: [Int64: OutboxEntry?] = [:]
+        private var lastSequence: Int64?
 
-        private enum Undo {
-            case record(collection: String, id: String, record: StoredRecord?)
-            case outboxEntry(sequence: Int64, entry: OutboxEntry?)
-            case lastSequence(Int64)
+        init(_ contents: LockedValue<Contents>) { self.contents = contents }
+
+        func fetch(collection: String, id: String) -> StoredRecord? {
+            if let written = records[collection]?[id] { return written }
+            return contents.withLock { $0.collections[collection]?[id] }
         }
-
-        init(collections: [String: [String: StoredRecord]], outbox: Outbox) {
-            self.collections = collections
-            self.outbox = outbox
-        }
-
-        func fetch(collection: String, id: String) -> StoredRecord? { collections[collection]?[id] }
 
         func upsert(_ record: StoredRecord) {
-            undo.append(
-                .record(
-                    collection: record.collection, id: record.id, record: collections[record.collection]?[record.id]))
-            collections[record.collection, default: [:]][record.id] = record
+            records[record.collection, default: [:]][record.id] = .some(record)
         }
 
         func delete(collection: String, id: String) -> Bool {
-            let removed = collections[collection]?.removeValue(forKey: id)
-            if let removed { undo.append(.record(collection: collection, id: id, record: removed)) }
-            return removed != nil
+            guard fetch(collection: collection, id: id) != nil else { return false }
+            records[collection, default: [:]][id] = .some(nil)
+            return true
         }
 
         func outboxEntries(collection: String, entityID: String) -> [OutboxEntry] {
-            outbox.sequences(collection: collection, entityID: entityID).compactMap(outboxEntry(sequence:))
+            var sequences = Set(
+                contents.withLock { $0.outbox.sequences(collection: collection, entityID: entityID) })
+            sequences.formUnion(entries.keys)
+            return sequences.sorted().compactMap { sequence in
+                guard let entry = outboxEntry(sequence: sequence),
+                    entry.collection == collection, entry.entityID == entityID
+                else { return nil }
+                return entry
+            }
         }
 
         func outboxEntry(sequence: Int64) -> OutboxEntry? {
-            outbox.index(of: sequence).map { outbox.entries[$0] }
+            if let written = entries[sequence] { return written }
+            return contents.withLock { contents in
+                contents.outbox.index(of: sequence).map { contents.outbox.entries[$0] }
+            }
         }
 
         func appendOutbox(_ entry: OutboxEntry) -> Int64 {
-            undo.append(.lastSequence(outbox.lastSequence))
-            outbox.lastSequence += 1
+            let sequence = (lastSequence ?? contents.withLock { $0.outbox.lastSequence }) + 1
+            lastSequence = sequence
             var entry = entry
-            entry.sequence = outbox.lastSequence
-            outbox.append(entry)
-            undo.append(.outboxEntry(sequence: entry.sequence, entry: nil))
-            return entry.sequence
+            entry.sequence = sequence
+            entries[sequence] = .some(entry)
+            return sequence
         }
 
         func replaceOutbox(_ entry: OutboxEntry) -> Bool {
-            guard let index = outbox.index(of: entry.sequence) else { return false }
-            undo.append(.outboxEntry(sequence: entry.sequence, entry: outbox.entries[index]))
-            outbox.replace(at: index, with: entry)
+            guard outboxEntry(sequence: entry.sequence) != nil else { return false }
+            entries[entry.sequence] = .some(entry)
             return true
         }
 
         func removeOutbox(sequence: Int64) -> Bool {
-            guard let index = outbox.index(of: sequence) else { return false }
-            undo.append(.outboxEntry(sequence: sequence, entry: outbox.remove(at: index)))
+            guard outboxEntry(sequence: sequence) != nil else { return false }
+            entries[sequence] = .some(nil)
             return true
         }
 
-        func rollBack() {
-            for step in undo.reversed() {
-                switch step {
-                case .record(let collection, let id, let record):
-                    collections[collection, default: [:]][id] = record
-                case .outboxEntry(let sequence, let entry):
-                    if let index = outbox.index(of: sequence) { outbox.remove(at: index) }
-                    if let entry { outbox.restore(entry) }
-                case .lastSequence(let sequence):
-                    outbox.lastSequence = sequence
+        /// Applies every write to `contents`, under its lock: the moment the transaction commits.
+        func commit(into contents: inout Contents) {
+            for (collection, written) in records {
+                for (id, record) in written {
+                    contents.collections[collection, default: [:]][id] = record
+                }
+                if contents.collections[collection]?.isEmpty == true { contents.collections[collection] = nil }
+            }
+            // Ascending, so new entries (above every sequence stored) append in order.
+            for (sequence, entry) in entries.sorted(by: { $0.key < $1.key }) {
+                let index = contents.outbox.index(of: sequence)
+                if let index {
+                    if let entry {
+                        contents.outbox.replace(at: index, with: entry)
+                    } else {
+                        contents.outbox.remove(at: index)
+                    }
+                } else if let entry {
+                    contents.outbox.append(entry)
                 }
             }
-            undo = []
+            if let lastSequence { contents.outbox.lastSequence = max(contents.outbox.lastSequence, lastSequence) }
         }
     }
 }

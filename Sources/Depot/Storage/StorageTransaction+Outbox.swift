@@ -53,4 +53,44 @@ extension StorageTransaction {
         }
         return marked
     }
+
+    /// Claims the claimable entries of `sequences` one by one (see the requirement).
+    public func claimOutbox(sequences: [Int64], lease: OutboxLease, now: Date) throws -> [OutboxEntry] {
+        var claimed: [OutboxEntry] = []
+        var seen = Set<Int64>()
+        for sequence in sequences where seen.insert(sequence).inserted {
+            guard var entry = try outboxEntry(sequence: sequence), entry.isClaimable(at: now) else { continue }
+            entry.attempts += 1
+            entry.lease = lease
+            try replaceOutbox(entry)
+            claimed.append(entry)
+        }
+        return claimed
+    }
+
+    /// Clears `owner`'s lease on the entries of `sequences`, one by one.
+    @discardableResult
+    public func releaseOutbox(sequences: [Int64], owner: String) throws -> Int {
+        var released = 0
+        for sequence in Set(sequences) {
+            guard var entry = try outboxEntry(sequence: sequence), entry.lease?.owner == owner else { continue }
+            entry.lease = nil
+            try replaceOutbox(entry)
+            released += 1
+        }
+        return released
+    }
+
+    /// Moves the expiry of `owner`'s leases on `sequences` to `expiry`; returns the sequences
+    /// `owner` still holds (a lease that lapsed and was taken by another sender is not renewed).
+    public func renewOutboxLeases(sequences: [Int64], owner: String, expiry: Date) throws -> Set<Int64> {
+        var held = Set<Int64>()
+        for sequence in Set(sequences) {
+            guard var entry = try outboxEntry(sequence: sequence), entry.lease?.owner == owner else { continue }
+            entry.lease?.expiry = expiry
+            try replaceOutbox(entry)
+            held.insert(sequence)
+        }
+        return held
+    }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a ``Storage/transaction(_:)`` body works on: reads and writes that commit together, or not
 /// at all if the body throws. No other write to the store interleaves with them, so a body can read
 /// a record, decide, and write without a race.
@@ -40,6 +42,16 @@ public protocol StorageTransaction {
     /// `sequences`: a sender's claim before it sends them. A default reads and replaces them one
     /// by one; the SQLite store runs one `UPDATE … RETURNING`.
     func markOutboxAttempted(sequences: [Int64]) throws -> [OutboxEntry]
+    /// Claims for `lease` every entry of `sequences` that is still there, not refused and not held
+    /// by a live lease at `now` (``OutboxEntry/isClaimable(at:)``): sets its lease and counts one
+    /// more attempt. Returns the claimed entries as stored now, in the order of `sequences` (once
+    /// each). Because the lease is stored, two senders on one store — two storage objects on one
+    /// file, two processes — never hold one entry at once. A default reads and replaces the
+    /// entries one by one; the SQLite store runs one `UPDATE … RETURNING`.
+    func claimOutbox(sequences: [Int64], lease: OutboxLease, now: Date) throws -> [OutboxEntry]
+    /// Clears the lease of every entry of `sequences` that `owner` holds; returns how many.
+    @discardableResult
+    func releaseOutbox(sequences: [Int64], owner: String) throws -> Int
 }
 
 extension StorageTransaction {

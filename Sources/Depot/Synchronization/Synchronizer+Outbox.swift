@@ -1,25 +1,29 @@
 import Foundation
 
 extension Synchronizer {
-    /// The outbox entries a push covers, per entity id: claimed in this process and marked
-    /// attempted before the request goes, so a write made meanwhile is recorded after them, never
-    /// folded into them.
+    /// The outbox entries a push covers, per entity id: leased in the store (see
+    /// ``OutboxLease``) and marked attempted before the request goes, so a write made meanwhile is
+    /// recorded after them, never folded into them, and no other sender sends them meanwhile.
     struct Claim: Sendable {
         var sequences: [String: [Int64]] = [:]
         var keys: [String] = []
-        var coordinator: OutboxCoordinator
+        var lease: OutboxClaim
 
-        /// One `Idempotency-Key` for the request, the same for the same entries after a restart.
+        /// One `Idempotency-Key` for the request: the entry's own key for one entry, else a hash
+        /// of the entries' keys in sorted order, so the same entries carry the same key whatever
+        /// order a later run reads them in.
         var idempotencyKey: String? {
             guard !keys.isEmpty else { return nil }
+            guard keys.count > 1 else { return keys[0] }
             var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a, 64-bit
-            for byte in keys.joined(separator: ",").utf8 {
+            for byte in keys.sorted().joined(separator: ",").utf8 {
                 hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
             }
-            return keys.count == 1 ? keys[0] : "batch-\(keys.count)-" + String(hash, radix: 16)
+            return "batch-\(keys.count)-" + String(hash, radix: 16)
         }
 
-        func release() { coordinator.release(sequences.values.joined()) }
+        /// Gives the leases back; not cancelled with the caller (a lease left behind lapses).
+        func release() async throws { try await lease.releaseAll() }
     }
 
     /// Records an outbox entry for every unsynced record that has none (written by a
@@ -58,21 +62,23 @@ extension Synchronizer {
         let entries = try await storage.transaction { tx in
             try ids.flatMap { try tx.outboxEntries(collection: collection, entityID: $0) }
         }.value
-        var claim = Claim(coordinator: OutboxCoordinator.of(storage))
         var held = Set(entries.filter(\.isRejected).map(\.entityID))
         let wanted = entries.filter { !held.contains($0.entityID) }
-        let taken = claim.coordinator.claim(wanted.map(\.sequence))
-        for entry in wanted where !taken.contains(entry.sequence) { held.insert(entry.entityID) }
-        claim.coordinator.release(
-            wanted.filter { held.contains($0.entityID) && taken.contains($0.sequence) }.map(\.sequence))
-        let sequences = wanted.filter { !held.contains($0.entityID) }.map(\.sequence)
-        let marked = try await storage.transaction { tx in try tx.markOutboxAttempted(sequences: sequences) }.value
-        for entry in marked {
+        let (lease, taken) = try await OutboxClaim.take(wanted.map(\.sequence), in: storage)
+        var claim = Claim(lease: lease)
+        let takenSequences = Set(taken.map(\.sequence))
+        for entry in wanted where !takenSequences.contains(entry.sequence) { held.insert(entry.entityID) }
+        let given = taken.filter { held.contains($0.entityID) }
+        if !given.isEmpty {
+            // Entities another sender holds part of: give back what was taken of them.
+            let sequences = given.map(\.sequence)
+            try await storage.takeBackAttempts(sequences)
+            try await lease.release(sequences)
+        }
+        for entry in taken where !held.contains(entry.entityID) {
             claim.sequences[entry.entityID, default: []].append(entry.sequence)
             claim.keys.append(entry.idempotencyKey)
         }
-        let markedSet = Set(marked.map(\.sequence))
-        claim.coordinator.release(sequences.filter { !markedSet.contains($0) })
         return (claim, held)
     }
 }

@@ -31,7 +31,12 @@ extension Synchronizer {
         // The outbox entries these records stand for are claimed first; an entity held by another
         // sender, or behind a refused entry, waits.
         let (claim, held) = try await claim(all.map(\.id))
-        defer { claim.release() }
+        return try await claim.lease.releasing { try await pushBatch(all, claim: claim, held: held, &report) }
+    }
+
+    private func pushBatch(
+        _ all: [StoredRecord], claim: Claim, held: Set<String>, _ report: inout SynchronizationReport
+    ) async throws {
         let records = all.filter { !held.contains($0.id) }
         guard !records.isEmpty else { return }
         var headers = self.headers
@@ -161,36 +166,45 @@ extension Synchronizer {
             after = last.id
             for tombstone in tombstones {
                 let (claim, held) = try await claim([tombstone.id])
-                defer { claim.release() }
-                if !held.isEmpty { continue }
-                var headers = self.headers
-                if let key = claim.idempotencyKey { headers["Idempotency-Key"] = key }
-                let outcome: Result<NetworkResponse, DepotError>
-                do {
-                    outcome = try await send(
-                        makeRequest(deleteRoute.method, deleteRoute.resolvedPath(id: tombstone.id), headers: headers))
-                } catch let error as DepotError where !error.isCancellation {
-                    outcome = .failure(error)
+                let sent = try await claim.lease.releasing {
+                    held.isEmpty ? try await pushDelete(tombstone, claim: claim, &report) : false
                 }
-                switch outcome {
-                case .success: break
-                case .failure(let error) where error.code == .notFound: break
-                case .failure(let error):
-                    report.failed += 1
-                    report.errors.append(error)
-                    continue
-                }
-                let (id, sequences) = (tombstone.id, claim.sequences[tombstone.id] ?? [])
-                try await storage.transaction { tx in
-                    if try tx.fetch(collection: collection, id: id)?.syncState == .deleted {
-                        try tx.delete(collection: collection, id: id)
-                        for sequence in sequences { try tx.removeOutbox(sequence: sequence) }
-                    }
-                }.value
-                report.deleted += 1
+                if sent { report.deleted += 1 }
             }
             progress?(report)
         }
+    }
+
+    /// Sends one tombstone; returns whether it went through (a 2xx or a 404).
+    private func pushDelete(
+        _ tombstone: StoredRecord, claim: Claim, _ report: inout SynchronizationReport
+    ) async throws -> Bool {
+        let collection = self.collection
+        var headers = self.headers
+        if let key = claim.idempotencyKey { headers["Idempotency-Key"] = key }
+        let outcome: Result<NetworkResponse, DepotError>
+        do {
+            outcome = try await send(
+                makeRequest(deleteRoute.method, deleteRoute.resolvedPath(id: tombstone.id), headers: headers))
+        } catch let error as DepotError where !error.isCancellation {
+            outcome = .failure(error)
+        }
+        switch outcome {
+        case .success: break
+        case .failure(let error) where error.code == .notFound: break
+        case .failure(let error):
+            report.failed += 1
+            report.errors.append(error)
+            return false
+        }
+        let (id, sequences) = (tombstone.id, claim.sequences[tombstone.id] ?? [])
+        try await storage.transaction { tx in
+            if try tx.fetch(collection: collection, id: id)?.syncState == .deleted {
+                try tx.delete(collection: collection, id: id)
+                for sequence in sequences { try tx.removeOutbox(sequence: sequence) }
+            }
+        }.value
+        return true
     }
 
     func checkCancellation() throws {

@@ -67,11 +67,16 @@ import Testing
             server.resource("messages", objects: [["id": "1", "text": "a"]])
             server.inject(.status(503, headers: ["Retry-After": "600"]), times: 10)
             let policy = RetryPolicy(maximumAttempts: 3, maximumDelay: .seconds(20))
-            let session = transport.session(url: server.url, configuration: SessionConfiguration(retryPolicy: policy))
+            // The client has the 503 once the response hook saw it (the server's count alone
+            // says only that the request arrived; a cancel then may still meet the request).
+            let answered = LockedValue(0)
+            let configuration = SessionConfiguration(
+                retryPolicy: policy, onResponse: { _, _, _ in answered.withLock { $0 += 1 } })
+            let session = transport.session(url: server.url, configuration: configuration)
             // When
             let (stream, continuation) = AsyncStream.makeStream(of: Result<NetworkResponse, any Error>.self)
             let call = session.send(NetworkRequest(method: .get, path: "messages/1")) { continuation.yield($0) }
-            #expect(await eventuallyAsync { server.requests.count == 1 })
+            #expect(await eventuallyAsync { answered.withLock { $0 } == 1 })
             call.cancel()
             // Then: uncancelled, the retries would end in a .status error after 40 s.
             let error = await stream.first { _ in true }?.failure as? DepotError

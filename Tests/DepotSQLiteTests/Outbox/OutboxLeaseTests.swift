@@ -1,0 +1,219 @@
+import Depot
+import DepotSQLite
+import DepotTesting
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+@Suite struct OutboxLeaseTests {
+    @Test("two storage objects on one file, four forwarders at once: 200 writes, each sent once")
+    func twoStoragesOneFile() async throws {
+        try await withOutboxFixture(.sqlite) { fixture in
+            let path = try #require((fixture.storage as? SQLiteStorage)?.path)
+            let second = try SQLiteStorage(path: path)
+            let first = fixture.repository(strategy: recordOnly)
+            let other = OutboxMessages(store: fixture.session, storage: second, strategy: recordOnly)
+            // Given: 200 writes recorded, half through each storage object
+            for index in 0..<200 {
+                let repository = index.isMultiple(of: 2) ? first : other
+                _ = try await repository.create(Message(id: "m\(index)", text: "message \(index)")).value
+            }
+            let configuration = ForwarderConfiguration(maximumConcurrency: 4, jitter: 0, pageSize: 16)
+            let forwarders = [
+                Forwarder(for: first, configuration: configuration),
+                Forwarder(for: first, configuration: configuration),
+                Forwarder(for: other, configuration: configuration),
+                Forwarder(for: other, configuration: configuration),
+            ]
+            // When: all four flush at once
+            let reports = try await withThrowingTaskGroup(of: ForwardingReport.self) { group in
+                for forwarder in forwarders { group.addTask { try await forwarder.flush().value } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            // Then: every entry went exactly once, by one forwarder, and none was sent twice
+            #expect(reports.map(\.delivered).reduce(0, +) == 200)
+            #expect(fixture.server.appliedWrites.count == 200)
+            #expect(Set(fixture.server.appliedWrites.map(\.idempotencyKey)).count == 200)
+            #expect(fixture.server.replayedWrites == 0)
+            #expect(fixture.server.requests.filter { $0.method == "POST" }.count == 200)
+            #expect(try await second.outboxCount(OutboxQuery(selection: .all)).value == 0)
+            #expect(try await fixture.outbox().isEmpty)
+        }
+    }
+
+    @Test(
+        "a live lease holds an entry back; a lapsed one, or one of an ended process, is taken",
+        arguments: StoreKind.allCases)
+    func leaseStates(kind: StoreKind) async throws {
+        try await withOutboxFixture(kind) { fixture in
+            let repository = fixture.repository(strategy: recordOnly)
+            for id in ["live", "lapsed", "ended"] {
+                _ = try await repository.create(Message(id: id, text: id)).value
+            }
+            let now = Date()
+            let ended = try endedProcessID()
+            let leases: [String: OutboxLease] = [
+                // Another host's lease is trusted until it lapses.
+                "live": OutboxLease(owner: "elsewhere:4242:abcd1234#1", expiry: now.addingTimeInterval(3600)),
+                "lapsed": OutboxLease(owner: "elsewhere:4242:abcd1234#2", expiry: now.addingTimeInterval(-1)),
+                // A process of this host that has ended holds nothing, however long its lease.
+                "ended": OutboxLease(owner: "\(hostName()):\(ended):abcd1234#3", expiry: now.addingTimeInterval(3600)),
+            ]
+            try await fixture.storage.transaction { tx in
+                for (id, lease) in leases {
+                    for var entry in try tx.outboxEntries(collection: "messages", entityID: id) {
+                        entry.lease = lease
+                        try tx.replaceOutbox(entry)
+                    }
+                }
+            }.value
+            // When
+            let forwarder = fixture.forwarder(maximumConcurrency: 2)
+            let report = try await forwarder.flush().value
+            // Then: only the live lease kept its entry back, untouched
+            #expect(report.delivered == 2)
+            #expect(fixture.applied("lapsed").count == 1 && fixture.applied("ended").count == 1)
+            #expect(fixture.applied("live").isEmpty)
+            let waiting = try await fixture.outbox()
+            #expect(waiting.map(\.entityID) == ["live"])
+            // (SQLite keeps the expiry as seconds in a REAL: equal to the microsecond.)
+            let kept = try #require(waiting.first?.lease)
+            #expect(kept.owner == leases["live"]?.owner)
+            #expect(abs(kept.expiry.timeIntervalSince(now.addingTimeInterval(3600))) < 0.001)
+            #expect(waiting.first?.attempts == 0)
+            // When the live lease lapses, the next flush takes it
+            try await fixture.storage.transaction { tx in
+                for var entry in try tx.outboxEntries(collection: "messages", entityID: "live") {
+                    entry.lease?.expiry = Date().addingTimeInterval(-1)
+                    try tx.replaceOutbox(entry)
+                }
+            }.value
+            #expect(try await forwarder.flush().value.delivered == 1)
+            #expect(fixture.applied("live").count == 1)
+            #expect(try await fixture.outbox().isEmpty)
+        }
+    }
+
+    @Test(
+        "a claim leaves no lease behind: delivered, failed and skipped entries are all released",
+        arguments: StoreKind.allCases)
+    func leasesReleased(kind: StoreKind) async throws {
+        try await withOutboxFixture(kind) { fixture in
+            let repository = fixture.repository(strategy: recordOnly)
+            for index in 0..<3 { _ = try await repository.create(Message(id: "m\(index)", text: "x")).value }
+            fixture.server.inject(.status(503), times: 1)
+            // When: the first send fails, so the pass stops with the rest unsent
+            let report = try await fixture.forwarder().flush().value
+            // Then: nothing is left leased, so another sender could take every entry now
+            #expect(report.delivered == 0)
+            let entries = try await fixture.outbox()
+            #expect(entries.count == 3)
+            #expect(entries.allSatisfy { $0.lease == nil })
+        }
+    }
+
+    @Test("the lease columns survive a reopen of the file")
+    func leaseStored() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let path = directory.path("lease.sqlite")
+        let lease = OutboxLease(owner: "elsewhere:1:abcd#9", expiry: Date(timeIntervalSince1970: 2_000_000_000))
+        do {
+            let storage = try SQLiteStorage(path: path)
+            try await storage.transaction { tx in
+                let sequence = try tx.appendOutbox(
+                    OutboxEntry(sequence: 0, collection: "c", entityID: "1", operation: .delete, payload: nil))
+                let claimed = try tx.claimOutbox(sequences: [sequence], lease: lease, now: Date())
+                #expect(claimed.map(\.lease) == [lease] && claimed.map(\.attempts) == [1])
+                // Held: a second claim takes nothing
+                #expect(try tx.claimOutbox(sequences: [sequence], lease: lease, now: Date()).isEmpty)
+            }.value
+            try storage.close()
+        }
+        let reopened = try SQLiteStorage(path: path)
+        let entries = try await reopened.outbox(OutboxQuery(selection: .all)).value
+        #expect(entries.map(\.lease) == [lease])
+        let released = try await reopened.transaction { tx in
+            try tx.releaseOutbox(sequences: entries.map(\.sequence), owner: "someone else")
+                + tx.releaseOutbox(sequences: entries.map(\.sequence), owner: lease.owner)
+        }.value
+        #expect(released == 1)
+        #expect(try await reopened.outbox(OutboxQuery(selection: .all)).value.map(\.lease) == [nil])
+    }
+
+    private func hostName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count) == 0 else { return "unknown" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The id of a process that ran and has ended (and was reaped).
+    private func endedProcessID() throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/true")
+        try process.run()
+        process.waitUntilExit()
+        return process.processIdentifier
+    }
+}
+
+@Suite struct InMemoryTransactionTests {
+    @Test("a transaction body may read the store; it sees the store as committed until the body returns")
+    func readsInsideBody() async throws {
+        let storage = InMemoryStorage()
+        try await storage.upsert(StoredRecord(collection: "c", id: "old", object: ["v": 1], syncState: .synced)).value
+        let seen = try await storage.transaction { tx -> (Int, Bool) in
+            try tx.upsert(StoredRecord(collection: "c", id: "new", object: ["v": 2], syncState: .created))
+            // Read through the store itself, not the transaction: no deadlock, no uncommitted write.
+            let outside = try storage.fetch(collection: "c", matching: Criteria()).result?.get()
+            let inside = try tx.fetch(collection: "c", id: "new") != nil
+            return (outside?.count ?? -1, inside)
+        }.value
+        #expect(seen.0 == 1)
+        #expect(seen.1)
+        #expect(try await storage.fetch(collection: "c", matching: Criteria()).value.count == 2)
+    }
+
+    @Test("a direct write from inside a transaction body is refused, not a hang")
+    func nestedWriteRefused() async throws {
+        let storage = InMemoryStorage()
+        let nested = try await storage.transaction { _ in
+            storage.upsert(StoredRecord(collection: "c", id: "1", object: [:], syncState: .created))
+        }.value
+        let error = await #expect(throws: DepotError.self) { try await nested.value }
+        #expect(error?.code == .invalidRequest)
+        #expect(try await storage.fetch(collection: "c", id: "1").value == nil)
+    }
+
+    @Test("a body that throws leaves records and outbox as they were")
+    func rollBack() async throws {
+        let storage = InMemoryStorage()
+        try await storage.transaction { tx in
+            try tx.upsert(StoredRecord(collection: "c", id: "1", object: ["v": 1], syncState: .created))
+            try tx.recordOutbox(collection: "c", entityID: "1", operation: .create, payload: ["v": 1])
+        }.value
+        struct Failure: Error {}
+        await #expect(throws: Failure.self) {
+            try await storage.transaction { tx in
+                try tx.delete(collection: "c", id: "1")
+                let entry = try #require(tx.outboxEntries(collection: "c", entityID: "1").first)
+                try tx.removeOutbox(sequence: entry.sequence)
+                try tx.appendOutbox(
+                    OutboxEntry(sequence: 0, collection: "c", entityID: "2", operation: .delete, payload: nil))
+                throw Failure()
+            }.value
+        }
+        #expect(try await storage.fetch(collection: "c", id: "1").value?.object == ["v": 1])
+        let entries = try await storage.outbox(OutboxQuery(selection: .all)).value
+        #expect(entries.map(\.entityID) == ["1"])
+        // The sequence a rolled-back append took is given again (nothing of it was kept).
+        let next = try await storage.transaction { tx in
+            try tx.appendOutbox(
+                OutboxEntry(sequence: 0, collection: "c", entityID: "3", operation: .delete, payload: nil))
+        }.value
+        #expect(next == entries[0].sequence + 1)
+    }
+}
