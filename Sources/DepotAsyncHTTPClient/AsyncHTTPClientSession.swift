@@ -23,6 +23,8 @@
     public final class AsyncHTTPClientSession: Networking {
         /// The base URL every request path is relative to.
         public let url: URL
+        /// ``url``.
+        public var baseURL: URL? { url }
         /// The shared pipeline: headers, interceptors, retries, logging.
         public let pipeline: RequestPipeline
         /// The client requests go through.

@@ -26,6 +26,10 @@ struct StubResource: Sendable {
     var maximumPageSize: Int?
     /// Whether a page is answered without `X-Total-Count`.
     var hidesTotalCount = false
+    /// The PATCH formats taken; others answer 415.
+    var patchFormats: [PatchFormat] = [.mergePatch]
+    /// Whether a 415 names the formats taken in `Accept-Patch`.
+    var advertisesPatchFormats = true
     private(set) var objects: [JSONObject] = []
     var nextID = 1
     /// Where each id is in `objects`.
@@ -134,28 +138,133 @@ struct StubResource: Sendable {
         return Outcome(response: answer(index), written: [Self.idText(object["id"])])
     }
 
-    /// RFC 7396: the body, `Content-Type: application/merge-patch+json`, is merged into the
-    /// object (nested objects recursively, `null` removes); the id never changes.
+    /// A PATCH in one of ``patchFormats``: RFC 7396 (`application/merge-patch+json`: merged
+    /// into the object, nested objects recursively, `null` removes), a partial object
+    /// (`application/json`: its top-level keys set, `null` included) or RFC 6902 operations
+    /// (`application/json-patch+json`: add, replace, remove, test on object members). The id
+    /// never changes. Another type answers 415, with `Accept-Patch` when it advertises.
     private mutating func patch(_ request: RecordedRequest, id: String) -> Outcome {
         guard let index = position(of: id) else { return Outcome(response: notFound(id)) }
         let mediaType = request.header("content-type")?.split(separator: ";").first?
             .trimmingCharacters(in: .whitespaces).lowercased()
-        guard mediaType == "application/merge-patch+json" else {
+        guard let format = patchFormats.first(where: { $0.mediaType == mediaType }) else {
+            let taken = patchFormats.map(\.mediaType).joined(separator: ", ")
             let error: JSON = [
-                "error": .string("PATCH needs Content-Type application/merge-patch+json, not \(mediaType ?? "none")")
+                "error": .string("PATCH needs Content-Type \(taken), not \(mediaType ?? "none")")
             ]
-            let response = Self.setting(
-                [("Accept-Patch", "application/merge-patch+json")], on: .json(error, status: 415))
-            return Outcome(response: response)
+            let headers = advertisesPatchFormats ? [("Accept-Patch", taken)] : []
+            return Outcome(response: Self.setting(headers, on: .json(error, status: 415)))
         }
         if let failed = failedIfMatch(request, index: index) { return Outcome(response: failed) }
-        guard let patch = request.json else { return Outcome(response: badRequest("expected a JSON merge patch")) }
-        guard case .object(var object) = JSON.object(objects[index]).applyingMergePatch(patch) else {
-            return Outcome(response: badRequest("a merge patch for an object must be an object"))
+        guard let patch = request.json else { return Outcome(response: badRequest("expected a JSON patch")) }
+        let patched: JSON
+        switch format {
+        case .mergePatch:
+            guard case .object = patch else {
+                return Outcome(response: badRequest("a merge patch for an object must be an object"))
+            }
+            patched = JSON.object(objects[index]).applyingMergePatch(patch)
+        case .json:
+            guard case .object(let fields) = patch else {
+                return Outcome(response: badRequest("a partial update must be an object"))
+            }
+            patched = .object(objects[index].merging(fields) { _, new in new })
+        case .jsonPatch:
+            do {
+                patched = try Self.applying(patch, to: .object(objects[index]))
+            } catch let failure as JSONPatchFailure {
+                return Outcome(response: .json(["error": .string(failure.message)], status: failure.status))
+            } catch {
+                return Outcome(response: badRequest("\(error)"))
+            }
+        }
+        guard case .object(var object) = patched else {
+            return Outcome(response: badRequest("a patch for an object must leave an object"))
         }
         object["id"] = objects[index]["id"]
         replace(at: index, with: object)
         return Outcome(response: answer(index), written: [Self.idText(object["id"])])
+    }
+
+    /// Why a JSON Patch could not be applied: 400 for a malformed one, 409 for a failed `test`
+    /// or a path that is not there, 422 for an operation the stub does not do.
+    struct JSONPatchFailure: Error {
+        var status: Int
+        var message: String
+    }
+
+    /// `document` with the RFC 6902 operations of `patch` applied, in order (all or nothing).
+    static func applying(_ patch: JSON, to document: JSON) throws -> JSON {
+        guard case .array(let operations) = patch else {
+            throw JSONPatchFailure(status: 400, message: "a JSON Patch is an array of operations")
+        }
+        var document = document
+        for operation in operations {
+            guard let fields = operation.objectValue, case .string(let op)? = fields["op"],
+                case .string(let path)? = fields["path"]
+            else { throw JSONPatchFailure(status: 400, message: "each operation needs an op and a path") }
+            let tokens = try pointer(path)
+            switch op {
+            case "add", "replace":
+                guard let value = fields["value"] else {
+                    throw JSONPatchFailure(status: 400, message: "\(op) needs a value")
+                }
+                if tokens.isEmpty {
+                    document = value
+                } else {
+                    try set(&document, tokens[...], to: value, mustExist: op == "replace")
+                }
+            case "remove":
+                guard !tokens.isEmpty else {
+                    throw JSONPatchFailure(status: 400, message: "cannot remove the document")
+                }
+                try set(&document, tokens[...], to: nil, mustExist: true)
+            case "test":
+                guard value(in: document, tokens[...]) == fields["value"] else {
+                    throw JSONPatchFailure(status: 409, message: "test failed at \(path)")
+                }
+            default:
+                throw JSONPatchFailure(status: 422, message: "the stub does not do \(op)")
+            }
+        }
+        return document
+    }
+
+    /// The reference tokens of a JSON pointer (`~1` is `/`, `~0` is `~`).
+    private static func pointer(_ path: String) throws -> [String] {
+        guard !path.isEmpty else { return [] }
+        guard path.hasPrefix("/") else { throw JSONPatchFailure(status: 400, message: "bad JSON pointer \(path)") }
+        return path.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map {
+            $0.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
+        }
+    }
+
+    private static func value(in document: JSON, _ tokens: ArraySlice<String>) -> JSON? {
+        guard let first = tokens.first else { return document }
+        guard let member = document.objectValue?[first] else { return nil }
+        return value(in: member, tokens.dropFirst())
+    }
+
+    /// Sets (or with nil removes) the member at `tokens`; its parent must be an object.
+    private static func set(_ document: inout JSON, _ tokens: ArraySlice<String>, to value: JSON?, mustExist: Bool)
+        throws
+    {
+        guard case .object(var object) = document, let first = tokens.first else {
+            throw JSONPatchFailure(status: 409, message: "the path does not lead through objects")
+        }
+        if tokens.count == 1 {
+            if mustExist, object[first] == nil {
+                throw JSONPatchFailure(status: 409, message: "no member \(first) to change")
+            }
+            object[first] = value
+        } else {
+            guard var child = object[first] else {
+                throw JSONPatchFailure(status: 409, message: "no member \(first) on the path")
+            }
+            try set(&child, tokens.dropFirst(), to: value, mustExist: mustExist)
+            object[first] = child
+        }
+        document = .object(object)
     }
 
     // MARK: ETag and If-Match

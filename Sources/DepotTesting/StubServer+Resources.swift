@@ -33,6 +33,25 @@ extension StubServer {
         }
     }
 
+    /// Makes the resource `name` take PATCH bodies only in `formats` (in this order of
+    /// preference); any other `Content-Type` answers 415, naming the formats in `Accept-Patch`
+    /// when `advertising` (as servers that speak RFC 5789 do) and without it otherwise (as most
+    /// frameworks do). By default a resource takes only `.mergePatch`, and advertises it.
+    ///
+    /// - Parameters:
+    ///   - formats: the formats taken, at least one (a precondition).
+    ///   - advertising: whether a 415 carries `Accept-Patch`.
+    ///   - name: a resource declared with ``resource(_:idStyle:objects:)`` (a precondition).
+    public func setPatchFormats(_ formats: [PatchFormat], advertising: Bool = true, for name: String) {
+        precondition(!formats.isEmpty, "a resource takes at least one PATCH format")
+        let key = StubResource.key(for: name)
+        state.withLock { state in
+            precondition(state.resources[key] != nil, "no resource \(name) on this stub server")
+            state.resources[key]?.patchFormats = formats
+            state.resources[key]?.advertisesPatchFormats = advertising
+        }
+    }
+
     /// The ETag the resource `name` gives the object `id` now (what a single-object answer
     /// carries in `ETag`), or nil when there is no such resource or object.
     public func etag(of id: String, in name: String) -> String? {

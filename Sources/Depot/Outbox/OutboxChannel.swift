@@ -53,11 +53,40 @@ struct OutboxChannel: Sendable {
         _ operation: OutboxOperation, entityID: String, payload: JSON?, idempotencyKey: String, etag: String?,
         base: JSONObject?, timeout: Duration? = nil
     ) async throws -> Outcome {
+        guard operation == .patch else {
+            return try await send(
+                operation, entityID: entityID, payload: payload, idempotencyKey: idempotencyKey, etag: etag,
+                base: base, timeout: timeout, format: nil)
+        }
+        let configured = configuration.patchFormat
+        let memory = PatchFormatMemory.key(store, configured: configured)
+        let format = PatchFormatMemory.format(for: memory, configured: configured)
+        let outcome = try await send(
+            operation, entityID: entityID, payload: payload, idempotencyKey: idempotencyKey, etag: etag, base: base,
+            timeout: timeout, format: format)
+        // A 415: the server did not act, so the same write goes again in the format it reads.
+        guard case .reject(let error) = outcome, let next = PatchFormat.negotiated(after: error, sentAs: format) else {
+            return outcome
+        }
+        PatchFormatMemory.remember(next, for: memory, after: format)
+        return try await send(
+            operation, entityID: entityID, payload: payload, idempotencyKey: idempotencyKey, etag: etag, base: base,
+            timeout: timeout, format: next)
+    }
+
+    private func send(
+        _ operation: OutboxOperation, entityID: String, payload: JSON?, idempotencyKey: String, etag: String?,
+        base: JSONObject?, timeout: Duration?, format: PatchFormat?
+    ) async throws -> Outcome {
         var extra = ["Idempotency-Key": idempotencyKey]
         if operation != .create, configuration.conditionalWrites, let etag, ETag.isStrong(etag) {
             extra["If-Match"] = etag
         }
-        if operation == .patch { extra["Content-Type"] = "application/merge-patch+json" }
+        var body = payload
+        if operation == .patch, let format {
+            extra["Content-Type"] = format.mediaType
+            body = payload.map { format.body(for: $0, base: base.map(JSON.object)) }
+        }
         let route: Route
         switch operation {
         case .create: route = routes[.create]!
@@ -69,7 +98,7 @@ struct OutboxChannel: Sendable {
         do {
             request = try makeRequest(
                 route.method, try route.checkedPath(id: operation == .create && route.method != .put ? nil : entityID),
-                headers: headers(adding: extra), body: operation == .delete ? nil : payload)
+                headers: headers(adding: extra), body: operation == .delete ? nil : body)
         } catch {
             return .reject(error as? DepotError ?? DepotError(.encoding, "\(error)", underlying: error))
         }

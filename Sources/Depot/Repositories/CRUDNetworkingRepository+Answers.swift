@@ -163,12 +163,33 @@ extension CRUDNetworkingRepository {
         id: String, patch: JSON, base: JSON?, sent: Entity?, ifMatch: String?, keepJSON: Bool = false,
         idempotencyKey: String? = nil
     ) -> Promise<RemoteAnswer<Entity>?> {
+        let configured = configuration.patchFormat
+        let memory = PatchFormatMemory.key(store, configured: configured)
+        let format = PatchFormatMemory.format(for: memory, configured: configured)
+        let key = idempotencyKey ?? UUID().uuidString
+        let first = patchAnswer(
+            id: id, patch: patch, base: base, sent: sent, ifMatch: ifMatch, keepJSON: keepJSON, idempotencyKey: key,
+            format: format)
+        return first.recover { error in
+            // A 415: the server did not act, so the same write goes again in the format it reads.
+            guard let depotError = error as? DepotError,
+                let next = PatchFormat.negotiated(after: depotError, sentAs: format)
+            else { throw error }
+            PatchFormatMemory.remember(next, for: memory, after: format)
+            return patchAnswer(
+                id: id, patch: patch, base: base, sent: sent, ifMatch: ifMatch, keepJSON: keepJSON,
+                idempotencyKey: key, format: next)
+        }
+    }
+
+    private func patchAnswer(
+        id: String, patch: JSON, base: JSON?, sent: Entity?, ifMatch: String?, keepJSON: Bool,
+        idempotencyKey: String, format: PatchFormat
+    ) -> Promise<RemoteAnswer<Entity>?> {
         let keep = keepsJSON(keepJSON)
-        var headers = [
-            "Content-Type": "application/merge-patch+json", "Idempotency-Key": idempotencyKey ?? UUID().uuidString,
-        ]
+        var headers = ["Content-Type": format.mediaType, "Idempotency-Key": idempotencyKey]
         if let ifMatch { headers["If-Match"] = ifMatch }
-        return send(.patch, id: id, headers: headers, body: patch) { response in
+        return send(.patch, id: id, headers: headers, body: format.body(for: patch, base: base)) { response in
             guard response.body.isEmpty else { return try remembering(decodeAnswer(response, keepJSON: keep)) }
             let etag = response.header("etag")
             if let sent {

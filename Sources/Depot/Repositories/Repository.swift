@@ -106,6 +106,10 @@ public struct RepositoryConfiguration: Sendable {
     public var createMethod: NetworkRequest.Method {
         didSet { precondition(createMethod == .post || createMethod == .put, "createMethod is .post or .put") }
     }
+    /// How a PATCH body goes out: `.mergePatch` (RFC 7396, the default), `.json` (the partial
+    /// object as `application/json`) or `.jsonPatch` (RFC 6902). A 415 answer is negotiated
+    /// (see ``PatchFormat``).
+    public var patchFormat: PatchFormat
 
     /// Makes a configuration.
     public init(
@@ -116,7 +120,8 @@ public struct RepositoryConfiguration: Sendable {
         headers: [String: String] = [:],
         conditionalWrites: Bool = true,
         itemTrailingSlash: Bool = false,
-        createMethod: NetworkRequest.Method = .post
+        createMethod: NetworkRequest.Method = .post,
+        patchFormat: PatchFormat = .mergePatch
     ) {
         precondition(createMethod == .post || createMethod == .put, "createMethod is .post or .put")
         self.envelope = envelope
@@ -127,6 +132,7 @@ public struct RepositoryConfiguration: Sendable {
         self.conditionalWrites = conditionalWrites
         self.itemTrailingSlash = itemTrailingSlash
         self.createMethod = createMethod
+        self.patchFormat = patchFormat
     }
 }
 

@@ -33,6 +33,10 @@ public protocol Networking: Sendable {
     func send(
         _ request: NetworkRequest, completion: @escaping @Sendable (Result<NetworkResponse, any Error>) -> Void
     ) -> any NetworkCall
+
+    /// The URL request paths are relative to, when the transport has one: what Depot remembers
+    /// per-server choices under (the PATCH format a server accepts). Nil by default.
+    var baseURL: URL? { get }
 }
 
 /// A request under way, started by ``Networking/send(_:completion:)``.
@@ -43,6 +47,9 @@ public protocol NetworkCall: Sendable {
 }
 
 extension Networking {
+    /// No base URL: per-server choices are remembered per transport type only.
+    public var baseURL: URL? { nil }
+
     /// Runs ``send(_:)`` in a new task and calls `completion` with its outcome; cancelling the
     /// call cancels the task (a `CancellationError` reaches `completion` as `DepotError`
     /// `.cancelled`).

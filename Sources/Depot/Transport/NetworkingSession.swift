@@ -30,6 +30,8 @@ import HTTPTypes
 public final class NetworkingSession: Networking {
     /// The base URL every request path is relative to.
     public let url: URL
+    /// ``url``.
+    public var baseURL: URL? { url }
     /// The shared pipeline: headers, interceptors, retries, logging.
     public let pipeline: RequestPipeline
     private let session: URLSession
