@@ -41,6 +41,8 @@
         static func clientConfiguration(insecure: Bool) -> HTTPClient.Configuration {
             var configuration = HTTPClient.Configuration()
             configuration.connectionPool.retryConnectionEstablishment = false
+            // Depot's pipeline follows redirects, alike on both transports.
+            configuration.redirectConfiguration = .disallow
             if insecure {
                 configuration.tlsConfiguration = .clientDefault
                 configuration.tlsConfiguration?.certificateVerification = .none
@@ -102,7 +104,7 @@
                 ownsClient = false
             }
             let (client, limit) = (self.client, configuration.maximumResponseSize)
-            attempt = { request, url, summary, timeout, completion in
+            attempt = RequestPipeline.followingRedirects { request, url, summary, timeout, completion in
                 Self.start(
                     client: client, request: request, url: url, summary: summary, timeout: timeout, limit: limit,
                     completion: completion)

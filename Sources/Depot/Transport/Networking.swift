@@ -84,9 +84,14 @@ public func statusError(for response: NetworkResponse, request: DepotError.Reque
         case 409, 412: .conflict
         default: .status
         }
+    var message = "the server answered \(response.status)"
+    if (300..<400).contains(response.status), let location = response.header("location") {
+        message +=
+            ", redirecting to \(location); Depot follows redirects of GET and HEAD, and of other methods only a 307 or 308 to the same origin, never turning them into a GET (does the path need a trailing slash?)"
+    }
     return DepotError(
         code,
-        "the server answered \(response.status)",
+        message,
         request: request,
         status: response.status,
         responseHeaders: DepotError.Headers(response.headers),

@@ -87,6 +87,15 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         if !allowed { dataTask.cancel() }
     }
 
+    /// Never follows a redirect: the task ends with the 3xx answer, and the pipeline decides
+    /// (``RequestPipeline/followingRedirects(_:)``), as it does for every transport.
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
+    }
+
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let cancel = exchanges.withLock { exchanges -> Bool in
             let identifier = dataTask.taskIdentifier

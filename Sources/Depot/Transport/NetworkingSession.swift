@@ -72,7 +72,7 @@ public final class NetworkingSession: Networking {
         let session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: nil)
         let limit = pipeline.configuration.maximumResponseSize
         self.session = session
-        attempt = { request, url, summary, timeout, completion in
+        attempt = RequestPipeline.followingRedirects { request, url, summary, timeout, completion in
             Self.start(
                 session: session, delegate: delegate, request: request, url: url, summary: summary,
                 timeout: timeout, limit: limit, completion: completion)
