@@ -115,6 +115,7 @@ struct StubResource: Sendable {
     // MARK: Single objects
 
     private mutating func create(_ request: RecordedRequest) -> Outcome {
+        if case .array(let elements)? = request.json { return bulkCreate(elements) }
         guard case .object(var object)? = request.json else {
             return Outcome(response: badRequest("expected a JSON object"))
         }
@@ -125,6 +126,34 @@ struct StubResource: Sendable {
         }
         let index = insert(object)
         return Outcome(response: answer(index, status: 201), written: [Self.idText(object["id"])])
+    }
+
+    /// A JSON array POSTed to the collection (Django REST Framework's `many=True`): every object
+    /// created, all or none, answered 201 with the created objects in order.
+    private mutating func bulkCreate(_ elements: [JSON]) -> Outcome {
+        var objects: [JSONObject] = []
+        var taken = Set<String>()
+        for element in elements {
+            guard case .object(let object) = element else {
+                return Outcome(response: badRequest("expected an array of JSON objects"))
+            }
+            if let given = Self.idText(object["id"]) {
+                guard position(of: given) == nil, taken.insert(given).inserted else {
+                    return Outcome(
+                        response: .json(["error": .string("an object with id \(given) exists")], status: 409))
+                }
+            }
+            objects.append(object)
+        }
+        var created: [JSON] = []
+        var written: [String?] = []
+        for var object in objects {
+            if object["id"] == nil || object["id"] == .null { object["id"] = makeID() }
+            let index = insert(object)
+            created.append(.object(self.objects[index]))
+            written.append(Self.idText(object["id"]))
+        }
+        return Outcome(response: .json(.array(created), status: 201), written: written)
     }
 
     private mutating func replace(_ request: RecordedRequest, id: String) -> Outcome {

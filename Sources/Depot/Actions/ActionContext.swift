@@ -82,6 +82,9 @@ struct MeteredNetworking: Networking {
     let base: any Networking
     let record: ActionRecord
 
+    /// The base session's.
+    var baseURL: URL? { base.baseURL }
+
     func send(_ request: NetworkRequest) async throws -> NetworkResponse {
         try await base.sendCounting(request) { requests, sent, received in
             if requests > 0 { record.record(.requests, requests) }

@@ -32,8 +32,9 @@ where Repository.Entity.ID: PathComponentConvertible {
     /// - Returns: the synchronization's report (a failed request is in its `errors`, not thrown).
     /// - Throws: `DepotError` `.storage` when the local store fails, `.cancelled` when cancelled.
     public func execute(context: ActionContext) async throws -> SynchronizationReport {
+        let store = context.counting(repository.store)
         let synchronizer = Synchronizer<Repository.Entity>(
-            store: context.counting(repository.store),
+            store: store,
             storage: repository.storage,
             collection: repository.collection,
             configuration: repository.synchronization,
@@ -41,7 +42,9 @@ where Repository.Entity.ID: PathComponentConvertible {
             deleteRoute: repository.route(for: .delete),
             listRoute: repository.route(for: .readAll),
             headers: repository.configuration.headers,
-            envelope: repository.configuration.collectionEnvelope
+            envelope: repository.configuration.collectionEnvelope,
+            createRoute: repository.route(for: .create),
+            channel: OutboxChannel(repository, store: store)
         )
         let counted = LockedValue(SynchronizationReport())
         let report = try await synchronizer.run { soFar in

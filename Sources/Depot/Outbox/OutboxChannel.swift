@@ -11,9 +11,10 @@ struct OutboxChannel: Sendable {
     /// A server object as the entity's id and its JSON as the store keeps it.
     let decode: @Sendable (JSON) throws -> (id: String, object: JSONObject)
 
-    init<Repository: CRUDNetworkingStorageRepository>(_ repository: Repository) {
+    /// The channel of `repository`, sending through `store` (the repository's own when nil).
+    init<Repository: CRUDNetworkingStorageRepository>(_ repository: Repository, store: (any Networking)? = nil) {
         collection = repository.collection
-        store = repository.store
+        self.store = store ?? repository.store
         configuration = repository.configuration
         routes = Dictionary(
             uniqueKeysWithValues: [RepositoryOperation.create, .read, .update, .patch, .delete].map {

@@ -18,7 +18,10 @@ import Foundation
 /// print(report.pushed, report.pulled, report.deleted, report.failed)
 /// ```
 ///
-/// - Push: every `.created` and `.updated` record goes, `batchSize` at a time, as a JSON array to
+/// - Push, as ``SynchronizationConfiguration/pushMode`` says (``PushMode/automatic`` by default:
+///   the batch route while the server has one, else entity by entity through the outbox's path,
+///   each write under its own `Idempotency-Key`). In a batch, every `.created` and `.updated`
+///   record goes, `batchSize` at a time, as a JSON array to
 ///   the ``RepositoryOperation/synchronize`` route (`POST /path/collection`). The reply is matched
 ///   to what was sent by identity (``SynchronizationConfiguration/identityKey``), never by
 ///   position: each match is stored `.synced` with the server's object as its snapshot, unless the
@@ -64,7 +67,9 @@ extension SynchronizableRepository {
             deleteRoute: route(for: .delete),
             listRoute: route(for: .readAll),
             headers: configuration.headers,
-            envelope: configuration.collectionEnvelope
+            envelope: configuration.collectionEnvelope,
+            createRoute: route(for: .create),
+            channel: OutboxChannel(self)
         )
         return Promise { try await synchronizer.run(progress: progress) }
     }

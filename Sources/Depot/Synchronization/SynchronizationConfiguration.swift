@@ -5,7 +5,7 @@
 /// SynchronizationConfiguration(batchSize: 100, pagination: .pageQuery(page: "_page", limit: "_limit", size: 500))
 /// ```
 public struct SynchronizationConfiguration: Sendable, Hashable {
-    /// The most entities sent in one `POST /path/collection`.
+    /// The most entities sent in one batch request.
     public var batchSize: Int
     /// How the server's list is read.
     public var pagination: Pagination
@@ -20,6 +20,13 @@ public struct SynchronizationConfiguration: Sendable, Hashable {
     public var query: [String: String]
     /// Whether local changes are sent before the pull (on by default).
     public var push: Bool
+    /// How local changes go: a batch route, an array to the collection, or entity by entity.
+    /// ``PushMode/automatic`` (the default) tries the batch route and falls back to entity by entity
+    /// when the server has none.
+    public var pushMode: PushMode
+    /// How many entities' writes go at once when pushing entity by entity (1 by default: in the
+    /// order they were made).
+    public var maximumConcurrency: Int
 
     /// Makes a configuration; a `batchSize` below 1 is taken as 1.
     public init(
@@ -28,7 +35,9 @@ public struct SynchronizationConfiguration: Sendable, Hashable {
         prune: Bool = false,
         identityKey: String = "id",
         query: [String: String] = [:],
-        push: Bool = true
+        push: Bool = true,
+        pushMode: PushMode = .automatic,
+        maximumConcurrency: Int = 1
     ) {
         self.batchSize = max(1, batchSize)
         self.pagination = pagination
@@ -36,5 +45,7 @@ public struct SynchronizationConfiguration: Sendable, Hashable {
         self.identityKey = identityKey
         self.query = query
         self.push = push
+        self.pushMode = pushMode
+        self.maximumConcurrency = max(1, maximumConcurrency)
     }
 }

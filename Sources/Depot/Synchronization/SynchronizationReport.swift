@@ -24,6 +24,9 @@ public struct SynchronizationReport: Sendable {
     /// What went wrong, in order: a batch's request, a reply missing or repeating an entity or
     /// naming an unknown one, a delete, a page. Each is a `DepotError` with the request and status.
     public var errors: [DepotError] = []
+    /// What the run decided on its own, for logs: e.g. that the server has no batch endpoint and
+    /// changes went entity by entity.
+    public var notes: [String] = []
 
     /// An empty report.
     public init() {}

@@ -9,62 +9,139 @@ extension Synchronizer {
         var snapshot: JSONObject
     }
 
-    /// Sends every `.created` and `.updated` record in batches, walking them by id so that
-    /// records which stay unsynced are not sent twice in one run.
-    func pushChanges(_ report: inout SynchronizationReport, progress: Progress?) async throws {
+    /// Sends local changes as ``SynchronizationConfiguration/pushMode`` says.
+    func push(_ report: inout SynchronizationReport, progress: Progress?) async throws {
+        switch configuration.pushMode {
+        case .each:
+            try await pushEach(&report, progress: progress)
+        case .batch(let route):
+            _ = try await pushChanges(&report, to: route, states: [.created, .updated], progress: progress)
+            try await pushDeletes(&report, progress: progress)
+        case .bulkCollection:
+            _ = try await pushChanges(&report, to: createRoute, states: [.created], progress: progress)
+            try await pushEach(&report, progress: progress)
+        case .automatic:
+            let key = BatchRouteMemory.key(store, batchRoute)
+            var missing = BatchRouteMemory.isMissing(key)
+            if !missing {
+                missing = try await pushChanges(
+                    &report, to: batchRoute, states: [.created, .updated], progress: progress, detectMissing: true)
+            }
+            guard missing else { return try await pushDeletes(&report, progress: progress) }
+            if !BatchRouteMemory.isMissing(key) {
+                BatchRouteMemory.markMissing(key)
+                report.notes.append(
+                    "no batch endpoint at \(batchRoute.method.rawValue) \(batchRoute.path): changes go entity by entity from now on"
+                )
+            }
+            try await pushEach(&report, progress: progress)
+        }
+    }
+
+    /// Sends every record whose state is one of `states` to `route` in batches, walking them by id
+    /// so that records which stay unsynced are not sent twice in one run. With `detectMissing`,
+    /// stops at a first batch answered as if the route did not exist (404, 405, 501, a redirect)
+    /// and returns true, counting nothing for it.
+    func pushChanges(
+        _ report: inout SynchronizationReport, to route: Route, states: Set<SyncState>, progress: Progress?,
+        detectMissing: Bool = false
+    ) async throws -> Bool {
         var after: String?
+        var first = detectMissing
         while true {
             try checkCancellation()
             let records = try await storage.fetch(
-                collection: collection, syncStates: [.created, .updated], after: after,
-                limit: configuration.batchSize
+                collection: collection, syncStates: states, after: after, limit: configuration.batchSize
             ).value
-            guard let last = records.last else { return }
+            guard let last = records.last else { return false }
             after = last.id
-            try await pushBatch(records, &report)
+            if try await pushBatch(records, to: route, &report, missingEnds: first) { return true }
+            first = false
             report.batches += 1
             progress?(report)
         }
     }
 
-    func pushBatch(_ all: [StoredRecord], _ report: inout SynchronizationReport) async throws {
+    /// Sends every pending outbox entry of the collection through the per-entity path.
+    func pushEach(_ report: inout SynchronizationReport, progress: Progress?) async throws {
+        let collection = self.collection
+        let query = OutboxQuery(collections: [collection], selection: .pending)
+        let deletes = Set(try await storage.outbox(query).value.filter { $0.operation == .delete }.map(\.sequence))
+        let engine = OutboxEngine(
+            storage: storage, channels: [collection: channel],
+            configuration: ForwarderConfiguration(maximumConcurrency: configuration.maximumConcurrency, jitter: 0))
+        let result = await engine.pass(everything: true) { !Task.isCancelled }
+        try checkCancellation()
+        let left = Set(try await storage.outbox(query).value.map(\.sequence))
+        let deleted = deletes.subtracting(left).count
+        report.deleted += deleted
+        report.pushed += max(result.report.delivered - deleted, 0)
+        report.failed += result.report.retrying + result.report.rejected.count
+        report.errors += result.report.errors
+        for entry in result.report.rejected {
+            report.errors.append(
+                DepotError(
+                    .status,
+                    "\(entry.operation.rawValue) of \(entry.entityID) refused: " + (entry.rejection?.message ?? ""),
+                    status: entry.rejection?.status, responseBody: entry.rejection?.body))
+        }
+        progress?(report)
+    }
+
+    /// Sends one batch; returns true (counting nothing) when `missingEnds` and the answer says
+    /// the route does not exist.
+    func pushBatch(
+        _ all: [StoredRecord], to route: Route, _ report: inout SynchronizationReport, missingEnds: Bool
+    ) async throws -> Bool {
         // The outbox entries these records stand for are claimed first; an entity held by another
         // sender, or behind a refused entry, waits.
         let (claim, held) = try await claim(all.map(\.id))
-        return try await claim.lease.releasing { try await pushBatch(all, claim: claim, held: held, &report) }
+        return try await claim.lease.releasing {
+            try await pushBatch(all, to: route, claim: claim, held: held, &report, missingEnds: missingEnds)
+        }
     }
 
     private func pushBatch(
-        _ all: [StoredRecord], claim: Claim, held: Set<String>, _ report: inout SynchronizationReport
-    ) async throws {
+        _ all: [StoredRecord], to route: Route, claim: Claim, held: Set<String>, _ report: inout SynchronizationReport,
+        missingEnds: Bool
+    ) async throws -> Bool {
         let records = all.filter { !held.contains($0.id) }
-        guard !records.isEmpty else { return }
+        guard !records.isEmpty else { return false }
         var headers = self.headers
         if let key = claim.idempotencyKey { headers["Idempotency-Key"] = key }
         let request: NetworkRequest
         do {
             request = try makeRequest(
-                batchRoute.method, batchRoute.resolvedPath(id: nil), headers: headers,
+                route.method, route.resolvedPath(id: nil), headers: headers,
                 body: .array(records.map { .object($0.object) }))
         } catch let error as DepotError {
             report.failed += records.count
             report.errors.append(error)
-            return
+            return false
         }
         let elements: [JSON]
         switch try await send(request).flatMap({ array(in: $0, of: request) }) {
         case .success(let answer): elements = answer
         case .failure(let error):
+            if missingEnds, BatchRouteMemory.saysMissing(error) {
+                // Never applied: the attempts counted on the entries are taken back.
+                try await storage.takeBackAttempts(claim.sequences.values.flatMap { $0 })
+                return true
+            }
             report.failed += records.count
             report.errors.append(error)
-            return
+            return false
         }
-        var (merges, errors) = match(elements, to: records, request: request)
+        var (merges, errors) =
+            configuration.pushMode == .bulkCollection
+            ? matchByPosition(elements, to: records, request: request) ?? match(elements, to: records, request: request)
+            : match(elements, to: records, request: request)
         let changedMeanwhile = try await merge(&merges, claim: claim)
         report.pushed += merges.count - changedMeanwhile
         report.conflicts += changedMeanwhile
         report.failed += records.count - merges.count
         report.errors += errors
+        return false
     }
 
     /// Pairs each reply object with the record whose id it echoes. Records with no reply object,
@@ -74,6 +151,37 @@ extension Synchronizer {
     static func canonicalID(_ id: String) -> String {
         guard id.utf8.count == 36, let uuid = UUID(uuidString: id) else { return id }
         return uuid.uuidString
+    }
+
+    /// Pairs reply objects with records by position, for a server that assigns its own ids: only
+    /// when the reply has one object per record and none of its ids names a record sent (else
+    /// nil, and identity decides).
+    func matchByPosition(_ elements: [JSON], to records: [StoredRecord], request: NetworkRequest)
+        -> ([Merge], [DepotError])?
+    {
+        let key = configuration.identityKey
+        let sent = Set(records.map { Self.canonicalID($0.id) })
+        guard elements.count == records.count,
+            elements.allSatisfy({ element in
+                guard let object = element.objectValue else { return false }
+                return Self.idText(object[key]).map { !sent.contains(Self.canonicalID($0)) } ?? true
+            })
+        else { return nil }
+        var merges: [Merge] = []
+        var errors: [DepotError] = []
+        for (record, element) in zip(records, elements) {
+            do {
+                let reply = element.objectValue ?? [:]
+                let (id, object) = try Self.decode(reply)
+                merges.append(Merge(sent: record, id: id, object: object, snapshot: reply))
+            } catch {
+                var error = error as? DepotError ?? DepotError(.decoding, "\(error)", underlying: error)
+                error.message = "bulk reply for \(record.id.debugDescription): " + error.message
+                error.request = error.request ?? summary(of: request)
+                errors.append(error)
+            }
+        }
+        return (merges, errors)
     }
 
     func match(_ elements: [JSON], to records: [StoredRecord], request: NetworkRequest) -> ([Merge], [DepotError]) {

@@ -11,6 +11,10 @@ struct Synchronizer<Entity: Identifiable & Sendable>: Sendable where Entity.ID: 
     let listRoute: Route
     let headers: [String: String]
     let envelope: String?
+    /// The collection's create route: where ``PushMode/bulkCollection`` posts its array.
+    let createRoute: Route
+    /// The repository as the outbox sees it: the per-entity path of ``PushMode/each``.
+    let channel: OutboxChannel
 
     typealias Progress = @Sendable (SynchronizationReport) -> Void
 
@@ -18,8 +22,7 @@ struct Synchronizer<Entity: Identifiable & Sendable>: Sendable where Entity.ID: 
         var report = SynchronizationReport()
         if configuration.push {
             try await adoptUnsynced()
-            try await pushChanges(&report, progress: progress)
-            try await pushDeletes(&report, progress: progress)
+            try await push(&report, progress: progress)
         }
         try await pull(&report, progress: progress)
         return report

@@ -1,0 +1,45 @@
+import Foundation
+
+/// How `synchronize()` sends local creates and updates.
+///
+/// ```swift
+/// SynchronizationConfiguration(pushMode: .each)                            // no batch endpoint
+/// SynchronizationConfiguration(pushMode: .batch(Route(.post, "messages/bulk")))
+/// ```
+public enum PushMode: Sendable, Hashable {
+    /// A JSON array of the changed entities to `route`, the reply matched by identity (see
+    /// ``SynchronizationConfiguration/identityKey``). Deletes go one by one.
+    case batch(Route)
+    /// New entities as one JSON array POSTed to the collection itself (Django REST Framework with
+    /// `many=True`, PostgREST); the reply is matched by identity when it echoes the ids sent, else
+    /// by position when it has one object per entity sent (servers that assign ids answer in
+    /// order). Updates and deletes go entity by entity, as with ``each``.
+    case bulkCollection
+    /// Every pending write through the outbox's per-entity path (create, update, patch, delete,
+    /// each under its own `Idempotency-Key`), ``SynchronizationConfiguration/maximumConcurrency``
+    /// entities at a time: exactly once per write with a server that honours keys.
+    case each
+    /// The repository's ``RepositoryOperation/synchronize`` route as a batch, tried once per
+    /// transport and base URL: a 404, 405 or 501, or a redirect, means the server has no batch
+    /// endpoint, and the push goes ``each`` from then on (the report's notes say so). The default.
+    case automatic
+}
+
+/// Batch routes found missing, per transport, base URL and route, for the life of the process.
+enum BatchRouteMemory {
+    private static let missing = LockedValue<Set<String>>([])
+
+    static func key(_ store: any Networking, _ route: Route) -> String {
+        "\(type(of: store)) \(store.baseURL?.absoluteString ?? "") \(route.method.rawValue) \(route.path)"
+    }
+
+    static func isMissing(_ key: String) -> Bool { missing.withLock { $0.contains(key) } }
+
+    static func markMissing(_ key: String) { missing.withLock { _ = $0.insert(key) } }
+
+    /// Whether `error` says the batch route does not exist (rather than that the batch failed).
+    static func saysMissing(_ error: DepotError) -> Bool {
+        guard let status = error.status else { return false }
+        return status == 404 || status == 405 || status == 501 || (300..<400).contains(status)
+    }
+}

@@ -1,0 +1,1 @@
+"""Django app behind Tests/Servers/drf/serve.py (Django REST Framework defaults)."""
