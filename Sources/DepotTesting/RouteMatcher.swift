@@ -1,3 +1,5 @@
+import Foundation
+
 /// A method and path pattern: `:name` matches one segment, `*` matches the rest.
 struct RoutePattern: Sendable {
     let method: String?
@@ -8,10 +10,11 @@ struct RoutePattern: Sendable {
         segments = pattern.split(separator: "/")
     }
 
-    /// The captured parameters, or nil when `path` does not match.
-    func match(method: String, path: String) -> [String: String]? {
+    /// The captured parameters (percent-decoded), or nil when `rawPath` (still percent-encoded,
+    /// so an encoded `/` stays inside its segment) does not match.
+    func match(method: String, rawPath: String) -> [String: String]? {
         if let expected = self.method, expected != method { return nil }
-        let parts = path.split(separator: "/")
+        let parts = rawPath.split(separator: "/").map { Substring($0.removingPercentEncoding ?? String($0)) }
         var parameters: [String: String] = [:]
         for (index, segment) in segments.enumerated() {
             if segment == "*" { return parameters }

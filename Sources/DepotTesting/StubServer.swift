@@ -234,7 +234,7 @@ public final class StubServer: Sendable {
                 }
             }
             for route in state.routes {
-                if let parameters = route.pattern.match(method: request.method, path: request.path) {
+                if let parameters = route.pattern.match(method: request.method, rawPath: request.rawPath) {
                     return .handler(route.handler, parameters, delay: delay, thenDrop: thenDrop)
                 }
             }

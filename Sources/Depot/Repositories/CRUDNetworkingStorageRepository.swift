@@ -19,7 +19,8 @@ import Foundation
 public protocol CRUDNetworkingStorageRepository: NetworkingRepository {
     /// The local store.
     var storage: Storage { get }
-    /// The collection's name in the store; `path` by default.
+    /// The collection's name in the store; `path` by default, with its ``NetworkingRepository/pathParameters``
+    /// bound (so each household's people are a collection of their own).
     var collection: String { get }
     /// The rule per operation; ``Strategy/remoteFirst`` by default.
     var strategy: Strategy { get }
@@ -29,8 +30,8 @@ public protocol CRUDNetworkingStorageRepository: NetworkingRepository {
 }
 
 extension CRUDNetworkingStorageRepository {
-    /// `path`.
-    public var collection: String { path }
+    /// `path`, with its ``NetworkingRepository/pathParameters`` bound.
+    public var collection: String { Route.binding(path, pathParameters) }
     /// ``Strategy/remoteFirst``.
     public var strategy: Strategy { .remoteFirst }
     /// ``ConflictPolicy/serverWins``: a write the server refuses as stale gives way to the server's

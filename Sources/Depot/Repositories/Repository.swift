@@ -67,7 +67,28 @@ public struct Route: Sendable, Hashable {
         if let id, id.isEmpty {
             throw DepotError(.invalidRequest, "an empty id would address the whole collection \(path)")
         }
+        if let unbound = path.split(separator: "/").first(where: { $0.hasPrefix(":") && $0 != ":id" }) {
+            throw DepotError(
+                .invalidRequest,
+                "the path \(path) needs a value for \(unbound): give it in the repository's pathParameters")
+        }
         return resolvedPath(id: id)
+    }
+
+    /// `path` with each `:name` segment (other than `:id`) replaced by `parameters[name]`,
+    /// percent-encoded as one path component; a name without a value, or with an empty one, stays
+    /// as it is (``checkedPath(id:)`` refuses it before anything is sent).
+    static func binding(_ path: String, _ parameters: [String: String]) -> String {
+        guard !parameters.isEmpty, path.contains(":") else { return path }
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false).map { segment -> String in
+            guard segment.hasPrefix(":"), segment != ":id", let value = parameters[String(segment.dropFirst())],
+                !value.isEmpty
+            else { return String(segment) }
+            let encoded = encodePathComponent(value)
+            // A value that starts with ":" must not read as a name still to bind.
+            return encoded.hasPrefix(":") ? "%3A" + encoded.dropFirst() : encoded
+        }
+        return segments.joined(separator: "/")
     }
 }
 
@@ -140,8 +161,14 @@ public struct RepositoryConfiguration: Sendable {
 public protocol NetworkingRepository: Repository {
     /// The transport: ``NetworkingSession`` or any ``Networking``.
     var store: Networking { get }
-    /// The collection's path below the store's base URL, e.g. `"messages"`.
+    /// The collection's path below the store's base URL, e.g. `"messages"`. It may hold named
+    /// parameters, `"households/:household/people"`, bound from ``pathParameters``.
     var path: String { get }
+    /// Values for the `:name` segments of ``path`` (and of route overrides), each percent-encoded
+    /// as one path component: `["household": "Ann Lee"]` makes `households/Ann%20Lee/people`. A
+    /// segment left without a value makes every request fail with `.invalidRequest` before it is
+    /// sent. Default: none.
+    var pathParameters: [String: String] { get }
     /// Envelopes, nil encoding, route overrides. Default: none of them.
     var configuration: RepositoryConfiguration { get }
     /// The server's last answer per entity id, refreshed by every answer and read by conditional
@@ -157,6 +184,9 @@ extension NetworkingRepository {
     /// None: answers are not remembered.
     public var snapshotCache: SnapshotCache? { nil }
 
+    /// None: the path has no named parameters.
+    public var pathParameters: [String: String] { [:] }
+
     /// The route for `operation`: the override if there is one, else the derived one.
     ///
     /// A `path` written with a trailing slash (`"messages/"`) keeps it on the collection routes
@@ -168,7 +198,12 @@ extension NetworkingRepository {
 
     /// ``route(for:)`` with the configuration already read (it may be computed on each access).
     func route(for operation: RepositoryOperation, configuration: RepositoryConfiguration) -> Route {
-        if !configuration.routes.isEmpty, let route = configuration.routes[operation] { return route }
+        let parameters = pathParameters
+        if !configuration.routes.isEmpty, var route = configuration.routes[operation] {
+            route.path = Route.binding(route.path, parameters)
+            return route
+        }
+        let path = Route.binding(self.path, parameters)
         let collection = path.hasSuffix("/") ? String(path.dropLast()) : path
         let item = collection + (configuration.itemTrailingSlash ? "/:id/" : "/:id")
         switch operation {
