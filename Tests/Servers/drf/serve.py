@@ -17,6 +17,7 @@ import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.dont_write_bytecode = True  # keep __pycache__ out of the source tree
 
 _tmpdir = tempfile.mkdtemp(prefix="depot-drf-")
 _exit_lock = threading.Lock()
@@ -115,7 +116,16 @@ try:
 
     call_command("migrate", run_syncdb=True, verbosity=0, interactive=False)
 
-    httpd = ThreadedWSGIServer(("127.0.0.1", 0), WSGIRequestHandler)
+    class RequestHandler(WSGIRequestHandler):
+        # wsgiref fills CONTENT_TYPE with "text/plain" when the request has no
+        # Content-Type header; keep the raw header aside for the request log.
+        # (Django and DRF still see the usual environ.)
+        def get_environ(self):
+            env = super().get_environ()
+            env["depot.raw_content_type"] = self.headers.get("Content-Type")
+            return env
+
+    httpd = ThreadedWSGIServer(("127.0.0.1", 0), RequestHandler)
     httpd.set_app(get_wsgi_application())
     sys.stdout.write("PORT %d\n" % httpd.server_address[1])
     sys.stdout.flush()

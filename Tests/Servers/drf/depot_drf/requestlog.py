@@ -30,7 +30,10 @@ class RequestLogMiddleware:
                 "path": request.path,
                 "query": request.META.get("QUERY_STRING", ""),
                 "status": response.status_code,
-                "content_type": request.META.get("CONTENT_TYPE") or None,
+                # The Content-Type header as sent (None when absent).
+                "content_type": request.META.get(
+                    "depot.raw_content_type", request.META.get("CONTENT_TYPE") or None
+                ),
                 "idempotency_key": request.headers.get("Idempotency-Key"),
             }
             with _lock:
