@@ -1,0 +1,30 @@
+import Foundation
+
+extension RepositoryConfiguration {
+    /// Django REST Framework's defaults (`ModelViewSet` on a `DefaultRouter`): lists in a
+    /// `results` envelope, item routes with a trailing slash, PATCH as `application/json`. Write the
+    /// repository's `path` with its trailing slash too (`"notes/"`).
+    public static var djangoREST: RepositoryConfiguration {
+        RepositoryConfiguration(collectionEnvelope: "results", itemTrailingSlash: true, patchFormat: .json)
+    }
+
+    /// json-server (and Express apps on its model): bare arrays and objects, no trailing slash,
+    /// PATCH as `application/json` (Express's `json()` parser reads nothing else).
+    public static var jsonServer: RepositoryConfiguration {
+        RepositoryConfiguration(patchFormat: .json)
+    }
+}
+
+extension SynchronizationConfiguration {
+    /// Django REST Framework's `PageNumberPagination` with `page_size_query_param = "page_size"`,
+    /// and no batch endpoint: changes go entity by entity.
+    public static var djangoREST: SynchronizationConfiguration {
+        SynchronizationConfiguration(
+            pagination: .pageQuery(page: "page", limit: "page_size", size: 100), pushMode: .each)
+    }
+
+    /// json-server's `_page`/`_limit` paging with `X-Total-Count`, and no batch endpoint.
+    public static var jsonServer: SynchronizationConfiguration {
+        SynchronizationConfiguration(pagination: .pageQuery(page: "_page", limit: "_limit", size: 100), pushMode: .each)
+    }
+}
