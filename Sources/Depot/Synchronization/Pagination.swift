@@ -17,6 +17,26 @@ public enum Pagination: Sendable, Hashable {
     /// `X-Total-Count` says. A page shorter than `size` is not the end (servers cap page sizes),
     /// so without `X-Total-Count` the pull reads one empty page more.
     case pageQuery(page: String, limit: String, size: Int)
+    /// `GET /path`, then the next page's URL the body names, until it is null or missing:
+    /// `.nextLink("next")` for Django REST Framework, a JSON pointer such as `"/links/next"` for
+    /// JSON:API or `"/_links/next/href"` for HAL. The items are read from the collection envelope
+    /// (``RepositoryConfiguration/collectionEnvelope``, e.g. `"results"`). Same-origin targets only.
+    case nextLink(String)
+    /// An opaque cursor: `GET /path`, then `?<parameter>=<cursor>` with the cursor the body holds at
+    /// `next` (a key or a JSON pointer), until it is null, empty or missing.
+    case cursor(parameter: String, next: String)
+    /// Stripe's style: `GET /path`, then `?<parameter>=<last id read>` while the body's `hasMore`
+    /// (a key or a JSON pointer) is `true`.
+    case startingAfter(parameter: String, hasMore: String)
+    /// `GET /path?<offset>=0&<limit>=<size>`, then the offset of the next entity not yet read
+    /// (Django REST Framework's `LimitOffsetPagination`, FastAPI apps), until an empty page or a
+    /// known total (`X-Total-Count`, or `count` in the body) has been read; never on a short page.
+    case offset(offset: String, limit: String, size: Int)
+    /// Recognises what the server does, page by page: a `Link` header's next page, a next link in
+    /// the body (`next`, `/links/next`, `/_links/next/href`), and the items in a bare array or an
+    /// envelope (the configured one, else `results`, `data`, `items` or HAL's `_embedded`).
+    /// Without a next link the list ends with the page read.
+    case automatic
 }
 
 /// A transport that knows the base URL its request paths are relative to, so that an absolute URL

@@ -22,6 +22,7 @@ extension Synchronizer {
             visited.insert(summary(of: request).url)
             let response: NetworkResponse
             let elements: [JSON]
+            let document: JSON
             switch try await send(request) {
             case .failure(let error) where Self.endsList(error, pageNumber: pageNumber, configuration.pagination):
                 break pages
@@ -31,12 +32,12 @@ extension Synchronizer {
             case .success(let answer):
                 response = answer
             }
-            switch array(in: response, of: request) {
+            switch page(in: response, of: request) {
             case .failure(let error):
                 report.errors.append(error)
                 return
             case .success(let answer):
-                elements = answer
+                (elements, document) = answer
             }
             let firstID = elements.first.flatMap { Self.idText($0["id"]) }
             if pageNumber > 1, firstID != nil, firstID == previousFirstID {
@@ -65,8 +66,38 @@ extension Synchronizer {
                 pageNumber += 1
                 request = try firstRequest(baseQuery, pageNumber)
                 continue
-            case .linkHeader:
-                guard let target = LinkHeader.next(in: response.headerValues("link")) else { break }
+            case .offset:
+                guard !elements.isEmpty else { break }
+                if let total = Self.totalCount(response) ?? Self.count(in: document), read >= total { break }
+                pageNumber += 1
+                request = try firstRequest(baseQuery, pageNumber, offset: read)
+                continue
+            case .cursor(let parameter, let next):
+                guard let cursor = Self.text(at: next, in: document), !cursor.isEmpty else { break pages }
+                var query = baseQuery.filter { $0.name != parameter }
+                query.append(URLQueryItem(name: parameter, value: cursor))
+                request = try makeRequest(
+                    listRoute.method, listRoute.resolvedPath(id: nil), query: query, headers: headers)
+            case .startingAfter(let parameter, let hasMore):
+                guard Self.value(at: hasMore, in: document) == .bool(true),
+                    let last = elements.last.flatMap({ Self.idText($0[configuration.identityKey]) })
+                else { break pages }
+                var query = baseQuery.filter { $0.name != parameter }
+                query.append(URLQueryItem(name: parameter, value: last))
+                request = try makeRequest(
+                    listRoute.method, listRoute.resolvedPath(id: nil), query: query, headers: headers)
+            case .linkHeader, .nextLink, .automatic:
+                let target: String? =
+                    switch configuration.pagination {
+                    case .nextLink(let pointer): Self.text(at: pointer, in: document)
+                    case .automatic:
+                        LinkHeader.next(in: response.headerValues("link"))
+                            ?? ["next", "/links/next", "/_links/next/href"].lazy.compactMap {
+                                Self.text(at: $0, in: document)
+                            }.first
+                    default: LinkHeader.next(in: response.headerValues("link"))
+                    }
+                guard let target, !target.isEmpty else { break pages }
                 do {
                     request = try LinkHeader.request(
                         for: target, after: request, base: (store as? any BaseURLNetworking)?.url)
@@ -75,17 +106,20 @@ extension Synchronizer {
                     report.errors.append(error)
                     return
                 }
-                pageNumber += 1
-                guard !visited.contains(summary(of: request).url) else {
-                    report.errors.append(
-                        DepotError(
-                            .decoding, "the next-page link \(target.debugDescription) was already read",
-                            request: summary(of: request), status: response.status))
-                    return
-                }
-                continue
             }
-            break
+            if case .none = configuration.pagination { break }
+            if case .pageQuery = configuration.pagination { break }
+            if case .offset = configuration.pagination { break }
+            // A link, cursor or id: a page already read means the server goes round in circles.
+            pageNumber += 1
+            guard !visited.contains(summary(of: request).url) else {
+                report.errors.append(
+                    DepotError(
+                        .decoding, "the next page \(summary(of: request).url) was already read",
+                        request: summary(of: request), status: response.status))
+                return
+            }
+            continue
         }
         report.pullCompleted = true
         if configuration.prune {
@@ -109,15 +143,96 @@ extension Synchronizer {
         return Int(text) ?? Int.max
     }
 
-    func firstRequest(_ baseQuery: [URLQueryItem], _ pageNumber: Int) throws -> NetworkRequest {
+    func firstRequest(_ baseQuery: [URLQueryItem], _ pageNumber: Int, offset: Int = 0) throws -> NetworkRequest {
         var query = baseQuery
-        if case .pageQuery(let page, let limit, let size) = configuration.pagination {
+        switch configuration.pagination {
+        case .pageQuery(let page, let limit, let size):
             query.removeAll { $0.name == page || $0.name == limit }
             query += [
                 URLQueryItem(name: page, value: String(pageNumber)), URLQueryItem(name: limit, value: String(size)),
             ]
+        case .offset(let offsetName, let limit, let size):
+            query.removeAll { $0.name == offsetName || $0.name == limit }
+            query += [
+                URLQueryItem(name: offsetName, value: String(offset)), URLQueryItem(name: limit, value: String(size)),
+            ]
+        default:
+            break
         }
         return try makeRequest(listRoute.method, listRoute.resolvedPath(id: nil), query: query, headers: headers)
+    }
+
+    /// One page's items and its whole document: the items from the collection envelope, or, with
+    /// ``Pagination/automatic`` and no envelope configured, from a bare array or the first of
+    /// `results`, `data`, `items` or HAL's `_embedded` that holds an array.
+    func page(in response: NetworkResponse, of request: NetworkRequest) -> Result<([JSON], JSON), DepotError> {
+        switch configuration.pagination {
+        case .none, .pageQuery, .linkHeader:
+            // Nothing to read beside the items: the document is not kept.
+            return array(in: response, of: request).map { ($0, .null) }
+        case .automatic where envelope == nil:
+            break
+        case .nextLink, .cursor, .startingAfter, .offset, .automatic:
+            let document: JSON
+            do {
+                document = try JSON(parsing: response.body)
+            } catch {
+                return array(in: response, of: request).map { ($0, .null) }
+            }
+            return array(in: response, of: request, parsed: document).map { ($0, document) }
+        }
+        let document: JSON
+        do {
+            document = try JSON(parsing: response.body)
+        } catch {
+            return array(in: response, of: request).map { ($0, .null) }
+        }
+        if let elements = document.arrayValue { return .success((elements, document)) }
+        for key in ["results", "data", "items"] {
+            if let elements = document[key]?.arrayValue { return .success((elements, document)) }
+        }
+        if let embedded = document["_embedded"]?.objectValue,
+            let elements = embedded.keys.sorted().lazy.compactMap({ embedded[$0]?.arrayValue }).first
+        {
+            return .success((elements, document))
+        }
+        return .failure(
+            DepotError(
+                .decoding, "expected a JSON array, or an object holding one (results, data, items, _embedded)",
+                request: summary(of: request), status: response.status,
+                responseBody: response.body.isEmpty ? nil : response.body))
+    }
+
+    /// The value at `location` in `document`: a JSON pointer (`/links/next`, RFC 6901) or a
+    /// top-level key.
+    static func value(at location: String, in document: JSON) -> JSON? {
+        guard location.hasPrefix("/") else { return document[location] }
+        var current: JSON? = document
+        for token in location.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
+            let key = token.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
+            switch current {
+            case .object(let object)?: current = object[key]
+            case .array(let array)?: current = Int(key).flatMap { array.indices.contains($0) ? array[$0] : nil }
+            default: return nil
+            }
+        }
+        return current
+    }
+
+    /// The text (or integer, as text) at `location`; nil when missing or null.
+    static func text(at location: String, in document: JSON) -> String? {
+        switch value(at: location, in: document) {
+        case .string(let text)?: text
+        case .integer(let number)?: String(number)
+        default: nil
+        }
+    }
+
+    /// The list's length the body gives as `count` (Django REST Framework), when a non-negative
+    /// integer.
+    static func count(in document: JSON) -> Int? {
+        guard case .integer(let count)? = document["count"], count >= 0 else { return nil }
+        return Int(exactly: count)
     }
 
     /// Stores one page in one transaction: a missing or synced record takes the server's object

@@ -43,9 +43,11 @@ struct Synchronizer<Entity: Identifiable & Sendable>: Sendable where Entity.ID: 
     }
 
     /// The answer's body as JSON, unwrapped from the collection envelope, which must be an array.
-    func array(in response: NetworkResponse, of request: NetworkRequest) -> Result<[JSON], DepotError> {
+    func array(in response: NetworkResponse, of request: NetworkRequest, parsed: JSON? = nil)
+        -> Result<[JSON], DepotError>
+    {
         do {
-            let json = try JSONMapping.unwrap(try JSON(parsing: response.body), envelope: envelope)
+            let json = try JSONMapping.unwrap(try parsed ?? JSON(parsing: response.body), envelope: envelope)
             guard let elements = json.arrayValue else {
                 throw DepotError(.decoding, "expected a JSON array, found \(json.kindName)")
             }

@@ -162,4 +162,31 @@ private func withDRF(_ body: (RealServer, DRFNotes) async throws -> Void) async 
             #expect(!log.contains { $0["path"] == "/notes/collection" })
         }
     }
+
+    @Test(
+        "DRF's three paginations read to the end, asking more than the server gives: requests per style",
+        arguments: [
+            ("notes/", Pagination.automatic, 3),
+            ("notes/", Pagination.nextLink("next"), 3),
+            ("limit-notes/", Pagination.offset(offset: "offset", limit: "limit", size: 100), 3),
+            ("cursor-notes/", Pagination.nextLink("next"), 3),
+            ("cursor-notes/", Pagination.automatic, 3),
+            // Page numbers end on DRF's 404 past the last page: one request more.
+            ("notes/", Pagination.pageQuery(page: "page", limit: "page_size", size: 100), 4),
+        ])
+    func paginations(path: String, pagination: Pagination, requests: Int) async throws {
+        try await withDRF { server, notes in
+            try await server.control(.post, "__seed/", ["count": 75])
+            var repository = notes
+            repository.path = path
+            repository.pagination = pagination
+            let report = try await repository.synchronize().value
+            #expect(report.errors.isEmpty)
+            #expect(report.pulled == 75 && report.pullCompleted)
+            let stored = try await notes.storage.fetch(collection: path, matching: Criteria()).value
+            #expect(stored.count == 75)
+            let gets = try await server.requests("__requests/").filter { $0["method"] == "GET" }
+            #expect(gets.count == requests)
+        }
+    }
 }

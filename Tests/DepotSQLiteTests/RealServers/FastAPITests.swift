@@ -1,4 +1,5 @@
 import Depot
+import DepotSQLite
 import DepotTesting
 import Foundation
 import Testing
@@ -11,7 +12,32 @@ struct FastAPINotes: PatchableRepository {
     let snapshots = SnapshotCache()
 }
 
+/// FastAPI's notes kept in SQLite, pulled by offset and limit.
+struct FastAPIStoredNotes: CRUDNetworkingStorageRepository, SynchronizableRepository {
+    typealias Entity = ServerNote
+    let store: Networking
+    let storage: Storage
+    let path = "notes"
+    var synchronization: SynchronizationConfiguration {
+        SynchronizationConfiguration(pagination: .offset(offset: "offset", limit: "limit", size: 100), prune: true)
+    }
+}
+
 @Suite(.enabled(if: RealServer.enabled), .serialized) struct FastAPITests {
+    @Test("a full offset/limit pull of 75 from pages capped at 25, ended by X-Total-Count")
+    func offsetPull() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        try await RealServer.with(.fastAPI) { server in
+            try await server.control(.post, "__seed", ["count": 75])
+            let notes = FastAPIStoredNotes(
+                store: NetworkingSession(url: server.url), storage: try SQLiteStorage(path: directory.path("f.sqlite")))
+            let report = try await notes.synchronize().value
+            #expect(report.errors.isEmpty && report.pulled == 75 && report.pullCompleted)
+            #expect(try await server.requests("__requests").filter { $0["method"] == "GET" }.count == 3)
+        }
+    }
+
     @Test("CRUD and PATCH against FastAPI: merge patch read as JSON, 404 on a missing id")
     func crud() async throws {
         try await RealServer.with(.fastAPI) { server in
