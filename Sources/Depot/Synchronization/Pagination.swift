@@ -37,6 +37,9 @@ public enum Pagination: Sendable, Hashable {
     /// envelope (the configured one, else `results`, `data`, `items` or HAL's `_embedded`).
     /// Without a next link the list ends with the page read.
     case automatic
+
+    /// ``automatic``: for `readAll(query:pages: .all)`.
+    public static var all: Pagination { .automatic }
 }
 
 /// A transport that knows the base URL its request paths are relative to, so that an absolute URL

@@ -10,10 +10,33 @@ extension Synchronizer {
     /// Reads the server's list page by page, merging each page in one transaction and holding no
     /// more than one page (plus, with `prune`, the set of ids seen). Prunes after a complete pull.
     func pull(_ report: inout SynchronizationReport, progress: Progress?) async throws {
+        var seen: Set<String> = []
+        var errors: [DepotError] = []
+        let complete = try await walk(&errors) { request, elements in
+            let outcome = try await merge(page: elements, request: request, seen: &seen, report: &report)
+            report.pulled += outcome.pulled
+            report.conflicts += outcome.conflicts
+            report.pages += 1
+            progress?(report)
+        }
+        report.errors += errors
+        guard complete else { return }
+        report.pullCompleted = true
+        if configuration.prune {
+            try await prune(keeping: seen, &report)
+            progress?(report)
+        }
+    }
+
+    /// Reads the server's list page by page as ``SynchronizationConfiguration/pagination`` says,
+    /// handing each page's elements to `onPage` (one page held at a time). Returns true when it
+    /// read to the real end of the list; false after a failure, which is in `errors`.
+    func walk(
+        _ errors: inout [DepotError], onPage: (NetworkRequest, [JSON]) async throws -> Void
+    ) async throws -> Bool {
         let baseQuery = configuration.query.sortedQueryItems
         var pageNumber = 1
         var request = try firstRequest(baseQuery, pageNumber)
-        var seen: Set<String> = []
         var visited: Set<String> = []
         var previousFirstID: String?
         var read = 0
@@ -27,33 +50,29 @@ extension Synchronizer {
             case .failure(let error) where Self.endsList(error, pageNumber: pageNumber, configuration.pagination):
                 break pages
             case .failure(let error):
-                report.errors.append(error)
-                return
+                errors.append(error)
+                return false
             case .success(let answer):
                 response = answer
             }
             switch page(in: response, of: request) {
             case .failure(let error):
-                report.errors.append(error)
-                return
+                errors.append(error)
+                return false
             case .success(let answer):
                 (elements, document) = answer
             }
             let firstID = elements.first.flatMap { Self.idText($0["id"]) }
             if pageNumber > 1, firstID != nil, firstID == previousFirstID {
-                report.errors.append(
+                errors.append(
                     DepotError(
                         .decoding, "page \(pageNumber) repeats the previous page; the server ignores paging",
                         request: summary(of: request), status: response.status))
-                return
+                return false
             }
             previousFirstID = firstID
-            let outcome = try await merge(page: elements, request: request, seen: &seen, report: &report)
-            report.pulled += outcome.pulled
-            report.conflicts += outcome.conflicts
-            report.pages += 1
+            try await onPage(request, elements)
             read += elements.count
-            progress?(report)
 
             switch configuration.pagination {
             case .none:
@@ -103,8 +122,8 @@ extension Synchronizer {
                         for: target, after: request, base: (store as? any BaseURLNetworking)?.url)
                 } catch var error as DepotError {
                     error.status = response.status
-                    report.errors.append(error)
-                    return
+                    errors.append(error)
+                    return false
                 }
             }
             if case .none = configuration.pagination { break }
@@ -113,19 +132,15 @@ extension Synchronizer {
             // A link, cursor or id: a page already read means the server goes round in circles.
             pageNumber += 1
             guard !visited.contains(summary(of: request).url) else {
-                report.errors.append(
+                errors.append(
                     DepotError(
                         .decoding, "the next page \(summary(of: request).url) was already read",
                         request: summary(of: request), status: response.status))
-                return
+                return false
             }
             continue
         }
-        report.pullCompleted = true
-        if configuration.prune {
-            try await prune(keeping: seen, &report)
-            progress?(report)
-        }
+        return true
     }
 
     /// Whether `error` (to the request for page `pageNumber`) is how a page-numbered list ends:

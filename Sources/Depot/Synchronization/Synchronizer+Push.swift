@@ -64,6 +64,7 @@ extension Synchronizer {
 
     /// Sends every pending outbox entry of the collection through the per-entity path.
     func pushEach(_ report: inout SynchronizationReport, progress: Progress?) async throws {
+        guard let channel else { return }  // a page reader pushes nothing
         let collection = self.collection
         let query = OutboxQuery(collections: [collection], selection: .pending)
         let deletes = Set(try await storage.outbox(query).value.filter { $0.operation == .delete }.map(\.sequence))

@@ -13,8 +13,9 @@ struct Synchronizer<Entity: Identifiable & Sendable>: Sendable where Entity.ID: 
     let envelope: String?
     /// The collection's create route: where ``PushMode/bulkCollection`` posts its array.
     let createRoute: Route
-    /// The repository as the outbox sees it: the per-entity path of ``PushMode/each``.
-    let channel: OutboxChannel
+    /// The repository as the outbox sees it: the per-entity path of ``PushMode/each``; nil for a
+    /// synchronizer that only reads pages (``CRUDNetworkingRepository/pages(query:pagination:)``).
+    let channel: OutboxChannel?
 
     typealias Progress = @Sendable (SynchronizationReport) -> Void
 
