@@ -9,6 +9,15 @@ extension StubResource {
     /// A page never holds more than ``maximumPageSize`` objects, whatever `_limit` asks (as most
     /// real servers cap it), and ``hidesTotalCount`` leaves `X-Total-Count` out.
     func list(_ request: RecordedRequest) -> StubResponse {
+        if tracksChanges, let after = request.query["updated_after"] {
+            // Changes only: objects and tombstones stamped at or after `after` (inclusive).
+            guard let since = Int64(after) else { return badRequest("updated_after must be an integer") }
+            let changed = (objects + tombstones).filter {
+                guard case .integer(let stamp)? = $0["updated_at"] else { return false }
+                return stamp >= since
+            }
+            return .json(.array(changed.map(JSON.object)))
+        }
         let filters = request.queryItems.filter { !Self.isPagingItem($0) }
         let pageText = request.query["_page"]
         let limitText = request.query["_limit"]

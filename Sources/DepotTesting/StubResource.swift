@@ -26,6 +26,13 @@ struct StubResource: Sendable {
     var maximumPageSize: Int?
     /// Whether a page is answered without `X-Total-Count`.
     var hidesTotalCount = false
+    /// Whether writes stamp `updated_at` (a counter), deletes leave a tombstone, and
+    /// `?updated_after=` lists the objects and tombstones stamped at or after it.
+    var tracksChanges = false
+    /// The last `updated_at` given.
+    var changeClock: Int64 = 0
+    /// Deleted objects, `{"id": …, "deleted": true, "updated_at": …}`, while ``tracksChanges``.
+    var tombstones: [JSONObject] = []
     /// The PATCH formats taken; others answer 415.
     var patchFormats: [PatchFormat] = [.mergePatch]
     /// Whether a 415 names the formats taken in `Accept-Patch`.
@@ -331,6 +338,12 @@ struct StubResource: Sendable {
 
     /// Appends `object` (whose id is set) and returns its index.
     mutating func insert(_ object: JSONObject) -> Int {
+        var object = object
+        if tracksChanges {
+            changeClock += 1
+            object["updated_at"] = .integer(changeClock)
+            if let id = Self.idText(object["id"]) { tombstones.removeAll { Self.idText($0["id"]) == id } }
+        }
         objects.append(object)
         let index = objects.count - 1
         if let id = Self.idText(object["id"]) {
@@ -342,13 +355,28 @@ struct StubResource: Sendable {
 
     /// Replaces the object at `index`; its ETag changes when its content does.
     mutating func replace(at index: Int, with object: JSONObject) {
+        var object = object
+        if tracksChanges { object["updated_at"] = objects[index]["updated_at"] }
         guard objects[index] != object else { return }
+        if tracksChanges {
+            changeClock += 1
+            object["updated_at"] = .integer(changeClock)
+        }
         objects[index] = object
         if let id = Self.idText(object["id"]) { bumpVersion(of: id) }
     }
 
+    /// Sets the `updated_at` of the object at `index` (the ETag does not change).
+    mutating func stamp(at index: Int, _ stamp: Int64) {
+        objects[index]["updated_at"] = .integer(stamp)
+    }
+
     private mutating func remove(at index: Int) {
         let removed = objects.remove(at: index)
+        if tracksChanges {
+            changeClock += 1
+            tombstones.append(["id": removed["id"] ?? .null, "deleted": true, "updated_at": .integer(changeClock)])
+        }
         if let id = Self.idText(removed["id"]) { bumpVersion(of: id) }
         reindex()
     }

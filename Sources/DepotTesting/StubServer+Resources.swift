@@ -33,6 +33,28 @@ extension StubServer {
         }
     }
 
+    /// Makes the resource `name` track changes, as servers built for incremental sync do: every
+    /// write stamps the object's `updated_at` with a counter, a delete leaves a tombstone
+    /// `{"id": …, "deleted": true, "updated_at": …}`, and `GET /<name>?updated_after=N` answers
+    /// the objects and tombstones stamped at N or later (inclusive), unpaged.
+    ///
+    /// - Parameter name: a resource declared with ``resource(_:idStyle:objects:)`` (a precondition).
+    public func trackChanges(for name: String) {
+        let key = StubResource.key(for: name)
+        state.withLock { state in
+            precondition(state.resources[key] != nil, "no resource \(name) on this stub server")
+            state.resources[key]?.tracksChanges = true
+            // Objects already there get their first stamps.
+            if var resource = state.resources[key] {
+                for index in resource.objects.indices {
+                    resource.changeClock += 1
+                    resource.stamp(at: index, resource.changeClock)
+                }
+                state.resources[key] = resource
+            }
+        }
+    }
+
     /// Makes the resource `name` take PATCH bodies only in `formats` (in this order of
     /// preference); any other `Content-Type` answers 415, naming the formats in `Accept-Patch`
     /// when `advertising` (as servers that speak RFC 5789 do) and without it otherwise (as most

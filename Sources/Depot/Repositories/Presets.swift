@@ -16,11 +16,10 @@ extension RepositoryConfiguration {
 }
 
 extension SynchronizationConfiguration {
-    /// Django REST Framework's `PageNumberPagination` with `page_size_query_param = "page_size"`,
-    /// and no batch endpoint: changes go entity by entity.
+    /// Django REST Framework: the `next` link its three paginations (page number, limit/offset,
+    /// cursor) all put in the body, and no batch endpoint: changes go entity by entity.
     public static var djangoREST: SynchronizationConfiguration {
-        SynchronizationConfiguration(
-            pagination: .pageQuery(page: "page", limit: "page_size", size: 100), pushMode: .each)
+        SynchronizationConfiguration(pagination: .nextLink("next"), pushMode: .each)
     }
 
     /// json-server's `_page`/`_limit` paging with `X-Total-Count`, and no batch endpoint.

@@ -73,4 +73,21 @@ extension SynchronizableRepository {
         )
         return Promise { try await synchronizer.run(progress: progress) }
     }
+
+    /// Forgets the stored cursor of every incremental pull of this collection: the next
+    /// `synchronize()` reads the whole list again (and may prune).
+    ///
+    /// - Throws: (in the promise) `DepotError` `.storage` when the store fails.
+    @discardableResult
+    public func resetPullCursor() -> Promise<Void> {
+        let (storage, prefix) = (self.storage, collection + "?")
+        return Promise {
+            let cursors = try await storage.fetch(collection: PullCursors.collection, matching: Criteria()).value
+            try await storage.transaction { tx in
+                for cursor in cursors where cursor.id.hasPrefix(prefix) {
+                    try tx.delete(collection: PullCursors.collection, id: cursor.id)
+                }
+            }.value
+        }
+    }
 }

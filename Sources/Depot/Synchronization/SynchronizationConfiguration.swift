@@ -27,6 +27,9 @@ public struct SynchronizationConfiguration: Sendable, Hashable {
     /// How many entities' writes go at once when pushing entity by entity (1 by default: in the
     /// order they were made).
     public var maximumConcurrency: Int
+    /// Pull only what changed since the last complete pull (nil, the default: every pull reads the
+    /// whole list).
+    public var incremental: IncrementalPull?
 
     /// Makes a configuration; a `batchSize` below 1 is taken as 1.
     public init(
@@ -37,7 +40,8 @@ public struct SynchronizationConfiguration: Sendable, Hashable {
         query: [String: String] = [:],
         push: Bool = true,
         pushMode: PushMode = .automatic,
-        maximumConcurrency: Int = 1
+        maximumConcurrency: Int = 1,
+        incremental: IncrementalPull? = nil
     ) {
         self.batchSize = max(1, batchSize)
         self.pagination = pagination
@@ -47,5 +51,6 @@ public struct SynchronizationConfiguration: Sendable, Hashable {
         self.push = push
         self.pushMode = pushMode
         self.maximumConcurrency = max(1, maximumConcurrency)
+        self.incremental = incremental
     }
 }

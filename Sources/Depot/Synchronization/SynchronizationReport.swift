@@ -15,6 +15,11 @@ public struct SynchronizationReport: Sendable {
     public var conflicts = 0
     /// Synced local records removed because the server no longer lists them (with `prune` on).
     public var pruned = 0
+    /// Local records removed because an incremental pull reported them deleted on the server
+    /// (``IncrementalPull/Deletions/flag(_:)``).
+    public var removed = 0
+    /// Whether the pull asked only for changes since a stored cursor.
+    public var incremental = false
     /// Batches sent to the synchronize route.
     public var batches = 0
     /// Pages read by the pull.

@@ -5,24 +5,57 @@ extension Synchronizer {
     struct PageOutcome: Sendable {
         var pulled = 0
         var conflicts = 0
+        var removed = 0
     }
 
     /// Reads the server's list page by page, merging each page in one transaction and holding no
     /// more than one page (plus, with `prune`, the set of ids seen). Prunes after a complete pull.
     func pull(_ report: inout SynchronizationReport, progress: Progress?) async throws {
+        let incremental = configuration.incremental
+        let cursorID = PullCursors.id(collection: collection, query: configuration.query.sortedQueryItems)
+        var since: String?
+        if incremental != nil {
+            let stored = try await storage.fetch(collection: PullCursors.collection, id: cursorID).value
+            since = stored?.object["cursor"].flatMap(PullCursors.text)
+        }
+        report.incremental = since != nil
+        var extra: [URLQueryItem] = []
+        if let incremental, let since { extra = [URLQueryItem(name: incremental.parameter, value: since)] }
         var seen: Set<String> = []
         var errors: [DepotError] = []
-        let complete = try await walk(&errors) { request, elements in
+        var cursor: JSON? = nil
+        let complete = try await walk(&errors, extraQuery: extra) { request, elements, response, document in
             let outcome = try await merge(page: elements, request: request, seen: &seen, report: &report)
             report.pulled += outcome.pulled
             report.conflicts += outcome.conflicts
+            report.removed += outcome.removed
             report.pages += 1
+            switch incremental?.cursor {
+            case .maximum(let field)?:
+                for element in elements {
+                    if let value = element[field], value != .null { cursor = PullCursors.larger(cursor, value) }
+                }
+            case .body(let location)?:
+                if let value = Self.value(at: location, in: document), value != .null { cursor = value }
+            case .header(let name)?:
+                if let value = response.header(name) { cursor = .string(value) }
+            case nil:
+                break
+            }
             progress?(report)
         }
         report.errors += errors
         guard complete else { return }
         report.pullCompleted = true
-        if configuration.prune {
+        if incremental != nil, let cursor = cursor ?? since.map(JSON.string) {
+            // Only now, after the last page: a pull that stops early keeps the old cursor.
+            try await storage.upsert(
+                StoredRecord(
+                    collection: PullCursors.collection, id: cursorID, object: ["cursor": cursor], syncState: .synced)
+            ).value
+        }
+        // An incremental pull sees only changes: only a full one may prune.
+        if configuration.prune, since == nil {
             try await prune(keeping: seen, &report)
             progress?(report)
         }
@@ -32,9 +65,10 @@ extension Synchronizer {
     /// handing each page's elements to `onPage` (one page held at a time). Returns true when it
     /// read to the real end of the list; false after a failure, which is in `errors`.
     func walk(
-        _ errors: inout [DepotError], onPage: (NetworkRequest, [JSON]) async throws -> Void
+        _ errors: inout [DepotError], extraQuery: [URLQueryItem] = [],
+        onPage: (NetworkRequest, [JSON], NetworkResponse, JSON) async throws -> Void
     ) async throws -> Bool {
-        let baseQuery = configuration.query.sortedQueryItems
+        let baseQuery = configuration.query.sortedQueryItems + extraQuery
         var pageNumber = 1
         var request = try firstRequest(baseQuery, pageNumber)
         var visited: Set<String> = []
@@ -71,7 +105,7 @@ extension Synchronizer {
                 return false
             }
             previousFirstID = firstID
-            try await onPage(request, elements)
+            try await onPage(request, elements, response, document)
             read += elements.count
 
             switch configuration.pagination {
@@ -181,13 +215,15 @@ extension Synchronizer {
     /// ``Pagination/automatic`` and no envelope configured, from a bare array or the first of
     /// `results`, `data`, `items` or HAL's `_embedded` that holds an array.
     func page(in response: NetworkResponse, of request: NetworkRequest) -> Result<([JSON], JSON), DepotError> {
+        var readsBody = false
+        if case .body? = configuration.incremental?.cursor { readsBody = true }
         switch configuration.pagination {
-        case .none, .pageQuery, .linkHeader:
+        case .none where !readsBody, .pageQuery where !readsBody, .linkHeader where !readsBody:
             // Nothing to read beside the items: the document is not kept.
             return array(in: response, of: request).map { ($0, .null) }
         case .automatic where envelope == nil:
             break
-        case .nextLink, .cursor, .startingAfter, .offset, .automatic:
+        case .none, .pageQuery, .linkHeader, .nextLink, .cursor, .startingAfter, .offset, .automatic:
             let document: JSON
             do {
                 document = try JSON(parsing: response.body)
@@ -256,8 +292,20 @@ extension Synchronizer {
         page elements: [JSON], request: NetworkRequest, seen: inout Set<String>, report: inout SynchronizationReport
     ) async throws -> PageOutcome {
         var entries: [(id: String, object: JSONObject, snapshot: JSONObject)] = []
+        var deleted: [String] = []
         entries.reserveCapacity(elements.count)
         for (index, element) in elements.enumerated() {
+            if case .flag(let flag)? = configuration.incremental?.deletions, element[flag] == .bool(true) {
+                // Deleted on the server: only its id matters.
+                if let id = Self.idText(element[configuration.identityKey]) ?? Self.idText(element["id"]) {
+                    deleted.append(id)
+                } else {
+                    var failure = DepotError(.decoding, "list element \(index): a deleted entity without an id")
+                    failure.request = summary(of: request)
+                    report.errors.append(failure)
+                }
+                continue
+            }
             if configuration.prune, let id = Self.idText(element["id"]) { seen.insert(id) }
             do {
                 guard let raw = element.objectValue else {
@@ -273,10 +321,19 @@ extension Synchronizer {
                 report.errors.append(failure)
             }
         }
-        guard !entries.isEmpty else { return PageOutcome() }
-        let (collection, page) = (self.collection, entries)
+        guard !entries.isEmpty || !deleted.isEmpty else { return PageOutcome() }
+        let (collection, page, gone) = (self.collection, entries, deleted)
         return try await storage.transaction { tx in
             var outcome = PageOutcome()
+            for id in gone {
+                guard let current = try tx.fetch(collection: collection, id: id) else { continue }
+                guard current.syncState == .synced else {
+                    outcome.conflicts += 1  // a local change the server's deletion must not erase
+                    continue
+                }
+                try tx.delete(collection: collection, id: id)
+                outcome.removed += 1
+            }
             for entry in page {
                 if let current = try tx.fetch(collection: collection, id: entry.id), current.syncState != .synced {
                     outcome.conflicts += 1

@@ -189,4 +189,47 @@ private func withDRF(_ body: (RealServer, DRFNotes) async throws -> Void) async 
             #expect(gets.count == requests)
         }
     }
+
+    @Test("an incremental pull against DRF: ISO-8601 cursor from updated_at, soft deletes flagged")
+    func incrementalPull() async throws {
+        try await withDRF { server, notes in
+            try await server.control(.post, "__seed/", ["count": 60])
+            let incremental = IncrementalDRFNotes(store: notes.store, storage: notes.storage)
+            let first = try await incremental.synchronize().value
+            #expect(first.pulled == 60 && first.pullCompleted && !first.incremental)
+            // Changes made by another client
+            let other = NetworkingSession(url: server.url)
+            var patch = NetworkRequest(
+                method: .patch, path: "notes/7/", body: try JSON.object(["title": "seven"]).serialized())
+            patch.headers[.contentType] = "application/json"
+            _ = try await other.send(patch)
+            _ = try await other.send(NetworkRequest(method: .delete, path: "notes/8/"))
+            let before = try await server.requests("__requests/").count
+            let second = try await incremental.synchronize().value
+            #expect(second.incremental && second.pullCompleted && second.errors.isEmpty)
+            #expect(second.removed == 1)
+            #expect(second.pulled >= 1 && second.pulled <= 2)  // note 7, and the boundary note when it ties
+            let gets = try await server.requests("__requests/").dropFirst(before).filter { $0["method"] == "GET" }
+            #expect(gets.count == 1, "\(gets)")
+            #expect(gets.first?["query"]?.stringValue?.contains("updated_after=") == true)
+            let stored = try await notes.storage.fetch(collection: "notes/", matching: Criteria()).value
+            #expect(stored.count == 59)
+            #expect(stored.first { $0.id == "7" }?.object["title"] == "seven")
+        }
+    }
+}
+
+/// DRF notes pulled incrementally by `updated_at`, deletions flagged.
+struct IncrementalDRFNotes: CRUDNetworkingStorageRepository, SynchronizableRepository {
+    typealias Entity = ServerNote
+    let store: Networking
+    let storage: Storage
+    let path = "notes/"
+    var configuration: RepositoryConfiguration { .djangoREST }
+    var synchronization: SynchronizationConfiguration {
+        var configuration = SynchronizationConfiguration.djangoREST
+        configuration.incremental = IncrementalPull(
+            parameter: "updated_after", cursor: .maximum(of: "updated_at"), deletions: .flag("deleted"))
+        return configuration
+    }
 }

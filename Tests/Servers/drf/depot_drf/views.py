@@ -15,8 +15,8 @@ from .models import Note
 class NoteSerializer(serializers.ModelSerializer):
     class Meta:
         model = Note
-        fields = ["id", "title", "body", "done", "updated_at"]
-        read_only_fields = ["id", "updated_at"]
+        fields = ["id", "title", "body", "done", "updated_at", "deleted"]
+        read_only_fields = ["id", "updated_at", "deleted"]
 
 
 class NotePagination(pagination.PageNumberPagination):
@@ -43,6 +43,25 @@ class NoteViewSet(viewsets.ModelViewSet):
     serializer_class = NoteSerializer
     pagination_class = NotePagination
 
+    def get_queryset(self):
+        """Live notes; with `?updated_after=<ISO 8601>` (list only), the notes changed at or
+        after it, deleted ones included (flagged), for incremental sync."""
+        queryset = Note.objects.all().order_by("id")
+        after = self.request.query_params.get("updated_after") if self.action == "list" else None
+        if after is None:
+            return queryset.filter(deleted=False)
+        from django.utils.dateparse import parse_datetime
+        from rest_framework.exceptions import ValidationError
+
+        moment = parse_datetime(after)
+        if moment is None:
+            raise ValidationError({"updated_after": ["Not an ISO 8601 date-time."]})
+        return queryset.filter(updated_at__gte=moment)
+
+    def perform_destroy(self, instance):
+        instance.deleted = True
+        instance.save()
+
     def create(self, request, *args, **kwargs):
         if isinstance(request.data, list):
             serializer = self.get_serializer(data=request.data, many=True)
@@ -54,13 +73,13 @@ class NoteViewSet(viewsets.ModelViewSet):
 
 
 class LimitNoteViewSet(viewsets.ModelViewSet):
-    queryset = Note.objects.all().order_by("id")
+    queryset = Note.objects.filter(deleted=False).order_by("id")
     serializer_class = NoteSerializer
     pagination_class = NoteLimitOffsetPagination
 
 
 class CursorNoteViewSet(viewsets.ModelViewSet):
-    queryset = Note.objects.all().order_by("id")
+    queryset = Note.objects.filter(deleted=False).order_by("id")
     serializer_class = NoteSerializer
     pagination_class = NoteCursorPagination
 

@@ -1,0 +1,104 @@
+import Foundation
+
+/// A pull that asks only for what changed since the last complete one.
+///
+/// ```swift
+/// SynchronizationConfiguration(
+///     pagination: .nextLink("next"),
+///     incremental: IncrementalPull(parameter: "updated_after", cursor: .maximum(of: "updated_at"),
+///                                  deletions: .flag("deleted")))
+/// ```
+///
+/// The first pull is a full one; once it completes, its cursor is stored in the storage (per
+/// collection and query) and the next pull sends `?<parameter>=<cursor>`. The boundary is
+/// inclusive: the server may send the boundary rows again, which is harmless, while a row written in
+/// the same instant is never missed. A pull that stops early (an error, a cancellation, a crash)
+/// leaves the old cursor, so the next one repeats the gap instead of skipping it. Prune runs only
+/// after a full pull: an incremental one sees only what changed.
+public struct IncrementalPull: Sendable, Hashable {
+    /// Where the cursor comes from.
+    public enum Cursor: Sendable, Hashable {
+        /// The largest value of a field among the pulled entities: ISO-8601 dates (compared as
+        /// dates, whatever their fractional digits) or numbers.
+        case maximum(of: String)
+        /// A key or JSON pointer in the body of the last page, e.g. `"/sync_token"`.
+        case body(String)
+        /// A response header of the last page, e.g. `"X-Sync-Token"`.
+        case header(String)
+    }
+
+    /// How the server tells of deletions.
+    public enum Deletions: Sendable, Hashable {
+        /// Deleted entities come back with this field `true`: they are removed locally, unless the
+        /// local record holds unsynced changes (counted as a conflict and kept).
+        case flag(String)
+        /// The server does not tell: only a full pull with `prune` removes them.
+        case none
+    }
+
+    /// The query parameter the cursor goes in, e.g. `"updated_after"`.
+    public var parameter: String
+    /// Where the cursor comes from.
+    public var cursor: Cursor
+    /// How deletions arrive.
+    public var deletions: Deletions
+
+    /// Makes an incremental pull.
+    public init(parameter: String, cursor: Cursor, deletions: Deletions = .none) {
+        self.parameter = parameter
+        self.cursor = cursor
+        self.deletions = deletions
+    }
+}
+
+/// Where pull cursors are kept: one record per collection and query, in a collection of their own.
+enum PullCursors {
+    static let collection = "__depot_pull_cursors"
+
+    static func id(collection: String, query: [URLQueryItem]) -> String {
+        collection + "?" + query.map { "\($0.name)=\($0.value ?? "")" }.joined(separator: "&")
+    }
+
+    /// The larger of two cursor values: as dates when both read as ISO-8601, as numbers when both
+    /// are numbers, else as text.
+    static func larger(_ left: JSON?, _ right: JSON) -> JSON {
+        guard let left else { return right }
+        switch (left, right) {
+        case (.integer(let a), .integer(let b)): return a >= b ? left : right
+        case (.double(let a), .double(let b)): return a >= b ? left : right
+        case (.integer(let a), .double(let b)): return Double(a) >= b ? left : right
+        case (.double(let a), .integer(let b)): return a >= Double(b) ? left : right
+        case (.string(let a), .string(let b)):
+            if let first = instant(a), let second = instant(b) {
+                return (first.seconds, first.fraction) >= (second.seconds, second.fraction) ? left : right
+            }
+            return a >= b ? left : right
+        default: return left
+        }
+    }
+
+    /// A cursor value as the query parameter's text.
+    static func text(_ value: JSON) -> String? {
+        switch value {
+        case .string(let text): text
+        case .integer(let number): String(number)
+        case .double(let number): String(number)
+        default: nil
+        }
+    }
+
+    /// An ISO-8601 date-time as whole seconds since 1970 and its fraction's digits (padded to
+    /// nine), so that microseconds order correctly (Foundation's parser keeps milliseconds only).
+    static func instant(_ text: String) -> (seconds: Double, fraction: String)? {
+        var whole = text
+        var digits = ""
+        if let dot = text.firstIndex(of: ".") {
+            let afterDot = text.index(after: dot)
+            let end = text[afterDot...].firstIndex { !$0.isNumber } ?? text.endIndex
+            digits = String(text[afterDot..<end])
+            whole = String(text[..<dot]) + String(text[end...])
+        }
+        guard digits.count <= 9, let date = ISO8601DateFormatter().date(from: whole) else { return nil }
+        return (date.timeIntervalSince1970, digits.padding(toLength: 9, withPad: "0", startingAt: 0))
+    }
+}
