@@ -34,7 +34,7 @@ import Foundation
 ///   list are kept unless ``SynchronizationConfiguration/prune`` is on, which removes only synced
 ///   ones and only after a complete pull. One page is held at a time.
 public protocol SynchronizableRepository: CRUDNetworkingStorageRepository {
-    /// Batch size, pagination, pruning; ``SynchronizationConfiguration/init(batchSize:pagination:prune:identityKey:query:push:pushMode:maximumConcurrency:)``'s
+    /// Batch size, pagination, pruning; ``SynchronizationConfiguration/init(batchSize:pagination:prune:identityKey:query:push:pushMode:maximumConcurrency:incremental:)``'s
     /// defaults unless the repository says otherwise.
     var synchronization: SynchronizationConfiguration { get }
 }
