@@ -169,7 +169,8 @@ extension SQLiteStorage.Transaction {
     }
 
     func appendOutbox(_ entry: OutboxEntry) throws -> Int64 {
-        try SQLiteStorage.storageErrors("cannot add to the outbox") {
+        recorder.outbox()
+        return try SQLiteStorage.storageErrors("cannot add to the outbox") {
             try db.cachedStatement(sql: SQLiteStorage.appendOutboxSQL)
                 .execute(arguments: StatementArguments(try SQLiteStorage.outboxArguments(entry)))
             return db.lastInsertedRowID
@@ -177,7 +178,8 @@ extension SQLiteStorage.Transaction {
     }
 
     func replaceOutbox(_ entry: OutboxEntry) throws -> Bool {
-        try SQLiteStorage.storageErrors("cannot change outbox entry \(entry.sequence)") {
+        recorder.outbox()
+        return try SQLiteStorage.storageErrors("cannot change outbox entry \(entry.sequence)") {
             try db.cachedStatement(sql: SQLiteStorage.replaceOutboxSQL)
                 .execute(arguments: StatementArguments(try SQLiteStorage.outboxArguments(entry) + [entry.sequence]))
             return db.changesCount > 0
@@ -185,7 +187,8 @@ extension SQLiteStorage.Transaction {
     }
 
     func removeOutbox(sequence: Int64) throws -> Bool {
-        try SQLiteStorage.storageErrors("cannot remove outbox entry \(sequence)") {
+        recorder.outbox()
+        return try SQLiteStorage.storageErrors("cannot remove outbox entry \(sequence)") {
             try db.cachedStatement(sql: "DELETE FROM outbox WHERE sequence = ?").execute(arguments: [sequence])
             return db.changesCount > 0
         }

@@ -155,13 +155,15 @@ public final class SQLiteStorage: Storage {
                 throw DepotError(.conflict, "\(record.collection) already has a record with id \(record.id)")
             }
             try Self.write(EncodedRecord(record), db)
-        }
+        }.get { [self] in publish { $0.changed(record.collection, record.id) } }
     }
 
     /// Adds or replaces every record in one transaction.
     public func upsert(_ records: [StoredRecord]) -> Promise<Void> {
         run("upsert \(records.count) records") { db in
             for record in records { try Self.write(EncodedRecord(record), db) }
+        }.get { [self] in
+            publish { recorder in for record in records { recorder.changed(record.collection, record.id) } }
         }
     }
 
@@ -170,7 +172,16 @@ public final class SQLiteStorage: Storage {
     public func upsert(encoded records: [EncodedRecord]) -> Promise<Void> {
         run("upsert \(records.count) records") { db in
             for record in records { try Self.write(record, db) }
+        }.get { [self] in
+            publish { recorder in for record in records { recorder.changed(record.collection, record.id) } }
         }
+    }
+
+    /// Tells this store's observers what a committed write changed.
+    private func publish(_ fill: (ChangeRecorder) -> Void) {
+        let recorder = ChangeRecorder()
+        fill(recorder)
+        recorder.publish(for: self)
     }
 
     /// The record with `id`, or nil.
@@ -233,13 +244,14 @@ public final class SQLiteStorage: Storage {
     /// Removes the record with `id`.
     public func delete(collection: String, id: String) -> Promise<Bool> {
         run("delete \(collection)/\(id)") { db in try Self.deleteRecord(collection: collection, id: id, db) }
+            .get { [self] removed in if removed { publish { $0.deleted(collection, id) } } }
     }
 
     /// Removes every record of `collection`.
     public func deleteAll(collection: String) -> Promise<Void> {
         run("delete all of \(collection)") { db in
             try db.cachedStatement(sql: "DELETE FROM records WHERE collection = ?").execute(arguments: [collection])
-        }
+        }.get { [self] in publish { $0.cleared(collection) } }
     }
 
     /// Runs `body` in one SQLite write transaction (rolled back if it throws); SQLite's single
@@ -247,13 +259,14 @@ public final class SQLiteStorage: Storage {
     public func transaction<Output: Sendable>(
         _ body: @escaping @Sendable (any StorageTransaction) throws -> Output
     ) -> Promise<Output> {
-        run("run a transaction") { db in
+        let recorder = ChangeRecorder()
+        return run("run a transaction") { db in
             do {
-                return try body(Transaction(db: db))
+                return try body(Transaction(db: db, recorder: recorder))
             } catch {
                 throw BodyFailure(error: error)  // rolls back; the body's own error reaches the caller as is
             }
-        }
+        }.get { [self] _ in recorder.publish(for: self) }
     }
 
     /// Carries an error a transaction body threw past the `.storage` wrapping.
@@ -264,6 +277,8 @@ public final class SQLiteStorage: Storage {
     /// A `StorageTransaction` on the database connection of one GRDB write.
     struct Transaction: StorageTransaction {
         let db: Database
+        /// What the transaction wrote, told to observers once it commits.
+        let recorder: ChangeRecorder
 
         func fetch(collection: String, id: String) throws -> StoredRecord? {
             try storageErrors("cannot fetch \(collection)/\(id)") {
@@ -275,16 +290,20 @@ public final class SQLiteStorage: Storage {
             try storageErrors("cannot write \(record.collection)/\(record.id)") {
                 try SQLiteStorage.write(EncodedRecord(record), db)
             }
+            recorder.changed(record.collection, record.id)
         }
 
         func upsert(encoded record: EncodedRecord) throws {
             try storageErrors("cannot write \(record.collection)/\(record.id)") { try SQLiteStorage.write(record, db) }
+            recorder.changed(record.collection, record.id)
         }
 
         func delete(collection: String, id: String) throws -> Bool {
-            try storageErrors("cannot delete \(collection)/\(id)") {
+            let removed = try storageErrors("cannot delete \(collection)/\(id)") {
                 try SQLiteStorage.deleteRecord(collection: collection, id: id, db)
             }
+            if removed { recorder.deleted(collection, id) }
+            return removed
         }
     }
 

@@ -29,6 +29,7 @@ public final class InMemoryStorage: Storage {
                 return true
             }
         }
+        if inserted { publish { $0.changed(record.collection, record.id) } }
         if inserted { return Promise(()) }
         return Promise(error: DepotError(.conflict, "\(record.collection) already has a record with id \(record.id)"))
     }
@@ -41,6 +42,7 @@ public final class InMemoryStorage: Storage {
                 for record in records { contents.collections[record.collection, default: [:]][record.id] = record }
             }
         }
+        publish { recorder in for record in records { recorder.changed(record.collection, record.id) } }
         return Promise(())
     }
 
@@ -59,14 +61,18 @@ public final class InMemoryStorage: Storage {
     /// Removes the record with `id`.
     public func delete(collection: String, id: String) -> Promise<Bool> {
         if let refusal = reentrantWrite() { return Promise(error: refusal) }
-        return Promise(
-            writer.withLock { contents.withLock { $0.collections[collection]?.removeValue(forKey: id) != nil } })
+        let removed = writer.withLock {
+            contents.withLock { $0.collections[collection]?.removeValue(forKey: id) != nil }
+        }
+        if removed { publish { $0.deleted(collection, id) } }
+        return Promise(removed)
     }
 
     /// Removes every record of `collection`.
     public func deleteAll(collection: String) -> Promise<Void> {
         if let refusal = reentrantWrite() { return Promise(error: refusal) }
         writer.withLock { contents.withLock { _ = $0.collections.removeValue(forKey: collection) } }
+        publish { $0.cleared(collection) }
         return Promise(())
     }
 
@@ -86,12 +92,20 @@ public final class InMemoryStorage: Storage {
                 let transaction = Transaction(contents)
                 let output = try body(transaction)
                 contents.withLock { transaction.commit(into: &$0) }
-                return output
+                return (output, transaction)
             }
-            return Promise(output)
+            publish { output.1.record(into: $0) }
+            return Promise(output.0)
         } catch {
             return Promise(error: error)
         }
+    }
+
+    /// Tells this store's observers what a committed write changed.
+    private func publish(_ fill: (ChangeRecorder) -> Void) {
+        let recorder = ChangeRecorder()
+        fill(recorder)
+        recorder.publish(for: self)
     }
 
     /// `.invalidRequest` when called from inside one of this store's transaction bodies.
@@ -259,6 +273,16 @@ public final class InMemoryStorage: Storage {
             guard outboxEntry(sequence: sequence) != nil else { return false }
             entries[sequence] = .some(nil)
             return true
+        }
+
+        /// Notes every record and outbox entry this transaction wrote in `recorder`.
+        func record(into recorder: ChangeRecorder) {
+            for (collection, written) in records {
+                for (id, record) in written {
+                    if record == nil { recorder.deleted(collection, id) } else { recorder.changed(collection, id) }
+                }
+            }
+            if !entries.isEmpty { recorder.outbox() }
         }
 
         /// Applies every write to `contents`, under its lock: the moment the transaction commits.
