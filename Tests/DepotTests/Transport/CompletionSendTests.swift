@@ -43,9 +43,10 @@ import Testing
     @Test("cancelling the call cancels the request: the completion gets .cancelled", arguments: Transport.available)
     func cancel(transport: Transport) async throws {
         try await withStubServer { server in
-            // Given: an answer that would take 10 s
+            // Given: an answer that would take 40 s (long enough that a cancel delayed by a loaded
+            // machine still comes first; shorter than the session's 60 s timeout)
             server.resource("messages", objects: [["id": "1", "text": "a"]])
-            server.inject(.delay(.seconds(10)))
+            server.inject(.delay(.seconds(40)))
             let session = transport.session(url: server.url)
             // When
             let (stream, continuation) = AsyncStream.makeStream(of: Result<NetworkResponse, any Error>.self)
@@ -90,7 +91,7 @@ import Testing
     func cancelPromise(transport: Transport) async throws {
         try await withStubServer { server in
             server.resource("messages", objects: [["id": "1", "text": "a"]])
-            server.inject(.delay(.seconds(10)))
+            server.inject(.delay(.seconds(40)))
             let recorder = CompletionRecorder(base: transport.session(url: server.url))
             let promise = MessageRepository(store: recorder).read("1")
             #expect(await eventuallyAsync { server.requests.count == 1 })
@@ -114,7 +115,7 @@ import Testing
             #expect(message.text == "a")
             #expect(recorder.outcomes == [.success])
             // When: a read is cancelled mid-request
-            server.inject(.delay(.seconds(10)))
+            server.inject(.delay(.seconds(40)))
             let promise = messages.read("1")
             #expect(await eventuallyAsync { server.requests.count == 2 })
             promise.cancel()
