@@ -24,7 +24,7 @@ enum SoakParent {
                 totals.add(round)
                 say(round.line(number))
                 guard round.violations.isEmpty else {
-                    for violation in round.violations { complain("  " + violation) }
+                    for violation in round.violations { complain("  VIOLATION " + violation) }
                     complain("journal:\n" + round.journal.joined(separator: "\n"))
                     complain("FAILED in round \(number): replay with `swift run Soak --rounds 1 --seed \(seed)`")
                     return 1

@@ -115,10 +115,13 @@ extension OutboxEngine {
         switch try await channel.current(entityID: entry.entityID, timeout: configuration.requestTimeout) {
         case .success(let answer): server = answer
         case .failure(let failure):
-            if case .retry = OutboxChannel.classify(failure, operation: .update) {
-                return try await scheduleRetry(entry, failure, &report)
+            // A failed read says nothing about the write: transport trouble, 5xx, and a 409/412
+            // (which a read without preconditions cannot mean) wait for a retry; only a plain
+            // refusal of the read (400, 403, …) refuses the write.
+            switch OutboxChannel.classify(failure, operation: .update) {
+            case .retry, .conflict: return try await scheduleRetry(entry, failure, &report)
+            case .delivered, .reject: return try await reject(entry, failure, &report)
             }
-            return try await reject(entry, failure, &report)
         }
         if Self.isApplied(entry, on: server?.json) {
             return try await delivered(entry, server, channel: channel, &report)

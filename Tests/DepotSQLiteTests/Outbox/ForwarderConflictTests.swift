@@ -87,6 +87,28 @@ import Testing
         }
     }
 
+    @Test("a 412 to the conflict's read of the server's version waits for a retry; it does not refuse the write")
+    func conflictReadFails() async throws {
+        try await withOutboxFixture(objects: [["id": "1", "text": "one"]]) { fixture in
+            let messages = fixture.repository(strategy: recordOnly)
+            _ = try await messages.update(Message(id: "1", text: "mine")).value
+            // The write meets a 412, and so does the GET that reads the server's version.
+            fixture.server.inject(.status(412), times: 2)
+            let forwarder = fixture.forwarder(messages)
+            let first = try await forwarder.flush().value
+            #expect(first.rejected.isEmpty && first.retrying == 1 && first.delivered == 0)
+            let waiting = try #require(try await fixture.outbox().first)
+            #expect(waiting.rejection == nil && waiting.failures == 1)
+            fixture.clock.advance(by: .seconds(5))
+            let second = try await forwarder.flush().value
+            await forwarder.stop()
+            #expect(second.delivered == 1 && second.rejected.isEmpty)
+            #expect(fixture.serverObject("1")?["text"] == "mine")
+            #expect(try await fixture.stored("1")?.syncState == .synced)
+            #expect(try await fixture.outbox().isEmpty)
+        }
+    }
+
     @Test("an answer lost after the server applied it: the resend carries the same key and is not applied twice")
     func lostAnswer() async throws {
         try await withOutboxFixture(objects: [["id": "1", "text": "one"]]) { fixture in
