@@ -34,6 +34,32 @@ extension SQLiteStorage {
             ])
     }
 
+    /// The sync states of the records of `ids` that exist, read with one `IN (…)` query per 500
+    /// ids (well under SQLite's limit on bound parameters); a state that is not one Depot writes is
+    /// a `.storage` error.
+    static func syncStates(collection: String, ids: [String], _ db: Database) throws -> [String: SyncState] {
+        var states: [String: SyncState] = [:]
+        states.reserveCapacity(ids.count)
+        var start = ids.startIndex
+        while start < ids.endIndex {
+            let chunk = ids[start..<min(start + 500, ids.endIndex)]
+            start = chunk.endIndex
+            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+            let statement = try db.cachedStatement(
+                sql: "SELECT id, sync_state FROM records WHERE collection = ? AND id IN (\(marks))")
+            let rows = try Row.fetchCursor(statement, arguments: StatementArguments([collection] + Array(chunk)))
+            while let row = try rows.next() {
+                let id: String = try row.decode(atIndex: 0)
+                let text: String = try row.decode(atIndex: 1)
+                guard let state = SyncState(rawValue: text) else {
+                    throw DepotError(.storage, "\(collection)/\(id) has an unknown sync state \(text.debugDescription)")
+                }
+                states[id] = state
+            }
+        }
+        return states
+    }
+
     static func deleteRecord(collection: String, id: String, _ db: Database) throws -> Bool {
         try db.cachedStatement(sql: "DELETE FROM records WHERE collection = ? AND id = ?")
             .execute(arguments: [collection, id])

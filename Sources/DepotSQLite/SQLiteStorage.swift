@@ -298,6 +298,12 @@ public final class SQLiteStorage: Storage {
             recorder.changed(record.collection, record.id)
         }
 
+        func syncStates(collection: String, ids: [String]) throws -> [String: SyncState] {
+            try storageErrors("cannot read the sync states of \(ids.count) \(collection) records") {
+                try SQLiteStorage.syncStates(collection: collection, ids: ids, db)
+            }
+        }
+
         func delete(collection: String, id: String) throws -> Bool {
             let removed = try storageErrors("cannot delete \(collection)/\(id)") {
                 try SQLiteStorage.deleteRecord(collection: collection, id: id, db)

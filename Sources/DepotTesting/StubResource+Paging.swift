@@ -7,28 +7,30 @@ extension StubResource {
     /// of them, with `X-Total-Count` and a `Link` header (`first`, `prev`, `next`, `last`; no
     /// `next` on the last page). A `_page` or `_limit` that is not a positive integer answers 400.
     /// A page never holds more than ``maximumPageSize`` objects, whatever `_limit` asks (as most
-    /// real servers cap it), and ``hidesTotalCount`` leaves `X-Total-Count` out.
+    /// real servers cap it), and ``hidesTotalCount`` leaves `X-Total-Count` out. With
+    /// `updated_after` on a resource that tracks changes, the list is the changed objects and
+    /// tombstones instead, oldest change first, paged the same way.
     func list(_ request: RecordedRequest) -> StubResponse {
+        var source = objects
         if tracksChanges, let after = request.query["updated_after"] {
             // Changes only: objects and tombstones stamped at or after `after` (inclusive).
             guard let since = Int64(after) else { return badRequest("updated_after must be an integer") }
-            let changed = (objects + tombstones).filter {
-                guard case .integer(let stamp)? = $0["updated_at"] else { return false }
-                return stamp >= since
-            }
-            return .json(.array(changed.map(JSON.object)))
+            source = (objects + tombstones).compactMap { object -> (Int64, JSONObject)? in
+                guard case .integer(let stamp)? = object["updated_at"], stamp >= since else { return nil }
+                return (stamp, object)
+            }.sorted { $0.0 < $1.0 }.map(\.1)
         }
-        let filters = request.queryItems.filter { !Self.isPagingItem($0) }
+        let filters = request.queryItems.filter { !Self.isPagingItem($0) && $0.name != "updated_after" }
         let pageText = request.query["_page"]
         let limitText = request.query["_limit"]
         guard pageText != nil || limitText != nil else {
-            return .json(.array(objects.filter { Self.matches($0, filters) }.map(JSON.object)))
+            return .json(.array(source.filter { Self.matches($0, filters) }.map(JSON.object)))
         }
         guard let page = Self.positive(pageText, default: 1), let asked = Self.positive(limitText, default: 10) else {
             return badRequest("_page and _limit must be positive integers")
         }
         let limit = maximumPageSize.map { min($0, asked) } ?? asked
-        let matching = filters.isEmpty ? objects : objects.filter { Self.matches($0, filters) }
+        let matching = filters.isEmpty ? source : source.filter { Self.matches($0, filters) }
         let total = matching.count
         let (offset, overflow) = (page - 1).multipliedReportingOverflow(by: limit)
         let start = overflow ? total : min(offset, total)
@@ -41,7 +43,7 @@ extension StubResource {
         let base = request.header("host").map { "http://\($0)\(request.rawPath)" } ?? request.rawPath
         let link = links.map { rel, target in
             let query = Self.encodedQuery(
-                filters + [
+                request.queryItems.filter { !Self.isPagingItem($0) } + [
                     URLQueryItem(name: "_page", value: String(target)),
                     URLQueryItem(name: "_limit", value: String(limit)),
                 ])

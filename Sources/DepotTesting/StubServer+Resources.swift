@@ -36,7 +36,8 @@ extension StubServer {
     /// Makes the resource `name` track changes, as servers built for incremental sync do: every
     /// write stamps the object's `updated_at` with a counter, a delete leaves a tombstone
     /// `{"id": …, "deleted": true, "updated_at": …}`, and `GET /<name>?updated_after=N` answers
-    /// the objects and tombstones stamped at N or later (inclusive), unpaged.
+    /// the objects and tombstones stamped at N or later (inclusive), oldest change first, paged
+    /// like the whole list when `_page` or `_limit` is given.
     ///
     /// - Parameter name: a resource declared with ``resource(_:idStyle:objects:)`` (a precondition).
     public func trackChanges(for name: String) {

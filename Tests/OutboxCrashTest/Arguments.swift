@@ -1,10 +1,15 @@
 import Foundation
 
-/// The command line: `OutboxCrashTest [--rounds 20] [--writes 200] [--seed S]` runs the parent;
-/// `OutboxCrashTest --child --port P --db PATH [--concurrency N]` runs one forwarding child.
+/// The command line: `OutboxCrashTest [--rounds 20] [--writes 200] [--pull-rounds 5] [--seed S]`
+/// runs the parent; `OutboxCrashTest --child --port P --db PATH [--concurrency N]` runs one
+/// forwarding child, and `--pull-child --port P --db PATH` one pulling child.
 struct Arguments: Sendable {
     /// Whether this process is a forwarding child.
     var isChild = false
+    /// Whether this process is a pulling child (``PullChild``).
+    var isPullChild = false
+    /// How many pull-crash rounds the parent runs after the outbox rounds (``PullCrashTest``).
+    var pullRounds = 5
     /// The child's stub server port.
     var port = 0
     /// The child's SQLite file.
@@ -26,6 +31,8 @@ struct Arguments: Sendable {
         while let option = rest.popFirst() {
             switch option {
             case "--child": isChild = true
+            case "--pull-child": isPullChild = true
+            case "--pull-rounds": pullRounds = try Self.number(option, rest.popFirst())
             case "--port": port = try Self.number(option, rest.popFirst())
             case "--db": database = try Self.value(option, rest.popFirst())
             case "--concurrency": concurrency = max(try Self.number(option, rest.popFirst()), 1)
@@ -39,7 +46,9 @@ struct Arguments: Sendable {
             default: throw UsageError(message: "unknown option \(option)")
             }
         }
-        if isChild, port <= 0 || database.isEmpty { throw UsageError(message: "--child needs --port and --db") }
+        if isChild || isPullChild, port <= 0 || database.isEmpty {
+            throw UsageError(message: "--child and --pull-child need --port and --db")
+        }
         if rounds < 1 || writes < 1 { throw UsageError(message: "--rounds and --writes must be positive") }
     }
 

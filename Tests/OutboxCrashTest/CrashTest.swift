@@ -45,8 +45,13 @@ struct CrashTest {
             executable: Bundle.main.executablePath ?? CommandLine.arguments[0],
             workload: Workload(idCount: max(arguments.writes * 3 / 4, 4), seed: arguments.seed),
             random: SeededGenerator(seed: ~arguments.seed))
-        let passed = await test.run()
+        var passed = await test.run()
         try? await server.shutdown()
+        if passed, arguments.pullRounds > 0 {
+            var pulls = PullCrashTest(
+                executable: test.executable, random: SeededGenerator(seed: arguments.seed ^ 0x9011))
+            passed = await pulls.run(rounds: arguments.pullRounds)
+        }
         if passed {
             try? FileManager.default.removeItem(at: directory)
         } else {

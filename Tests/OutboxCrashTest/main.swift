@@ -1,6 +1,7 @@
 import Foundation
 
-// The outbox crash test: see CrashTest (the parent) and ChildRole (the forwarding child).
+// The outbox crash test: see CrashTest (the parent) and ChildRole (the forwarding child); then
+// the pull crash test: PullCrashTest and PullChild.
 
 let arguments: Arguments
 do {
@@ -9,4 +10,5 @@ do {
     complain("\(error)")
     exit(64)
 }
+if arguments.isPullChild { exit(await PullChild.run(arguments)) }
 exit(arguments.isChild ? await ChildRole.run(arguments) : await CrashTest.main(arguments))

@@ -52,9 +52,20 @@ public protocol StorageTransaction {
     /// Clears the lease of every entry of `sequences` that `owner` holds; returns how many.
     @discardableResult
     func releaseOutbox(sequences: [Int64], owner: String) throws -> Int
+    /// The sync state of each record of `ids` in `collection` that exists (ids with no record are
+    /// left out): what a pull needs to know before it merges a page. A default fetches the records
+    /// one by one; the SQLite store reads them with one `WHERE id IN (…)` query per 500 ids.
+    func syncStates(collection: String, ids: [String]) throws -> [String: SyncState]
 }
 
 extension StorageTransaction {
+    /// Fetches each record of `ids` and returns its sync state.
+    public func syncStates(collection: String, ids: [String]) throws -> [String: SyncState] {
+        var states: [String: SyncState] = [:]
+        for id in ids { if let record = try fetch(collection: collection, id: id) { states[id] = record.syncState } }
+        return states
+    }
+
     /// Parses `record` and stores it with ``upsert(_:)``.
     public func upsert(encoded record: EncodedRecord) throws {
         try upsert(record.decoded())

@@ -287,11 +287,13 @@ extension Synchronizer {
     }
 
     /// Stores one page in one transaction: a missing or synced record takes the server's object
-    /// (its raw JSON as the snapshot); a record with unsynced changes is kept as it is.
+    /// (its raw JSON as the snapshot); a record with unsynced changes is kept as it is. Each
+    /// element is decoded once and written to text before the transaction, which reads the page's
+    /// sync states with one query and writes text only.
     func merge(
         page elements: [JSON], request: NetworkRequest, seen: inout Set<String>, report: inout SynchronizationReport
     ) async throws -> PageOutcome {
-        var entries: [(id: String, object: JSONObject, snapshot: JSONObject)] = []
+        var entries: [EncodedRecord] = []
         var deleted: [String] = []
         entries.reserveCapacity(elements.count)
         for (index, element) in elements.enumerated() {
@@ -311,9 +313,9 @@ extension Synchronizer {
                 guard let raw = element.objectValue else {
                     throw DepotError(.decoding, "expected an object, found \(element.kindName)")
                 }
-                let (id, object) = try Self.decode(raw)
-                if configuration.prune { seen.insert(id) }
-                entries.append((id, object, raw))
+                let record = try Self.encodedRecord(raw, collection: collection)
+                if configuration.prune { seen.insert(record.id) }
+                entries.append(record)
             } catch {
                 var failure = error as? DepotError ?? DepotError(.decoding, "\(error)", underlying: error)
                 failure.message = "list element \(index): " + failure.message
@@ -325,9 +327,10 @@ extension Synchronizer {
         let (collection, page, gone) = (self.collection, entries, deleted)
         return try await storage.transaction { tx in
             var outcome = PageOutcome()
+            let states = try tx.syncStates(collection: collection, ids: gone + page.map(\.id))
             for id in gone {
-                guard let current = try tx.fetch(collection: collection, id: id) else { continue }
-                guard current.syncState == .synced else {
+                guard let state = states[id] else { continue }
+                guard state == .synced else {
                     outcome.conflicts += 1  // a local change the server's deletion must not erase
                     continue
                 }
@@ -335,18 +338,28 @@ extension Synchronizer {
                 outcome.removed += 1
             }
             for entry in page {
-                if let current = try tx.fetch(collection: collection, id: entry.id), current.syncState != .synced {
+                if let state = states[entry.id], state != .synced {
                     outcome.conflicts += 1
                     continue
                 }
-                try tx.upsert(
-                    StoredRecord(
-                        collection: collection, id: entry.id, object: entry.object, syncState: .synced,
-                        snapshot: entry.snapshot))
+                try tx.upsert(encoded: entry)
                 outcome.pulled += 1
             }
             return outcome
         }.value
+    }
+
+    /// A server object as a synced record, in one pass each way: its JSON text is written once
+    /// (and kept as the snapshot unless the entity writes the same text), the entity is decoded
+    /// from that text and encoded straight to the record's text (keys it does not model dropped).
+    static func encodedRecord(_ raw: JSONObject, collection: String) throws -> EncodedRecord {
+        let rawData = try JSONWriter.write(.object(raw))
+        let entity = try JSONMapping.entity(Entity.self, from: rawData)
+        let object = try EncodedRecord.encode(entity)
+        let rawText = String(decoding: rawData, as: UTF8.self)
+        return EncodedRecord(
+            unchecked: collection, id: entity.id.pathComponent, object: object, syncState: .synced,
+            snapshot: rawText == object ? .sameAsObject : .encoded(rawText), etag: nil)
     }
 
     /// Removes synced records whose id the pull did not see, walking them a page at a time; a
