@@ -108,6 +108,34 @@ struct IncrementalMessages: CRUDNetworkingStorageRepository, SynchronizableRepos
             #expect(try await messages.storage.fetch(collection: "messages", id: "7").value?.object["text"] == "seven")
         }
     }
+
+    @Test(
+        "a write racing a paged pull, to a page already read, is pulled by the next pull", arguments: StoreKind.allCases
+    )
+    func racingWrite(kind: StoreKind) async throws {
+        try await withIncremental(kind) { server, messages, session in
+            server.setPaging(maximumSize: 10, for: "messages")
+            let paged = SyncOnly(
+                base: messages,
+                synchronization: SynchronizationConfiguration(
+                    pagination: .linkHeader, prune: true, query: ["_limit": "10"],
+                    incremental: messages.synchronization.incremental))
+            // Page 2's answer waits 400 ms; meanwhile another client changes message 3 (page 1).
+            server.inject(.delay(.zero), times: 1, pathPrefix: "/messages")
+            server.inject(.delay(.milliseconds(400)), times: 1, pathPrefix: "/messages")
+            let pull = Task { try await paged.synchronize().value }
+            #expect(await eventuallyTrue { server.requests.count >= 2 })
+            try await write(session, .put, "messages/3", ["id": "3", "text": "raced"])
+            let first = try await pull.value
+            #expect(first.pullCompleted && first.pulled == 50 && first.pages == 5)
+            #expect(
+                try await messages.storage.fetch(collection: "messages", id: "3").value?.object["text"] == "server 3")
+            // The cursor is the largest stamp the pull saw (50), below the racing write's (51).
+            let next = try await paged.synchronize().value
+            #expect(next.incremental && next.pulled >= 1)
+            #expect(try await messages.storage.fetch(collection: "messages", id: "3").value?.object["text"] == "raced")
+        }
+    }
 }
 
 /// A repository with another synchronization configuration over the same store.

@@ -15,6 +15,14 @@ import Foundation
 /// the same instant is never missed. A pull that stops early (an error, a cancellation, a crash)
 /// leaves the old cursor, so the next one repeats the gap instead of skipping it. Prune runs only
 /// after a full pull: an incremental one sees only what changed.
+///
+/// Writes racing a pull of several pages: one to a page not yet read is in this pull; one to a
+/// page already read is in the next pull as long as the cursor stays below its stamp. With
+/// ``Cursor/maximum(of:)`` the cursor is the largest stamp this pull saw, so a racing write to
+/// a page already read can be missed when a later racing write to a page not yet read carries a
+/// larger stamp, and a deletion racing a page-numbered pull shifts the rows after it by one.
+/// Call ``SynchronizableRepository/resetPullCursor()`` now and then (or pull whole on a
+/// schedule) when such races matter and the server offers no sync token.
 public struct IncrementalPull: Sendable, Hashable {
     /// Where the cursor comes from.
     public enum Cursor: Sendable, Hashable {
