@@ -6,10 +6,13 @@ import Testing
 
 @Suite struct LiveQueryTests {
     @Test(
-        "observe: the current result, then the latest after concurrent writes from several repositories",
+        "observe: the current result, then the latest after 1,000 concurrent writes from two repositories and a pull",
         arguments: StoreKind.allCases)
     func observeCriteria(kind: StoreKind) async throws {
-        try await withOutboxFixture(kind) { fixture in
+        let serverObjects: [JSONObject] = (1...100).map {
+            ["id": .string("s\($0)"), "text": "server", "author": $0.isMultiple(of: 2) ? "ann" : "bob"]
+        }
+        try await withOutboxFixture(kind, objects: serverObjects) { fixture in
             let first = fixture.repository(strategy: recordOnly)
             let second = OutboxMessages(store: fixture.session, storage: fixture.storage, strategy: recordOnly)
             _ = try await first.create(Message(id: "seed", text: "seed", author: "ann")).value
@@ -20,9 +23,14 @@ import Testing
                 }
             }
             #expect(await eventuallyTrue { seen.withLock { $0.first } == ["seed"] })
-            // 200 writes from two repositories at once, half of them by another author
+            // 1,000 writes from two repositories at once, a quarter of them by another author, and a pull
+            let puller = PullOnlyMessages(store: fixture.session, storage: fixture.storage)
             try await withThrowingTaskGroup(of: Void.self) { group in
-                for index in 0..<200 {
+                group.addTask {
+                    let report = try await puller.synchronize().value
+                    #expect(report.pullCompleted && report.pulled == 100)
+                }
+                for index in 0..<1_000 {
                     let repository = index.isMultiple(of: 2) ? first : second
                     group.addTask {
                         _ = try await repository.create(
@@ -33,14 +41,16 @@ import Testing
                 try await group.waitForAll()
             }
             _ = try await first.delete(id: "seed").value
-            let expected = (0..<200).filter { !$0.isMultiple(of: 4) }.map { "m\($0)" }.sorted()
+            let expected =
+                ((0..<1_000).filter { !$0.isMultiple(of: 4) }.map { "m\($0)" }
+                + (1...100).filter { $0.isMultiple(of: 2) }.map { "s\($0)" }).sorted()
             // The last emission equals the store
             #expect(await eventuallyTrue { seen.withLock { $0.last } == expected })
             let stored = try await fixture.storage.fetch(collection: "messages", matching: Criteria(["author": "ann"]))
                 .value.map(\.id).sorted()
             #expect(stored == expected)
             // Coalesced: far fewer emissions than writes is allowed, a backlog is not needed
-            #expect(seen.withLock { $0.count } <= 202)
+            #expect(seen.withLock { $0.count } <= 1_003)
             observer.cancel()
         }
     }
@@ -134,4 +144,13 @@ struct LocalOnlyMessages: CRUDNetworkingStorageRepository {
     var store: Networking { NetworkingSession(url: URL(string: "http://127.0.0.1:9")!) }
     let path = "messages"
     var strategy: Strategy { recordOnly }
+}
+
+/// Pulls messages without pushing.
+struct PullOnlyMessages: CRUDNetworkingStorageRepository, SynchronizableRepository {
+    typealias Entity = Message
+    let store: Networking
+    let storage: Storage
+    let path = "messages"
+    var synchronization: SynchronizationConfiguration { SynchronizationConfiguration(push: false) }
 }
