@@ -120,7 +120,11 @@ extension SQLiteStorage {
     {
         guard !states.isEmpty, limit > 0 else { return Promise([]) }
         let marks = Array(repeating: "?", count: states.count).joined(separator: ", ")
-        var sql = "SELECT \(Self.recordColumns) FROM records WHERE collection = ? AND sync_state IN (\(marks))"
+        // INDEXED BY: without statistics SQLite walks the primary key to skip the sort, reading
+        // every record of the collection (38 ms for 100,000) to find the few unsynced ones.
+        var sql =
+            "SELECT \(Self.recordColumns) FROM records INDEXED BY records_sync_state "
+            + "WHERE collection = ? AND sync_state IN (\(marks))"
         var arguments: [(any DatabaseValueConvertible)?] = [collection]
         arguments += states.map(\.rawValue).sorted()
         if let id {
