@@ -42,15 +42,22 @@ public enum Pagination: Sendable, Hashable {
     public static var all: Pagination { .automatic }
 }
 
-/// A transport that knows the base URL its request paths are relative to, so that an absolute URL
-/// handed out by the server (a `Link` header's next page) can be turned back into a request.
-/// ``NetworkingSession`` conforms; without it an absolute target's path is taken from the root.
+/// A transport that knows the base URL its request paths are relative to.
+///
+/// Superseded by ``Networking/baseURL``, which every transport has (nil by default) and which
+/// wrappers forward: a pull resolves a server's absolute next-page URL against it. A type that
+/// conforms gets its `baseURL` from ``url``.
+@available(*, deprecated, message: "implement Networking.baseURL instead")
 public protocol BaseURLNetworking: Networking {
     /// The base URL request paths are relative to.
     var url: URL { get }
 }
 
-extension NetworkingSession: BaseURLNetworking {}
+@available(*, deprecated, message: "implement Networking.baseURL instead")
+extension BaseURLNetworking {
+    /// ``url``, for ``Networking/baseURL``.
+    public var baseURL: URL? { url }
+}
 
 /// RFC 8288 `Link` header values: `<uri>; rel="next"; title="…", <uri2>; rel=prev`.
 enum LinkHeader {

@@ -153,7 +153,7 @@ extension Synchronizer {
                 guard let target, !target.isEmpty else { break pages }
                 do {
                     request = try LinkHeader.request(
-                        for: target, after: request, base: (store as? any BaseURLNetworking)?.url)
+                        for: target, after: request, base: store.baseURL)
                 } catch var error as DepotError {
                     error.status = response.status
                     errors.append(error)
