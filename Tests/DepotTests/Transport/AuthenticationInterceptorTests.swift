@@ -1,0 +1,109 @@
+import Depot
+import DepotTesting
+import Foundation
+import Testing
+
+/// One token refresh for all: concurrent 401s share one refresh and are replayed with the new
+/// token; a failed refresh fails them all with one typed error.
+@Suite struct AuthenticationInterceptorTests {
+    /// `/secure` answers 200 to `Bearer fresh` and 401 to anything else; `/token` answers
+    /// `tokenAnswer` after 100 ms, so a burst of 401s arrives while the refresh is under way.
+    func withSecureServer(
+        tokenAnswer: StubResponse,
+        _ body: (StubServer, AuthenticationInterceptor<String>, NetworkingSession) async throws -> Void
+    ) async throws {
+        try await withStubServer { server in
+            server.route(.get, "/secure") { request, _ in
+                request.header("authorization") == "Bearer fresh"
+                    ? .json(["ok": true]) : .json(["error": "token expired"], status: 401)
+            }
+            server.route(.post, "/token", response: tokenAnswer)
+            let tokens = NetworkingSession(url: server.url, configuration: SessionConfiguration(retryPolicy: .none))
+            // A long failure window: on a slow machine (ThreadSanitizer) a straggler's 401 may
+            // come well after the failed refresh, and must still share it.
+            let auth = AuthenticationInterceptor(token: "expired", failureWindow: .seconds(30)) { expired in
+                #expect(expired == "expired")
+                let answer = try await tokens.request(.post, "token").value
+                guard let token = answer["token"]?.stringValue else {
+                    throw DepotError(.decoding, "no token in \(answer)")
+                }
+                return token
+            }
+            let session = NetworkingSession(
+                url: server.url, configuration: SessionConfiguration(interceptors: [auth], retryPolicy: .none))
+            try await body(server, auth, session)
+        }
+    }
+
+    @Test("20 concurrent requests on an expired token: exactly one refresh request, every request answered")
+    func oneRefresh() async throws {
+        try await withSecureServer(tokenAnswer: .json(["token": "fresh"], delay: .milliseconds(100))) {
+            server, auth, session in
+            let answers = try await withThrowingTaskGroup(of: JSON.self) { group in
+                for _ in 0..<20 { group.addTask { try await session.request(.get, "secure").value } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(answers.count == 20 && answers.allSatisfy { $0["ok"] == true })
+            #expect(server.requests.filter { $0.path == "/token" }.count == 1)
+            #expect(auth.refreshCount == 1 && auth.credential == "fresh")
+            // Each request was sent at most twice: once expired, once fresh.
+            #expect(server.requests.filter { $0.path == "/secure" }.count <= 40)
+            // Later requests go out with the fresh token at once.
+            server.clearRequests()
+            _ = try await session.request(.get, "secure").value
+            #expect(server.requests.map(\.path) == ["/secure"])
+        }
+    }
+
+    @Test("a refresh that fails fails all 20 requests with one typed error, after one refresh request")
+    func failedRefresh() async throws {
+        try await withSecureServer(
+            tokenAnswer: .json(["error": "refresh token revoked"], status: 400, delay: .milliseconds(100))
+        ) { server, auth, session in
+            let errors = await withTaskGroup(of: DepotError?.self) { group in
+                for _ in 0..<20 {
+                    group.addTask {
+                        do {
+                            _ = try await session.request(.get, "secure").value
+                            return nil
+                        } catch {
+                            return error as? DepotError
+                        }
+                    }
+                }
+                return await group.reduce(into: [DepotError?]()) { $0.append($1) }
+            }
+            #expect(errors.count == 20)
+            #expect(errors.allSatisfy { $0?.code == .authentication && $0?.status == 401 })
+            #expect(server.requests.filter { $0.path == "/token" }.count == 1)
+            #expect(auth.refreshCount == 1 && auth.credential == "expired")
+            // A new sign-in: the next request goes out with the new token.
+            auth.update(credential: "fresh")
+            let answer = try await session.request(.get, "secure").value
+            #expect(answer["ok"] == true)
+        }
+    }
+
+    @Test("no token at first: the first requests wait for one refresh before they are sent")
+    func noTokenYet() async throws {
+        try await withStubServer { server in
+            server.route(.get, "/secure") { request, _ in
+                request.header("authorization") == "Bearer first" ? .json(["ok": true]) : .json([:], status: 401)
+            }
+            let refreshes = LockedValue(0)
+            let auth = AuthenticationInterceptor(token: nil) { expired in
+                #expect(expired == nil)
+                refreshes.withLock { $0 += 1 }
+                try await Task.sleep(for: .milliseconds(50))
+                return "first"
+            }
+            let session = NetworkingSession(url: server.url, configuration: SessionConfiguration(interceptors: [auth]))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<5 { group.addTask { _ = try await session.request(.get, "secure").value } }
+                try await group.waitForAll()
+            }
+            #expect(refreshes.withLock { $0 } == 1)
+            #expect(server.requests.count == 5)  // none sent before the token was there
+        }
+    }
+}
