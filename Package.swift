@@ -26,6 +26,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
@@ -37,6 +38,7 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .target(
@@ -77,7 +79,11 @@ let package = Package(
         ),
         .executableTarget(
             name: "OutboxCrashTest",
-            dependencies: ["Depot", "DepotSQLite", "DepotTesting", "SoakSupport"],
+            dependencies: [
+                "Depot", "DepotSQLite", "DepotTesting", "SoakSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             path: "Tests/OutboxCrashTest"
         ),
         .target(
@@ -91,7 +97,14 @@ let package = Package(
             path: "Tests/Soak"
         ),
         .testTarget(name: "DepotPromiseTests", dependencies: ["DepotPromise"]),
-        .testTarget(name: "DepotSQLiteTests", dependencies: ["DepotSQLite", "Depot", "DepotTesting", "SoakSupport"]),
+        .testTarget(
+            name: "DepotSQLiteTests",
+            dependencies: [
+                "DepotSQLite", "Depot", "DepotTesting", "SoakSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .testTarget(
             name: "DepotTests",
             dependencies: [

@@ -1,13 +1,18 @@
 import Foundation
 
-/// The command line: `OutboxCrashTest [--rounds 20] [--writes 200] [--pull-rounds 5] [--seed S]`
-/// runs the parent; `OutboxCrashTest --child --port P --db PATH [--concurrency N]` runs one
-/// forwarding child, and `--pull-child --port P --db PATH` one pulling child.
+/// The command line: `OutboxCrashTest [--rounds 20] [--writes 200] [--pull-rounds 5]
+/// [--sigterm-rounds 3] [--seed S]` runs the parent. Its children: `--child --port P --db PATH
+/// [--concurrency N]` forwards, `--pull-child --port P --db PATH` pulls, and `--service-child
+/// --port P --db PATH` runs a forwarder in a `ServiceGroup` that SIGTERM stops.
 struct Arguments: Sendable {
     /// Whether this process is a forwarding child.
     var isChild = false
     /// Whether this process is a pulling child (``PullChild``).
     var isPullChild = false
+    /// Whether this process is a service child (``ServiceChild``).
+    var isServiceChild = false
+    /// How many SIGTERM rounds the parent runs after the pull rounds (``SigtermTest``).
+    var sigtermRounds = 3
     /// How many pull-crash rounds the parent runs after the outbox rounds (``PullCrashTest``).
     var pullRounds = 5
     /// The child's stub server port.
@@ -32,6 +37,8 @@ struct Arguments: Sendable {
             switch option {
             case "--child": isChild = true
             case "--pull-child": isPullChild = true
+            case "--service-child": isServiceChild = true
+            case "--sigterm-rounds": sigtermRounds = try Self.number(option, rest.popFirst())
             case "--pull-rounds": pullRounds = try Self.number(option, rest.popFirst())
             case "--port": port = try Self.number(option, rest.popFirst())
             case "--db": database = try Self.value(option, rest.popFirst())
@@ -46,8 +53,8 @@ struct Arguments: Sendable {
             default: throw UsageError(message: "unknown option \(option)")
             }
         }
-        if isChild || isPullChild, port <= 0 || database.isEmpty {
-            throw UsageError(message: "--child and --pull-child need --port and --db")
+        if isChild || isPullChild || isServiceChild, port <= 0 || database.isEmpty {
+            throw UsageError(message: "--child, --pull-child and --service-child need --port and --db")
         }
         if rounds < 1 || writes < 1 { throw UsageError(message: "--rounds and --writes must be positive") }
     }

@@ -52,6 +52,10 @@ struct CrashTest {
                 executable: test.executable, random: SeededGenerator(seed: arguments.seed ^ 0x9011))
             passed = await pulls.run(rounds: arguments.pullRounds)
         }
+        if passed, arguments.sigtermRounds > 0 {
+            var terms = SigtermTest(executable: test.executable, random: SeededGenerator(seed: arguments.seed ^ 0x7E2))
+            passed = await terms.run(rounds: arguments.sigtermRounds)
+        }
         if passed {
             try? FileManager.default.removeItem(at: directory)
         } else {

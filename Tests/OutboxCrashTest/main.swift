@@ -11,4 +11,5 @@ do {
     exit(64)
 }
 if arguments.isPullChild { exit(await PullChild.run(arguments)) }
+if arguments.isServiceChild { exit(await ServiceChild.run(arguments)) }
 exit(arguments.isChild ? await ChildRole.run(arguments) : await CrashTest.main(arguments))

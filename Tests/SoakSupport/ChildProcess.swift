@@ -81,4 +81,9 @@ public final class ChildProcess: Sendable {
     public func kill() {
         _ = Foundation.kill(process.processIdentifier, SIGKILL)
     }
+
+    /// Sends SIGTERM: the child may finish what it is doing and exit.
+    public func terminate() {
+        _ = Foundation.kill(process.processIdentifier, SIGTERM)
+    }
 }

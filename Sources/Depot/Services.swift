@@ -1,0 +1,40 @@
+import ServiceLifecycle
+
+// Depot's long-lived parts as swift-service-lifecycle services, for a `ServiceGroup` inside a
+// Hummingbird or Vapor server: each runs until graceful shutdown (or cancellation), then finishes
+// what is under way and returns.
+
+extension Forwarder: Service {
+    /// Forwards in the background until graceful shutdown or cancellation, then stops: the request
+    /// in flight is answered and its answer stored before `run()` returns; entries not sent stay
+    /// in the outbox for the next start.
+    public func run() async throws {
+        start()
+        try? await gracefulShutdown()
+        await stop()
+    }
+}
+
+extension AutoSync: Service {
+    /// Runs the actions on their schedule until graceful shutdown or cancellation, then stops:
+    /// the runs under way finish before `run()` returns.
+    public func run() async throws {
+        start()
+        try? await gracefulShutdown()
+        await stop()
+    }
+}
+
+extension ActionExecutor: Service {
+    /// Waits for graceful shutdown or cancellation, then shuts down: refuses new actions and
+    /// returns once every running and pending action has ended (pending ones are cancelled when
+    /// the task was cancelled rather than shut down gracefully).
+    public func run() async throws {
+        do {
+            try await gracefulShutdown()
+            await shutdown()
+        } catch {
+            await shutdown(cancelPending: true)
+        }
+    }
+}
