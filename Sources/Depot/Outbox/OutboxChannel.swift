@@ -99,7 +99,7 @@ struct OutboxChannel: Sendable {
         do {
             request = try makeRequest(
                 route.method, try route.checkedPath(id: operation == .create && route.method != .put ? nil : entityID),
-                headers: headers(adding: extra), body: operation == .delete ? nil : body)
+                template: route.path, headers: headers(adding: extra), body: operation == .delete ? nil : body)
         } catch {
             return .reject(error as? DepotError ?? DepotError(.encoding, "\(error)", underlying: error))
         }
@@ -142,7 +142,8 @@ struct OutboxChannel: Sendable {
         let route = routes[.read]!
         var request: NetworkRequest
         do {
-            request = try makeRequest(route.method, try route.checkedPath(id: entityID), headers: configuration.headers)
+            request = try makeRequest(
+                route.method, try route.checkedPath(id: entityID), template: route.path, headers: configuration.headers)
             request.timeout = timeout
         } catch {
             return .failure(error as? DepotError ?? DepotError(.encoding, "\(error)", underlying: error))

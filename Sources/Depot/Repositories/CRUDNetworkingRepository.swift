@@ -118,7 +118,8 @@ extension CRUDNetworkingRepository {
         let request: NetworkRequest
         do {
             request = try makeRequest(
-                route.method, try route.checkedPath(id: id), query: query, headers: headers, body: body)
+                route.method, try route.checkedPath(id: id), template: route.path, query: query, headers: headers,
+                body: body)
         } catch {
             return Promise(error: error)
         }

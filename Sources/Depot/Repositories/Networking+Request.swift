@@ -150,9 +150,18 @@ let inlineReadLimit = 64 * 1024
 func makeRequest(
     _ method: NetworkRequest.Method,
     _ path: String,
+    template: String? = nil,
     query: [URLQueryItem] = [],
     headers: [String: String] = [:],
     body: JSON? = nil
+) throws -> NetworkRequest {
+    var request = try makeUntemplatedRequest(method, path, query: query, headers: headers, body: body)
+    request.template = template
+    return request
+}
+
+private func makeUntemplatedRequest(
+    _ method: NetworkRequest.Method, _ path: String, query: [URLQueryItem], headers: [String: String], body: JSON?
 ) throws -> NetworkRequest {
     if headers.isEmpty {
         // The common case, without a dictionary: the same fields the dictionary path makes.

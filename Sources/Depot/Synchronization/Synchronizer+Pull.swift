@@ -208,7 +208,8 @@ extension Synchronizer {
         default:
             break
         }
-        return try makeRequest(listRoute.method, listRoute.resolvedPath(id: nil), query: query, headers: headers)
+        return try makeRequest(
+            listRoute.method, listRoute.resolvedPath(id: nil), template: listRoute.path, query: query, headers: headers)
     }
 
     /// One page's items and its whole document: the items from the collection envelope, or, with

@@ -113,7 +113,7 @@ extension Synchronizer {
         let request: NetworkRequest
         do {
             request = try makeRequest(
-                route.method, route.resolvedPath(id: nil), headers: headers,
+                route.method, route.resolvedPath(id: nil), template: route.path, headers: headers,
                 body: .array(records.map { .object($0.object) }))
         } catch let error as DepotError {
             report.failed += records.count
@@ -294,7 +294,9 @@ extension Synchronizer {
         let outcome: Result<NetworkResponse, DepotError>
         do {
             outcome = try await send(
-                makeRequest(deleteRoute.method, deleteRoute.resolvedPath(id: tombstone.id), headers: headers))
+                makeRequest(
+                    deleteRoute.method, deleteRoute.resolvedPath(id: tombstone.id), template: deleteRoute.path,
+                    headers: headers))
         } catch let error as DepotError where !error.isCancellation {
             outcome = .failure(error)
         }

@@ -17,6 +17,9 @@ public struct NetworkRequest: Sendable, Hashable {
     public var body: Data?
     /// How long to wait for the answer; the session's default when nil.
     public var timeout: Duration?
+    /// The route template the path was made from (`messages/:id`), for metrics and trace spans,
+    /// which must not carry raw ids; nil for a path given as it is. Not sent.
+    public var template: String?
     /// Names of fields given as strings that were refused (CR, LF or NUL, or not a field name);
     /// ``validateHeaders()`` throws for them before anything is sent.
     var rejectedHeaders: [String] = []

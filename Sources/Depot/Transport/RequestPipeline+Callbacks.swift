@@ -89,11 +89,12 @@ extension RequestPipeline {
         _ prepared: NetworkRequest, url: URL, summary: DepotError.Request, attempt: StartAttempt,
         completion: @escaping @Sendable (Result<NetworkResponse, DepotError>) -> Void
     ) -> any NetworkCall {
-        willAttempt(prepared, url: url, attempt: 1)
+        let (sent, telemetry) = willAttempt(prepared, url: url, attempt: 1)
         let start = ContinuousClock.now
         let pipeline = self
-        return attempt(prepared, url, summary, prepared.timeout ?? configuration.timeout) { result in
-            completion(pipeline.outcome(of: result, request: prepared, summary: summary, since: start))
+        return attempt(sent, url, summary, sent.timeout ?? configuration.timeout) { result in
+            completion(
+                pipeline.outcome(of: result, request: sent, summary: summary, since: start, telemetry: telemetry))
         }
     }
 

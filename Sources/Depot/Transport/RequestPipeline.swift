@@ -55,16 +55,16 @@ public struct RequestPipeline: Sendable {
         var reauthorized = false
         while true {
             if Task.isCancelled { throw DepotError(.cancelled, "the request was cancelled", request: summary) }
-            willAttempt(prepared, url: url, attempt: attemptNumber)
+            let (sent, telemetry) = willAttempt(prepared, url: url, attempt: attemptNumber)
             let start = ContinuousClock.now
             let result: Result<NetworkResponse, any Error>
             do {
-                result = .success(try await attempt(prepared, url, timeout))
+                result = .success(try await attempt(sent, url, timeout))
             } catch {
                 result = .failure(error)
             }
             let failure: DepotError
-            switch outcome(of: result, request: prepared, summary: summary, since: start) {
+            switch outcome(of: result, request: sent, summary: summary, since: start, telemetry: telemetry) {
             case .success(let response): return response
             case .failure(let error): failure = error
             }
@@ -86,23 +86,28 @@ public struct RequestPipeline: Sendable {
         }
     }
 
-    /// Calls the request hook and logs the attempt.
-    func willAttempt(_ request: NetworkRequest, url: URL, attempt: Int) {
+    /// Starts the attempt's telemetry (its trace context goes into the returned request's
+    /// headers), calls the request hook and logs the attempt.
+    func willAttempt(_ request: NetworkRequest, url: URL, attempt: Int) -> (NetworkRequest, RequestTelemetry?) {
+        let (request, telemetry) = RequestTelemetry.start(
+            request, url: url, attempt: attempt, configuration: configuration)
         configuration.onRequest?(request, url)
         log(request, url: url, attempt: attempt)
+        return (request, telemetry)
     }
 
     /// The answer of an attempt that began at `start`, as the caller sees it: a 2xx answer, or the
     /// `DepotError` for a non-2xx answer or a failure; the response hook has seen it and it was logged.
     func outcome(
         of result: Result<NetworkResponse, any Error>, request: NetworkRequest, summary: DepotError.Request,
-        since start: ContinuousClock.Instant
+        since start: ContinuousClock.Instant, telemetry: RequestTelemetry? = nil
     ) -> Result<NetworkResponse, DepotError> {
         let failure: DepotError
         switch result {
         case .success(let response):
             let elapsed = ContinuousClock.now - start
             if response.isSuccess {
+                telemetry?.end(status: response.status, error: nil)
                 configuration.onResponse?(request, .success(response), elapsed)
                 configuration.logger.debug(
                     "\(summary) → \(response.status) (\(response.body.count) bytes)",
@@ -111,9 +116,11 @@ public struct RequestPipeline: Sendable {
                 return .success(response)
             }
             failure = statusError(for: response, request: summary)
+            telemetry?.end(status: response.status, error: failure)
             configuration.onResponse?(request, .failure(failure), elapsed)
         case .failure(let error):
             failure = Self.depotError(error, request: summary)
+            telemetry?.end(status: nil, error: failure)
             configuration.onResponse?(request, .failure(failure), ContinuousClock.now - start)
         }
         configuration.logger.warning("\(failure)")

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Logging
+import Metrics
 
 /// What every transport session shares: default headers, timeout, interceptors, retries, logging.
 public struct SessionConfiguration: Sendable {
@@ -29,6 +30,10 @@ public struct SessionConfiguration: Sendable {
     /// pause libcurl: until the cancellation reaches it, it may read a little further ahead and drop
     /// what it read; see ``NetworkingSession``.)
     public var maximumResponseSize: Int
+    /// Where the request metrics go (`depot.requests`, `depot.request.duration`); nil (the
+    /// default) uses the bootstrapped `MetricsSystem`, and when nothing is bootstrapped no metric
+    /// is made at all.
+    public var metricsFactory: (any MetricsFactory)?
     /// Names of fields given as strings that were refused; sending throws `.invalidRequest`.
     var rejectedHeaders: [String] = []
 
