@@ -2,6 +2,7 @@
     import AsyncHTTPClient
     import Depot
     import Foundation
+    import Metrics
     import NIOCore
     import NIOHTTP1
 
@@ -25,6 +26,9 @@
         public let url: URL
         /// ``url``.
         public var baseURL: URL? { url }
+
+        /// The configuration's `metricsFactory`.
+        public var metricsFactory: (any MetricsFactory)? { pipeline.configuration.metricsFactory }
         /// The shared pipeline: headers, interceptors, retries, logging.
         public let pipeline: RequestPipeline
         /// The client requests go through.

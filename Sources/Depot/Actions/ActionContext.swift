@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Metrics
 
 /// What a running action is given: the executor's session (counted), storage and logger, its own
 /// id, and the means to record counts and progress.
@@ -84,6 +85,7 @@ struct MeteredNetworking: Networking {
 
     /// The base session's.
     var baseURL: URL? { base.baseURL }
+    var metricsFactory: (any MetricsFactory)? { base.metricsFactory }
 
     func send(_ request: NetworkRequest) async throws -> NetworkResponse {
         try await base.sendCounting(request) { requests, sent, received in

@@ -11,9 +11,16 @@ extension OutboxEngine {
     func process(_ entry: OutboxEntry, report: inout ForwardingReport) async throws -> EntryResult {
         let meter = TrafficMeter()
         defer { meter.add(to: &report) }
-        let (result, processed) = try await TrafficMeter.$current.withValue(meter) {
-            var processed = ForwardingReport()
-            return (try await processUnmetered(entry, report: &processed), processed)
+        let (result, processed) = try await DepotTelemetry.withOptionalSpan("forward \(entry.collection)") { span in
+            span?.attributes["depot.collection"] = entry.collection
+            span?.attributes["depot.outbox.sequence"] = Int(entry.sequence)
+            span?.attributes["depot.outbox.operation"] = entry.operation.rawValue
+            let (result, processed) = try await TrafficMeter.$current.withValue(meter) {
+                var processed = ForwardingReport()
+                return (try await processUnmetered(entry, report: &processed), processed)
+            }
+            span?.attributes["depot.outbox.outcome"] = "\(result)"
+            return (result, processed)
         }
         report.add(processed)
         return result

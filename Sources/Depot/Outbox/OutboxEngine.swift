@@ -1,4 +1,5 @@
 import Foundation
+import Metrics
 
 /// The I/O of forwarding: reads due entries from the store, claims them, sends them through their
 /// repository's channel and stores each answer with its entry's removal in one transaction. Used
@@ -85,7 +86,22 @@ struct OutboxEngine: Sendable {
             let failure = error as? DepotError ?? DepotError(.storage, "\(error)", underlying: error)
             if !failure.isCancellation { result.report.errors.append(failure) }
         }
+        await recordGauges()
         return result
+    }
+
+    /// Records `depot.outbox.pending` and `depot.outbox.rejected` after a pass, when a metrics
+    /// backend is there (two counting reads of the store; none otherwise).
+    private func recordGauges() async {
+        guard let factory = DepotTelemetry.factory(channels.values.first?.store) else { return }
+        do {
+            let pending = try await storage.outboxCount(query(.pending)).value
+            let rejected = try await storage.outboxCount(query(.rejected)).value
+            Gauge(label: "depot.outbox.pending", factory: factory).record(pending)
+            Gauge(label: "depot.outbox.rejected", factory: factory).record(rejected)
+        } catch {
+            // A metric is not worth a failed pass: the next pass records again.
+        }
     }
 
     /// Sends `entries` (one page, in order): one at a time, or by entity up to the concurrency

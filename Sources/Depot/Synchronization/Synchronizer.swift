@@ -1,4 +1,5 @@
 import Foundation
+import Tracing
 
 /// One synchronization run's inputs, shared by its push and pull halves.
 struct Synchronizer<Entity: Identifiable & Sendable>: Sendable where Entity.ID: PathComponentConvertible {
@@ -20,12 +21,28 @@ struct Synchronizer<Entity: Identifiable & Sendable>: Sendable where Entity.ID: 
     typealias Progress = @Sendable (SynchronizationReport) -> Void
 
     func run(progress: Progress?) async throws -> SynchronizationReport {
-        var report = SynchronizationReport()
-        if configuration.push {
-            try await adoptUnsynced()
-            try await push(&report, progress: progress)
+        let report = try await DepotTelemetry.withOptionalSpan("synchronize \(collection)") { span in
+            var report = SynchronizationReport()
+            if configuration.push {
+                try await adoptUnsynced()
+                try await push(&report, progress: progress)
+            }
+            try await pull(&report, progress: progress)
+            span?.attributes["depot.collection"] = collection
+            span?.attributes["depot.sync.pushed"] = report.pushed
+            span?.attributes["depot.sync.pulled"] = report.pulled
+            span?.attributes["depot.sync.pages"] = report.pages
+            if let error = report.errors.first {
+                span?.attributes["error.type"] = error.status.map(String.init) ?? error.code.description
+                span?.setStatus(SpanStatus(code: .error, message: error.message))
+            }
+            return report
         }
-        try await pull(&report, progress: progress)
+        if let factory = DepotTelemetry.factory(store) {
+            let dimensions = [("collection", collection)]
+            DepotTelemetry.count("depot.sync.pushed", report.pushed, dimensions, factory)
+            DepotTelemetry.count("depot.sync.pulled", report.pulled, dimensions, factory)
+        }
         return report
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Metrics
 
 /// Sends requests: what a repository's `store` is. ``NetworkingSession`` (URLSession) is the default;
 /// `DepotAsyncHTTPClient` adds a faster one for servers.
@@ -37,6 +38,10 @@ public protocol Networking: Sendable {
     /// The URL request paths are relative to, when the transport has one: what Depot remembers
     /// per-server choices under (the PATCH format a server accepts). Nil by default.
     var baseURL: URL? { get }
+
+    /// Where metrics about this transport's work go (requests, synchronizations, the outbox); nil
+    /// uses the bootstrapped `MetricsSystem`. Nil by default.
+    var metricsFactory: (any MetricsFactory)? { get }
 }
 
 /// A request under way, started by ``Networking/send(_:completion:)``.
@@ -49,6 +54,9 @@ public protocol NetworkCall: Sendable {
 extension Networking {
     /// No base URL: per-server choices are remembered per transport type only.
     public var baseURL: URL? { nil }
+
+    /// Nil: the bootstrapped `MetricsSystem`.
+    public var metricsFactory: (any MetricsFactory)? { nil }
 
     /// Runs ``send(_:)`` in a new task and calls `completion` with its outcome; cancelling the
     /// call cancels the task (a `CancellationError` reaches `completion` as `DepotError`

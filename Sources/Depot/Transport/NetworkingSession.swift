@@ -1,4 +1,5 @@
 import Foundation
+import Metrics
 import HTTPTypes
 
 #if canImport(FoundationNetworking)
@@ -32,6 +33,9 @@ public final class NetworkingSession: Networking {
     public let url: URL
     /// ``url``.
     public var baseURL: URL? { url }
+
+    /// The configuration's ``SessionConfiguration/metricsFactory``.
+    public var metricsFactory: (any MetricsFactory)? { pipeline.configuration.metricsFactory }
     /// The shared pipeline: headers, interceptors, retries, logging.
     public let pipeline: RequestPipeline
     private let session: URLSession
