@@ -144,5 +144,40 @@ print(
 await executor.shutdown()
 print("events:    \(await actionEvents.reduce(into: [String]()) { $0.append($1.kind.name) }.joined(separator: " → "))")
 
+// AutoSync: the synchronization runs by itself: at start, after offline writes (debounced), after
+// failures (backing off), and at once when the forwarder delivers again after an outage.
+func runAutoSync(_ cached: CachedMessages, _ server: StubServer) async throws {
+    let auto = AutoSync(
+        executor: ActionExecutor(maxConcurrent: 2), every: .seconds(300),
+        configuration: AutoSyncConfiguration(
+            baseDelay: .milliseconds(100), maximumDelay: .seconds(1), debounce: .milliseconds(100)))
+    auto.add(SynchronizeAction(cached))
+    let background = Forwarder(
+        for: cached,
+        configuration: ForwarderConfiguration(
+            baseDelay: .milliseconds(50), maximumDelay: .milliseconds(200), pollInterval: .milliseconds(50)))
+    auto.observe(background)
+    var autoRuns = AutoSyncRuns(auto)
+    auto.start()
+    background.start()
+    func show(_ run: AutoSyncRuns.Run?) {
+        guard let run else { return }
+        print("autosync:  ran for \(run.trigger)" + (run.failure.map { ", failed: \($0.code)" } ?? ", ok"))
+    }
+    show(await autoRuns.next())  // at start
+    try await server.goOffline()
+    _ = try await cached.create(Message(id: "auto-1", text: "written offline while AutoSync runs")).value
+    show(await autoRuns.next())  // the offline write, 100 ms later: the server is gone
+    try await server.goOnline()
+    for _ in 0..<10 {  // retries back off until the forwarder gets through, which runs it at once
+        guard let run = await autoRuns.next() else { break }
+        show(run)
+        if run.trigger == .connectionRestored { break }
+    }
+    await auto.stop()
+    await background.stop()
+}
+try await runAutoSync(cached, server)
+
 try await server.shutdown()
 print("done")
