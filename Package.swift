@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "DepotSQLite", targets: ["DepotSQLite"]),
         .library(name: "DepotAsyncHTTPClient", targets: ["DepotAsyncHTTPClient"]),
         .executable(name: "Messages", targets: ["Messages"]),
+        .executable(name: "Relay", targets: ["Relay"]),
     ],
     traits: [
         .trait(
@@ -79,6 +80,17 @@ let package = Package(
                 "Depot", "DepotTesting", "DepotSQLite", .product(name: "Logging", package: "swift-log"),
             ],
             path: "Examples/Messages"
+        ),
+        .executableTarget(
+            name: "Relay",
+            dependencies: [
+                "Depot", "DepotTesting", "DepotSQLite", .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Examples/Relay"
         ),
         .executableTarget(
             name: "OutboxCrashTest",
