@@ -61,6 +61,8 @@ public final class AutoSync: Sendable {
         var loop: Task<Void, Never>?
         var watchers: [Task<Void, Never>] = []
         var inFlight: [UUID: Task<Void, Never>] = [:]
+        /// Runs that ended before their task was put in ``inFlight``.
+        var endedEarly: Set<UUID> = []
     }
 
     private let executor: ActionExecutor
@@ -245,13 +247,15 @@ public final class AutoSync: Sendable {
                 }
                 current.rerun = nil
                 state.entries[index] = current
-                state.inFlight[id] = nil
+                if state.inFlight.removeValue(forKey: id) == nil { state.endedEarly.insert(id) }
                 return current.due
             }
             hub.emit(.finished(name: entry.name, trigger: entry.trigger, failure: failure, next: next))
             waker.wake()
         }
-        state.withLock { $0.inFlight[id] = task }
+        state.withLock { state in
+            if state.endedEarly.remove(id) == nil { state.inFlight[id] = task }
+        }
     }
 }
 
