@@ -1,7 +1,7 @@
 import Depot
 import Foundation
 
-/// The runs an ``AutoSync`` finishes, read one at a time: what a test waits on between moves of a
+/// The runs an `AutoSync` finishes, read one at a time: what a test waits on between moves of a
 /// `ManualForwarderClock`.
 ///
 /// ```swift
