@@ -4,7 +4,10 @@ import Depot
 import DepotAsyncHTTPClient
 import DepotTesting
 import Foundation
+import InMemoryTracing
+import MetricsTestKit
 import NIOCore
+import Tracing
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -48,6 +51,8 @@ final class Fixture: Sendable {
     let onURLSession: MessageRepository
     let onAsyncHTTPClient: MessageRepository
     let canned: MessageRepository
+    /// The same with a metrics backend (swift-metrics' TestMetrics) in its configuration.
+    let cannedMeasured: MessageRepository
     let decoder = JSONDecoder()
 
     init() async throws {
@@ -61,6 +66,10 @@ final class Fixture: Sendable {
         onAsyncHTTPClient = MessageRepository(store: AsyncHTTPClientSession(url: base))
         canned = MessageRepository(
             store: CannedNetworking(pipeline: RequestPipeline(baseURL: base, configuration: SessionConfiguration())))
+        var measured = SessionConfiguration()
+        measured.metricsFactory = TestMetrics()
+        cannedMeasured = MessageRepository(
+            store: CannedNetworking(pipeline: RequestPipeline(baseURL: base, configuration: measured)))
     }
 
     func url(_ index: Int) -> URL { base.appendingPathComponent("messages/\(index % 100 + 1)") }
@@ -151,6 +160,16 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("Depot read(id), pipeline with a canned answer (no I/O)") { benchmark in
         let repository = try await fixture().canned
         for index in benchmark.scaledIterations { blackHole(try await repository.read(String(index % 100 + 1)).value) }
+    }
+    Benchmark("Depot read(id), canned answer, with a tracer and a metrics backend (no I/O)") { benchmark in
+        let repository = try await fixture().cannedMeasured
+        let tracer = InMemoryTracer()
+        try await withTracer(tracer) {
+            for index in benchmark.scaledIterations {
+                blackHole(try await repository.read(String(index % 100 + 1)).value)
+            }
+        }
+        tracer.clearAll()
     }
     Benchmark("JSONDecoder, 1 Message (no I/O)") { benchmark in
         let fixture = try await fixture()
