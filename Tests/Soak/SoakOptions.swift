@@ -2,7 +2,7 @@ import Foundation
 
 /// The command line: `Soak [--seconds 110] [--rounds N] [--ops 60] [--seed S]` runs rounds until
 /// the time or the round count is used up; `Soak --child --port P --db PATH --seed S --ops N` runs
-/// one round's program.
+/// one round's program; `Soak --volume N` runs the volume check (``SoakVolume``).
 struct SoakOptions: Sendable {
     /// Whether this process is a round's program.
     var isChild = false
@@ -18,6 +18,8 @@ struct SoakOptions: Sendable {
     var seconds = 110
     /// A fixed round count (parent); nil to run until ``seconds`` are used.
     var rounds: Int?
+    /// `--volume N`: run the volume check (``SoakVolume``) with N writes instead of rounds.
+    var volume: Int?
 
     /// Parses `arguments` (without the program name).
     ///
@@ -36,6 +38,7 @@ struct SoakOptions: Sendable {
             case "--ops": operations = max(try Self.number(option, value), 1)
             case "--seconds": seconds = try Self.number(option, value)
             case "--rounds": rounds = max(try Self.number(option, value), 1)
+            case "--volume": volume = max(try Self.number(option, value), 1)
             case "--seed":
                 guard let seed = UInt64(try Self.text(option, value)) else {
                     throw SoakUsageError(message: "--seed needs an unsigned 64-bit integer")
@@ -66,7 +69,7 @@ struct SoakUsageError: Error, CustomStringConvertible {
     var message: String
     /// The message with the usage.
     var description: String {
-        "\(message)\nusage: Soak [--seconds 110] [--rounds N] [--ops 60] [--seed S]"
+        "\(message)\nusage: Soak [--seconds 110] [--rounds N] [--ops 60] [--seed S] | Soak --volume N"
             + " | Soak --child --port P --db PATH --seed S --ops N"
     }
 }

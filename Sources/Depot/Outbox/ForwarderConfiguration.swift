@@ -23,7 +23,8 @@ public struct ForwarderConfiguration: Sendable {
     /// How many times one entry's conflict is resolved by sending again before it waits for a retry.
     public var maximumConflictRounds: Int
     /// How long one send of an entry may take before it counts as failed (and is retried later
-    /// under the same `Idempotency-Key`); nil leaves the session's timeout. 10 seconds by default,
+    /// under the same `Idempotency-Key`); nil leaves the session's timeout. It caps the session's
+    /// timeout and never lengthens it: a session set to 2 seconds keeps 2. 10 seconds by default,
     /// so one dead connection (URLSession on Linux waits out the whole timeout on a kept-alive
     /// connection the server closed without answering) never stalls the queue for a minute.
     public var requestTimeout: Duration?

@@ -103,7 +103,7 @@ struct OutboxChannel: Sendable {
         } catch {
             return .reject(error as? DepotError ?? DepotError(.encoding, "\(error)", underlying: error))
         }
-        request.timeout = timeout
+        request.timeoutCap = timeout
         let response: NetworkResponse
         do {
             response = try await TrafficMeter.send(request, through: store)
@@ -144,7 +144,7 @@ struct OutboxChannel: Sendable {
         do {
             request = try makeRequest(
                 route.method, try route.checkedPath(id: entityID), template: route.path, headers: configuration.headers)
-            request.timeout = timeout
+            request.timeoutCap = timeout
         } catch {
             return .failure(error as? DepotError ?? DepotError(.encoding, "\(error)", underlying: error))
         }

@@ -17,6 +17,9 @@ public struct NetworkRequest: Sendable, Hashable {
     public var body: Data?
     /// How long to wait for the answer; the session's default when nil.
     public var timeout: Duration?
+    /// The longest wait a caller allows whatever the session's timeout (a forwarder's
+    /// ``ForwarderConfiguration/requestTimeout``): it shortens a longer timeout, never lengthens one.
+    var timeoutCap: Duration?
     /// The route template the path was made from (`messages/:id`), for metrics and trace spans,
     /// which must not carry raw ids; nil for a path given as it is. Not sent.
     public var template: String?
@@ -161,5 +164,14 @@ public struct NetworkRequest: Sendable, Hashable {
             throw DepotError(
                 .invalidRequest, "header \(name.debugDescription) contains CR, LF or NUL, or is not a valid name")
         }
+    }
+}
+
+extension NetworkRequest {
+    /// The wait for this request: its own ``timeout`` or `sessionTimeout`, capped by ``timeoutCap``.
+    func effectiveTimeout(session sessionTimeout: Duration) -> Duration {
+        let timeout = self.timeout ?? sessionTimeout
+        guard let timeoutCap else { return timeout }
+        return min(timeout, timeoutCap)
     }
 }

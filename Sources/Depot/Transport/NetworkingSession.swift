@@ -112,7 +112,9 @@ public final class NetworkingSession: Networking {
     ) -> any NetworkCall {
         var urlRequest = URLRequest(url: url)
         urlRequest.httpMethod = request.method.rawValue
-        urlRequest.timeoutInterval = max(timeout.seconds, 0.001)
+        // FoundationNetworking keeps whole seconds of a timeout (below half a second it times out
+        // at once): URLSession gets the timeout rounded up, and a timer of ours keeps the exact one.
+        urlRequest.timeoutInterval = max(timeout.seconds.rounded(.up), 1)
         for field in request.headers { urlRequest.addValue(field.value, forHTTPHeaderField: field.name.rawName) }
         urlRequest.httpBody = request.body
         let task = session.dataTask(with: urlRequest)
@@ -121,6 +123,7 @@ public final class NetworkingSession: Networking {
             SessionDelegate.Exchange(
                 completion: completion, request: summary, limit: limit, timeout: timeout,
                 checksContentLength: request.method != .head))
+        delegate.startTimer(for: task, after: timeout)
         task.resume()
         return DataTaskCall(task: task)
     }

@@ -92,7 +92,7 @@ extension RequestPipeline {
         let (sent, telemetry) = willAttempt(prepared, url: url, attempt: 1)
         let start = ContinuousClock.now
         let pipeline = self
-        return attempt(sent, url, summary, sent.timeout ?? configuration.timeout) { result in
+        return attempt(sent, url, summary, sent.effectiveTimeout(session: configuration.timeout)) { result in
             completion(
                 pipeline.outcome(of: result, request: sent, summary: summary, since: start, telemetry: telemetry))
         }

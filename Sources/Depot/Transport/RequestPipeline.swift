@@ -50,7 +50,7 @@ public struct RequestPipeline: Sendable {
         attempt: Attempt
     ) async throws -> NetworkResponse {
         var (prepared, url, summary) = (prepared, url, summary)
-        let timeout = prepared.timeout ?? configuration.timeout
+        let timeout = prepared.effectiveTimeout(session: configuration.timeout)
         var attemptNumber = first
         var reauthorized = false
         while true {

@@ -52,9 +52,12 @@ import Testing
         }
     }
 
+    /// The read before the patch leaves a kept-alive connection; URLSession on Linux does not see
+    /// that connection dropped after the PATCH and waits for its timeout, so the timeout is short
+    /// here (the behaviour under test is the key, not the wait).
     @Test("a remote-first patch whose answer is lost is applied once", arguments: StoreKind.allCases)
     func lostPatchAnswer(kind: StoreKind) async throws {
-        try await withOutboxFixture(kind, objects: [["id": "1", "text": "one"]]) { fixture in
+        try await withOutboxFixture(kind, objects: [["id": "1", "text": "one"]], timeout: .seconds(1)) { fixture in
             // Given
             let messages = fixture.repository()
             var one = try await messages.read("1").value.value
@@ -199,6 +202,25 @@ struct PutCreatedMessages: CRUDNetworkingRepository {
             #expect(first.retrying == 1 && error.code == .timeout && error.message.contains("0.3"))
             #expect(delivered == 1)
             #expect(fixture.applied("1").count == 1 && fixture.server.replayedWrites >= 1)
+        }
+    }
+
+    @Test("the forwarder's requestTimeout caps a longer session timeout and never lengthens a shorter one")
+    func capNeverLengthens() async throws {
+        try await withOutboxFixture(objects: [["id": "1", "text": "one"]], timeout: .milliseconds(300)) { fixture in
+            // Given: a session that waits 0.3 s, a forwarder left at its 10 s default, and a
+            // kept-alive connection the server closes after applying the update
+            _ = try await fixture.repository().read("1").value
+            _ = try await fixture.repository(strategy: recordOnly).update(Message(id: "1", text: "two")).value
+            let forwarder = Forwarder(
+                for: fixture.repository(),
+                configuration: ForwarderConfiguration(baseDelay: .seconds(1), jitter: 0, clock: fixture.clock))
+            fixture.server.inject(.applyThenDropConnection)
+            // When
+            let first = try await forwarder.flush().value
+            // Then: the send gave up at the session's 0.3 s, not the forwarder's 10 s
+            let error = try #require(first.errors.first)
+            #expect(first.retrying == 1 && error.code == .timeout && error.message.contains("0.3"), "\(error)")
         }
     }
 }

@@ -64,9 +64,11 @@ enum StoreKind: String, CaseIterable, Sendable, CustomStringConvertible {
     var description: String { rawValue }
 }
 
-/// A stub server with `objects` in `messages`, and a fresh store of `kind`.
+/// A stub server with `objects` in `messages`, and a fresh store of `kind`; the session times a
+/// request out after `timeout`.
 func withOutboxFixture(
-    _ kind: StoreKind = .sqlite, objects: [JSONObject] = [], _ body: (OutboxFixture) async throws -> Void
+    _ kind: StoreKind = .sqlite, objects: [JSONObject] = [], timeout: Duration = .seconds(10),
+    _ body: (OutboxFixture) async throws -> Void
 ) async throws {
     let directory = try TemporaryDirectory()
     defer { directory.cleanUp() }
@@ -77,7 +79,7 @@ func withOutboxFixture(
             case .sqlite: try SQLiteStorage(path: directory.path("outbox.sqlite"))
             case .memory: InMemoryStorage()
             }
-        let session = NetworkingSession(url: server.url, configuration: SessionConfiguration(timeout: .seconds(10)))
+        let session = NetworkingSession(url: server.url, configuration: SessionConfiguration(timeout: timeout))
         try await body(OutboxFixture(server: server, storage: storage, session: session, clock: ManualForwarderClock()))
     }
 }

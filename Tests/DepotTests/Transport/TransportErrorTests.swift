@@ -109,6 +109,27 @@ import Testing
         }
     }
 
+    /// FoundationNetworking keeps whole seconds of a timeout and, below half a second, timed a
+    /// request out at once: a session set to 250 ms failed every quick read with `.timeout`.
+    @Test(
+        "a sub-second timeout waits for a quick answer and still times out a slow one",
+        arguments: Transport.available)
+    func subSecondTimeout(transport: Transport) async throws {
+        try await withStubServer { server in
+            server.resource("messages", objects: [["id": "1", "text": "a"]])
+            let session = transport.session(
+                url: server.url, configuration: SessionConfiguration(timeout: .milliseconds(250)))
+            let messages = MessageRepository(store: session)
+            for _ in 0..<5 {
+                let message = try await messages.read("1").value
+                #expect(message.text == "a")
+            }
+            server.inject(.delay(.seconds(3)))
+            let error = await #expect(throws: DepotError.self) { try await messages.read("1").value }
+            #expect(error?.code == .timeout)
+        }
+    }
+
     @Test("cancelling mid-request cancels the URL task and rejects with .cancelled", arguments: Transport.available)
     func cancelMidRequest(transport: Transport) async throws {
         try await withStubServer { server in
