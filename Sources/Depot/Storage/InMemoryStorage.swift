@@ -216,6 +216,9 @@ public final class InMemoryStorage: Storage {
         private var records: [String: [String: StoredRecord?]] = [:]
         /// sequence → the entry written, or nil for removed.
         private var entries: [Int64: OutboxEntry?] = [:]
+        /// collection, entity id → the sequences this transaction wrote for it (so finding an
+        /// entity's entries costs its own entries, not every entry of a large transaction).
+        private var written: [Outbox.EntityKey: Set<Int64>] = [:]
         private var lastSequence: Int64?
 
         init(_ contents: LockedValue<Contents>) { self.contents = contents }
@@ -238,7 +241,7 @@ public final class InMemoryStorage: Storage {
         func outboxEntries(collection: String, entityID: String) -> [OutboxEntry] {
             var sequences = Set(
                 contents.withLock { $0.outbox.sequences(collection: collection, entityID: entityID) })
-            sequences.formUnion(entries.keys)
+            sequences.formUnion(written[Outbox.EntityKey(collection: collection, entityID: entityID)] ?? [])
             return sequences.sorted().compactMap { sequence in
                 guard let entry = outboxEntry(sequence: sequence),
                     entry.collection == collection, entry.entityID == entityID
@@ -260,12 +263,16 @@ public final class InMemoryStorage: Storage {
             var entry = entry
             entry.sequence = sequence
             entries[sequence] = .some(entry)
+            written[Outbox.EntityKey(collection: entry.collection, entityID: entry.entityID), default: []].insert(
+                sequence)
             return sequence
         }
 
         func replaceOutbox(_ entry: OutboxEntry) -> Bool {
             guard outboxEntry(sequence: entry.sequence) != nil else { return false }
             entries[entry.sequence] = .some(entry)
+            written[Outbox.EntityKey(collection: entry.collection, entityID: entry.entityID), default: []].insert(
+                entry.sequence)
             return true
         }
 
