@@ -252,8 +252,10 @@ extension OutboxEngine {
 }
 
 extension DepotError {
-    /// True when the request certainly never reached the server: no connection could be made.
+    /// True when the request certainly never reached the server: no connection could be made, or
+    /// it was held back behind earlier writes.
     var neverReachedServer: Bool {
+        if code == .queuedBehindEarlierWrites { return true }  // not sent: earlier writes go first
         guard code == .transport, let error = underlying as? URLError else { return false }
         return [.cannotConnectToHost, .cannotFindHost, .dnsLookupFailed, .notConnectedToInternet].contains(error.code)
     }

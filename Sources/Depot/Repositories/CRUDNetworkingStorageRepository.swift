@@ -140,8 +140,10 @@ extension CRUDNetworkingStorageRepository {
 
     /// Replaces the entity (PUT). Sends `If-Match` with the stored strong `ETag` (see
     /// ``RepositoryConfiguration/conditionalWrites``). A local update is stored unsynced and
-    /// recorded in the outbox; a remote one first sends the entity's earlier outbox entries, and
-    /// carries an `Idempotency-Key` that a fallback keeps, as `create(_:)` of an entity does.
+    /// recorded in the outbox; a remote one first sends the entity's earlier outbox entries (when
+    /// they cannot all go, a rule falling back to `.local` records it behind them, answered with
+    /// origin `.local` and ``Sourced/fallbackError`` `.queuedBehindEarlierWrites`), and carries an
+    /// `Idempotency-Key` that a fallback keeps, as `create(_:)` of an entity does.
     public func update(_ entity: Entity) -> Promise<Sourced<Entity>> {
         let (local, writes, remote, outbox, key) = (
             self.local, outboxLocal, self.remote, outboxEngine, entity.id.pathComponent
@@ -235,20 +237,32 @@ extension CRUDNetworkingStorageRepository {
     }
 
     /// Before a remote write: the entity's earlier offline writes go first, so the server sees the
-    /// writes in the order they were made. Throws (and the write falls back as its rule says) when
-    /// they cannot all go now.
+    /// writes in the order they were made. When they cannot all go now (the server fails, one was
+    /// refused and moved aside, a forwarder holds them), throws `.queuedBehindEarlierWrites`: a
+    /// rule with a local fallback then records this write in the outbox behind them, and the
+    /// forwarder delivers them all in order.
+    ///
+    /// - Throws: `.queuedBehindEarlierWrites` (with what kept them back as its underlying error),
+    ///   or the store's error, or `.cancelled`.
     static func forwardEarlier(_ id: String, _ outbox: OutboxEngine) async throws {
         let pending = try await outbox.storage.outboxCount(
             OutboxQuery(collections: Set(outbox.channels.keys), entityID: id, selection: .all)
         ).value
         guard pending > 0 else { return }
-        try await forward(id, outbox)
+        var reason: DepotError?
+        do {
+            try await forward(id, outbox)
+        } catch let error as DepotError where !error.isCancellation && error.code != .storage {
+            reason = error
+        }
         let left = try await outbox.storage.outboxCount(
             OutboxQuery(collections: Set(outbox.channels.keys), entityID: id, selection: .all)
         ).value
         if left > 0 {
             throw DepotError(
-                .conflict, "\(left) earlier write(s) to \(id) wait in the outbox; this one waits behind them")
+                .queuedBehindEarlierWrites,
+                "\(left) earlier write(s) to \(id) wait in the outbox; this one goes behind them",
+                underlying: reason)
         }
     }
 

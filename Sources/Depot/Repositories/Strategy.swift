@@ -18,7 +18,9 @@ public enum Origin: String, Sendable, Hashable, CustomStringConvertible {
 /// - `target`: the side that answers first.
 /// - `fallback`: the side that answers when the target fails: a remote target fails over on a
 ///   transport error, a timeout, a 5xx, a 408 or a 429 (never another 4xx, which is the server's
-///   answer); a local
+///   answer), and a remote write fails over without being sent when earlier writes to the same
+///   entity still wait in the outbox (`DepotError.Code.queuedBehindEarlierWrites`: it is
+///   recorded behind them); a local
 ///   target fails over when the entity is not stored locally or the store fails.
 /// - `synchronize`: after the answering side succeeds, apply the result to the other side too
 ///   (store what the server answered; send a local write to the server), except a local write made
@@ -80,7 +82,9 @@ public struct Sourced<Value: Sendable>: Sendable {
     public var value: Value
     /// The side that answered.
     public var origin: Origin
-    /// The target's error, when the fallback answered.
+    /// The target's error, when the fallback answered. A remote write recorded in the outbox
+    /// behind earlier writes to the same entity has `.queuedBehindEarlierWrites` here, with
+    /// ``origin`` `.local`.
     public var fallbackError: DepotError?
     /// The error of bringing the other side in step, when that failed (the value stands).
     public var synchronizationError: DepotError?
@@ -100,12 +104,22 @@ extension DepotError {
     public func warrantsFallback(from side: Origin) -> Bool {
         switch side {
         case .remote:
-            // 408 and 429 are as passing as a 5xx: the server asks to come back later.
+            // 408 and 429 are as passing as a 5xx: the server asks to come back later. A write
+            // behind earlier ones in the outbox goes there too, behind them.
             let status = self.status ?? 0
-            return code == .transport || code == .timeout
+            return code == .transport || code == .timeout || code == .queuedBehindEarlierWrites
                 || (code == .status && (status >= 500 || status == 408 || status == 429))
         case .local:
             return code == .notFound || code == .storage
         }
     }
+}
+
+extension DepotError.Code {
+    /// A remote write was not sent because earlier writes to the same entity still wait in the
+    /// outbox (the server failed them, refused one and it was moved aside, or a forwarder is
+    /// sending them): the server must see writes in the order they were made. Under a rule that
+    /// falls back to `.local` the write is recorded in the outbox behind them (the answer's
+    /// ``Sourced/fallbackError``); under one without a fallback it is thrown, and nothing is stored.
+    public static let queuedBehindEarlierWrites = DepotError.Code("queuedBehindEarlierWrites")
 }

@@ -13,12 +13,15 @@ import Foundation
 /// collection and query) and the next pull sends `?<parameter>=<cursor>`. The boundary is
 /// inclusive: the server may send the boundary rows again, which is harmless, while a row written in
 /// the same instant is never missed. A pull that stops early (an error, a cancellation, a crash)
-/// leaves the old cursor, so the next one repeats the gap instead of skipping it. Prune runs only
-/// after a full pull: an incremental one sees only what changed.
+/// leaves the old cursor, so the next one repeats the gap instead of skipping it. The cursor moves
+/// only past rows that were merged: a row the app cannot read (in
+/// ``SynchronizationReport/unreadable``) holds a ``Cursor/maximum(of:)`` cursor at its stamp, and
+/// keeps the old cursor of a ``Cursor/body(_:)`` or ``Cursor/header(_:)`` one, so the next pull
+/// brings it again. Prune runs only after a full pull: an incremental one sees only what changed.
 ///
 /// Writes racing a pull of several pages: one to a page not yet read is in this pull; one to a
 /// page already read is in the next pull as long as the cursor stays below its stamp. With
-/// ``Cursor/maximum(of:)`` the cursor is the largest stamp this pull saw, so a racing write to
+/// ``Cursor/maximum(of:)`` the cursor is the largest stamp this pull merged, so a racing write to
 /// a page already read can be missed when a later racing write to a page not yet read carries a
 /// larger stamp, and a deletion racing a page-numbered pull shifts the rows after it by one.
 /// Call ``SynchronizableRepository/resetPullCursor()`` now and then (or pull whole on a
@@ -26,8 +29,9 @@ import Foundation
 public struct IncrementalPull: Sendable, Hashable {
     /// Where the cursor comes from.
     public enum Cursor: Sendable, Hashable {
-        /// The largest value of a field among the pulled entities: ISO-8601 dates (compared as
-        /// dates, whatever their fractional digits) or numbers.
+        /// The largest value of a field among the merged entities: ISO-8601 dates (compared as
+        /// dates, whatever their fractional digits) or numbers. An unreadable row caps it at its
+        /// own value.
         case maximum(of: String)
         /// A key or JSON pointer in the body of the last page, e.g. `"/sync_token"`.
         case body(String)
@@ -71,17 +75,31 @@ enum PullCursors {
     /// are numbers, else as text.
     static func larger(_ left: JSON?, _ right: JSON) -> JSON {
         guard let left else { return right }
+        return precedes(left, right) ?? false ? right : left
+    }
+
+    /// The smaller of two cursor values, compared as `larger` compares them; of two equal values
+    /// or two that do not compare, `left`.
+    static func smaller(_ left: JSON?, _ right: JSON) -> JSON {
+        guard let left else { return right }
+        return precedes(right, left) ?? false ? right : left
+    }
+
+    /// Whether `left` comes strictly before `right`; nil when they do not compare (a number and a
+    /// text, a null).
+    static func precedes(_ left: JSON, _ right: JSON) -> Bool? {
         switch (left, right) {
-        case (.integer(let a), .integer(let b)): return a >= b ? left : right
-        case (.double(let a), .double(let b)): return a >= b ? left : right
-        case (.integer(let a), .double(let b)): return Double(a) >= b ? left : right
-        case (.double(let a), .integer(let b)): return a >= Double(b) ? left : right
+        case (.integer(let a), .integer(let b)): a < b
+        case (.double(let a), .double(let b)): a < b
+        case (.integer(let a), .double(let b)): Double(a) < b
+        case (.double(let a), .integer(let b)): a < Double(b)
         case (.string(let a), .string(let b)):
             if let first = instant(a), let second = instant(b) {
-                return (first.seconds, first.fraction) >= (second.seconds, second.fraction) ? left : right
+                (first.seconds, first.fraction) < (second.seconds, second.fraction)
+            } else {
+                a < b
             }
-            return a >= b ? left : right
-        default: return left
+        default: nil
         }
     }
 

@@ -32,7 +32,9 @@ import Foundation
 /// - Pull: each page is merged in one transaction: synced records are replaced, records with
 ///   unsynced changes are kept (``SynchronizationReport/conflicts``), records the server did not
 ///   list are kept unless ``SynchronizationConfiguration/prune`` is on, which removes only synced
-///   ones and only after a complete pull. One page is held at a time.
+///   ones and only after a complete pull. One page is held at a time. A row the entity cannot be
+///   read from is skipped, the rest merged, and reported in ``SynchronizationReport/unreadable``
+///   (an incremental pull's cursor stays at or before it, so the next pull brings it again).
 public protocol SynchronizableRepository: CRUDNetworkingStorageRepository {
     /// Batch size, pagination, pruning; ``SynchronizationConfiguration/init(batchSize:pagination:prune:identityKey:query:push:pushMode:maximumConcurrency:incremental:)``'s
     /// defaults unless the repository says otherwise.

@@ -29,6 +29,11 @@ public struct SynchronizationReport: Sendable {
     /// What went wrong, in order: a batch's request, a reply missing or repeating an entity or
     /// naming an unknown one, a delete, a page. Each is a `DepotError` with the request and status.
     public var errors: [DepotError] = []
+    /// Rows of the pull the app could not read, in order: not stored, each also in ``errors``.
+    /// The pull's cursor stays at or before the first of them (an ``IncrementalPull`` keeps its
+    /// old cursor when the row carries no stamp or the cursor is the server's token), so the next
+    /// pull brings them again.
+    public var unreadable: [UnreadableRow] = []
     /// What the run decided on its own, for logs: e.g. that the server has no batch endpoint and
     /// changes went entity by entity.
     public var notes: [String] = []

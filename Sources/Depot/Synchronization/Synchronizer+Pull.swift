@@ -6,6 +6,8 @@ extension Synchronizer {
         var pulled = 0
         var conflicts = 0
         var removed = 0
+        /// The positions in the page of the elements that could not be read.
+        var unreadable: [Int] = []
     }
 
     /// Reads the server's list page by page, merging each page in one transaction and holding no
@@ -23,32 +25,24 @@ extension Synchronizer {
         if let incremental, let since { extra = [URLQueryItem(name: incremental.parameter, value: since)] }
         var seen: Set<String> = []
         var errors: [DepotError] = []
-        var cursor: JSON? = nil
+        var advance = PullCursorAdvance(incremental?.cursor)
         let complete = try await walk(&errors, extraQuery: extra) { request, elements, response, document in
             let outcome = try await merge(page: elements, request: request, seen: &seen, report: &report)
             report.pulled += outcome.pulled
             report.conflicts += outcome.conflicts
             report.removed += outcome.removed
             report.pages += 1
-            switch incremental?.cursor {
-            case .maximum(let field)?:
-                for element in elements {
-                    if let value = element[field], value != .null { cursor = PullCursors.larger(cursor, value) }
-                }
-            case .body(let location)?:
-                if let value = Self.value(at: location, in: document), value != .null { cursor = value }
-            case .header(let name)?:
-                if let value = response.header(name) { cursor = .string(value) }
-            case nil:
-                break
+            advance.take(elements, unreadable: outcome.unreadable, response: response) {
+                Self.value(at: $0, in: document)
             }
             progress?(report)
         }
         report.errors += errors
         guard complete else { return }
         report.pullCompleted = true
-        if incremental != nil, let cursor = cursor ?? since.map(JSON.string) {
-            // Only now, after the last page: a pull that stops early keeps the old cursor.
+        if let cursor = advance.final(since: since) {
+            // Only now, after the last page: a pull that stops early keeps the old cursor, and
+            // the cursor moves only past rows that were merged.
             try await storage.upsert(
                 StoredRecord(
                     collection: PullCursors.collection, id: cursorID, object: ["cursor": cursor], syncState: .synced)
@@ -296,6 +290,7 @@ extension Synchronizer {
     ) async throws -> PageOutcome {
         var entries: [EncodedRecord] = []
         var deleted: [String] = []
+        var skipped: [Int] = []
         entries.reserveCapacity(elements.count)
         for (index, element) in elements.enumerated() {
             if case .flag(let flag)? = configuration.incremental?.deletions, element[flag] == .bool(true) {
@@ -322,12 +317,18 @@ extension Synchronizer {
                 failure.message = "list element \(index): " + failure.message
                 failure.request = failure.request ?? summary(of: request)
                 report.errors.append(failure)
+                report.unreadable.append(
+                    UnreadableRow(
+                        collection: collection,
+                        id: Self.idText(element[configuration.identityKey]) ?? Self.idText(element["id"]),
+                        raw: element, error: failure))
+                skipped.append(index)
             }
         }
-        guard !entries.isEmpty || !deleted.isEmpty else { return PageOutcome() }
-        let (collection, page, gone) = (self.collection, entries, deleted)
+        guard !entries.isEmpty || !deleted.isEmpty else { return PageOutcome(unreadable: skipped) }
+        let (collection, page, gone, unreadable) = (self.collection, entries, deleted, skipped)
         return try await storage.transaction { tx in
-            var outcome = PageOutcome()
+            var outcome = PageOutcome(unreadable: unreadable)
             let states = try tx.syncStates(collection: collection, ids: gone + page.map(\.id))
             for id in gone {
                 guard let state = states[id] else { continue }

@@ -21,6 +21,11 @@ extension DepotError.Code {
 /// A request answered 401 that was sent with an older credential than the current one (its answer
 /// arrived after a refresh) is sent again with the current one, without another refresh. With no
 /// credential at first, the first request refreshes before it is sent.
+///
+/// The refresh may send its own requests through the very session that carries this interceptor
+/// (a `POST /token`, say): the interceptor neither adapts nor retries a request made from within
+/// its own refresh (the refresh runs with a task-local mark), so it does not wait on itself.
+/// Those requests go as the refresh builds them, without the expired credential.
 public final class AuthenticationInterceptor<Credential: Sendable>: RequestInterceptor {
     /// Gets a new credential; gets the one that was refused (nil when there was none).
     public typealias Refresh = @Sendable (_ expired: Credential?) async throws -> Credential
@@ -82,10 +87,12 @@ public final class AuthenticationInterceptor<Credential: Sendable>: RequestInter
     }
 
     /// Waits for a refresh under way (or starts one when there is no credential), then puts the
-    /// credential on the request.
+    /// credential on the request. A request made from within this interceptor's own refresh is
+    /// returned as it is.
     ///
     /// - Throws: `DepotError` `.authentication` when the refresh it waited for failed.
     public func adapt(_ request: NetworkRequest) async throws -> NetworkRequest {
+        if isOwnRefresh { return request }
         let credential = try await current()
         var adapted = request
         apply(credential, &adapted)
@@ -94,8 +101,10 @@ public final class AuthenticationInterceptor<Credential: Sendable>: RequestInter
 
     /// A 401: sends the request again after the one refresh that every 401 of the same credential
     /// shares (or at once, when a newer credential is already there). Always true: a failed
-    /// refresh fails the request when it is adapted again, with the refresh's error.
+    /// refresh fails the request when it is adapted again, with the refresh's error. False for a
+    /// request made from within this interceptor's own refresh: its 401 goes to the refresh.
     public func shouldRetryUnauthorized(_ request: NetworkRequest, error: DepotError) async -> Bool {
+        if isOwnRefresh { return false }
         let now = ContinuousClock.now
         state.withLock { state in
             if state.refreshing != nil { return }  // the next adapt waits for it
@@ -151,11 +160,20 @@ public final class AuthenticationInterceptor<Credential: Sendable>: RequestInter
         }
     }
 
-    /// Starts a refresh of the current credential; the caller holds the lock.
+    /// Whether the current task runs within this interceptor's refresh.
+    private var isOwnRefresh: Bool {
+        AuthenticationRefresh.interceptors.contains(ObjectIdentifier(self))
+    }
+
+    /// Starts a refresh of the current credential, marked as this interceptor's own so that its
+    /// requests are not adapted; the caller holds the lock.
     @discardableResult
     private func startRefresh(_ state: inout State) -> Task<Credential, any Error> {
         let (refresh, expired) = (self.refresh, state.credential)
-        let task = Task { try await refresh(expired) }
+        let marks = AuthenticationRefresh.interceptors.union([ObjectIdentifier(self)])
+        let task = Task {
+            try await AuthenticationRefresh.$interceptors.withValue(marks) { try await refresh(expired) }
+        }
         state.refreshes += 1
         state.refreshing = (task, state.refreshes)
         return task
@@ -184,4 +202,10 @@ extension AuthenticationInterceptor where Credential == String {
             credential: token, failureWindow: failureWindow,
             apply: { token, request in request.headers[.authorization] = "Bearer \(token)" }, refresh: refresh)
     }
+}
+
+/// The interceptors whose refresh the current task runs within (a generic class cannot hold a
+/// task-local of its own).
+enum AuthenticationRefresh {
+    @TaskLocal static var interceptors: Set<ObjectIdentifier> = []
 }

@@ -106,4 +106,65 @@ import Testing
             #expect(server.requests.count == 5)  // none sent before the token was there
         }
     }
+
+    @Test(
+        "a refresh that posts /token through the very session that carries the interceptor completes",
+        arguments: ["expired", nil] as [String?])
+    func refreshThroughSameSession(token: String?) async throws {
+        try await withStubServer { server in
+            // Given: /secure takes only the fresh token; /token answers one, whatever the request carries
+            server.route(.get, "/secure") { request, _ in
+                request.header("authorization") == "Bearer fresh"
+                    ? .json(["ok": true]) : .json(["error": "token expired"], status: 401)
+            }
+            server.route(.post, "/token", response: .json(["token": "fresh"]))
+            let sessionHolder = LockedValue<NetworkingSession?>(nil)
+            let auth = AuthenticationInterceptor(token: token) { _ in
+                let session = try #require(sessionHolder.withLock { $0 })
+                let answer = try await session.request(.post, "token").value
+                return try #require(answer["token"]?.stringValue)
+            }
+            let session = NetworkingSession(
+                url: server.url, configuration: SessionConfiguration(interceptors: [auth], retryPolicy: .none))
+            sessionHolder.withLock { $0 = session }
+
+            // When: bounded, so that a refresh waiting on itself fails the test instead of hanging it
+            let answer = try await within(.seconds(5)) { try await session.request(.get, "secure").value }
+
+            // Then: one refresh, its request sent as the refresh made it, and the request answered
+            #expect(answer?["ok"] == true)
+            #expect(auth.refreshCount == 1 && auth.credential == "fresh")
+            let tokenRequests = server.requests.filter { $0.path == "/token" }
+            #expect(tokenRequests.count == 1)
+            #expect(tokenRequests.first?.header("authorization") == nil)
+        }
+    }
+}
+
+/// The value of `operation`, or nil when it has not finished within `limit` (it is then cancelled
+/// and left behind: a task waiting on itself never ends, so it cannot be awaited).
+func within<Value: Sendable>(
+    _ limit: Duration, _ operation: @escaping @Sendable () async throws -> Value
+) async throws -> Value? {
+    let (outcomes, continuation) = AsyncStream.makeStream(of: Result<Value, any Error>?.self)
+    let work = Task {
+        do {
+            continuation.yield(.success(try await operation()))
+        } catch {
+            continuation.yield(.failure(error))
+        }
+    }
+    let timer = Task {
+        try? await Task.sleep(for: limit)
+        continuation.yield(nil)
+    }
+    var iterator = outcomes.makeAsyncIterator()
+    let first = await iterator.next() ?? nil
+    timer.cancel()
+    continuation.finish()
+    guard let first else {
+        work.cancel()
+        return nil
+    }
+    return try first.get()
 }
