@@ -39,6 +39,9 @@ struct StubResource: Sendable {
     var advertisesPatchFormats = true
     private(set) var objects: [JSONObject] = []
     var nextID = 1
+    /// Whether POST ignores the id a client sends and assigns its own, as servers with read-only
+    /// ids do (Django REST Framework's integer primary keys).
+    var assignsIDs = false
     /// Where each id is in `objects`.
     private var positions: [String: Int] = [:]
     /// The version of each object, for its ETag; objects never changed have none (version 0).
@@ -126,7 +129,7 @@ struct StubResource: Sendable {
         guard case .object(var object)? = request.json else {
             return Outcome(response: badRequest("expected a JSON object"))
         }
-        if object["id"] == nil || object["id"] == .null {
+        if assignsIDs || object["id"] == nil || object["id"] == .null {
             object["id"] = makeID()
         } else if let given = Self.idText(object["id"]), position(of: given) != nil {
             return Outcome(response: .json(["error": .string("an object with id \(given) exists")], status: 409))

@@ -1,6 +1,27 @@
 import Depot
 
 extension StubServer {
+    /// Makes resource `name` assign its own ids, as servers with read-only ids do (Django REST
+    /// Framework's integer primary keys): a POST gets the next id whatever id its body names, so
+    /// a client's temporary id (`"tmp-1"`) never reaches the server's objects.
+    ///
+    /// ```swift
+    /// server.resource("notes")
+    /// server.assignIDs(startingAt: 42, for: "notes")   // POST {"id": "tmp-1", …} → 201 {"id": "42", …}
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - first: the next id to give (skipping ids taken); nil keeps the resource's count.
+    ///   - name: a resource declared with ``resource(_:idStyle:objects:)`` (a precondition).
+    public func assignIDs(startingAt first: Int? = nil, for name: String) {
+        let key = StubResource.key(for: name)
+        state.withLock { state in
+            precondition(state.resources[key] != nil, "no resource \(name) on this stub server")
+            state.resources[key]?.assignsIDs = true
+            if let first { state.resources[key]?.nextID = first }
+        }
+    }
+
     /// Sets how resource `name` answers its batch endpoint `POST /<name>/collection`: in the order
     /// sent (``StubBatchReply/exact``, the default), shuffled, or with one object missing.
     ///

@@ -1,33 +1,41 @@
 import Foundation
 
 /// The outbox entries one sender holds, by leases stored with the entries (see ``OutboxLease``):
-/// claimed in one transaction, renewed while the sender works through them, released when it is
-/// done. Every claim has its own owner name, so two senders of one process exclude each other as
-/// two processes do.
+/// claimed in one transaction, renewed while the sender works through them and while each send is
+/// in flight (``renewing(_:)``), released when it is done. Every claim has its own owner name, so
+/// two senders of one process exclude each other as two processes do. Lease times are read on the
+/// sender's clock.
 final class OutboxClaim: Sendable {
-    /// How long a lease holds without renewal; renewed once half of it has passed.
+    /// How long a lease holds without renewal; renewed once half of it has passed between sends,
+    /// and every third of it during one.
     static let defaultDuration: TimeInterval = 60
 
     let owner = LeaseOwner.next()
     private let storage: Storage
     private let duration: TimeInterval
+    private let clock: any ForwarderClock
     private let state: LockedValue<(held: Set<Int64>, expiry: Date)>
 
-    private init(storage: Storage, duration: TimeInterval, held: Set<Int64>, expiry: Date) {
+    private init(
+        storage: Storage, duration: TimeInterval, clock: any ForwarderClock, held: Set<Int64>, expiry: Date
+    ) {
         self.storage = storage
         self.duration = duration
+        self.clock = clock
         state = LockedValue((held, expiry))
     }
 
     /// Claims the claimable entries of `sequences` and counts an attempt on each; returns the
-    /// claim and the entries it holds, as stored now, in the order of `sequences`.
+    /// claim and the entries it holds, as stored now, in the order of `sequences`. Leases run on
+    /// `clock`.
     static func take(
-        _ sequences: [Int64], in storage: Storage, duration: TimeInterval = defaultDuration
+        _ sequences: [Int64], in storage: Storage, duration: TimeInterval = defaultDuration,
+        clock: any ForwarderClock = SystemForwarderClock()
     ) async throws -> (claim: OutboxClaim, entries: [OutboxEntry]) {
         let duration = duration.isFinite ? min(max(duration, 1), 86_400) : defaultDuration
-        let claim = OutboxClaim(storage: storage, duration: duration, held: [], expiry: .distantPast)
+        let claim = OutboxClaim(storage: storage, duration: duration, clock: clock, held: [], expiry: .distantPast)
         guard !sequences.isEmpty else { return (claim, []) }
-        let now = Date()
+        let now = clock.now
         let lease = OutboxLease(owner: claim.owner, expiry: now.addingTimeInterval(duration))
         let entries = try await storage.transaction { tx in
             try tx.claimOutbox(sequences: sequences, lease: lease, now: now)
@@ -44,14 +52,44 @@ final class OutboxClaim: Sendable {
     func holds(_ sequence: Int64) async throws -> Bool {
         let (held, expiry) = state.withLock { $0 }
         guard held.contains(sequence) else { return false }
-        let now = Date()
-        guard now >= expiry.addingTimeInterval(-duration / 2) else { return true }
-        let (owner, newExpiry) = (self.owner, now.addingTimeInterval(duration))
+        guard clock.now >= expiry.addingTimeInterval(-duration / 2) else { return true }
+        return try await renew().contains(sequence)
+    }
+
+    /// Moves the expiry of every lease the claim holds to a full duration from now; returns the
+    /// sequences it still holds (a lease that lapsed and was taken by another sender is given up).
+    @discardableResult
+    func renew() async throws -> Set<Int64> {
+        let held = self.held
+        guard !held.isEmpty else { return [] }
+        let (owner, expiry) = (self.owner, clock.now.addingTimeInterval(duration))
         let renewed = try await storage.transaction { tx in
-            try tx.renewOutboxLeases(sequences: Array(held), owner: owner, expiry: newExpiry)
+            try tx.renewOutboxLeases(sequences: Array(held), owner: owner, expiry: expiry)
         }.value
-        state.withLock { $0 = ($0.held.intersection(renewed), newExpiry) }
-        return renewed.contains(sequence)
+        return state.withLock { state in
+            state.held.subtract(held.subtracting(renewed))
+            state.expiry = max(state.expiry, expiry)
+            return state.held
+        }
+    }
+
+    /// Runs `body` (one send and the storing of its answer) while a child task renews the claim's
+    /// leases every third of their duration on the claim's clock, so a slow send — timeouts,
+    /// retries, `Retry-After` — never outlives its lease and no other sender takes the entry
+    /// meanwhile. The renewal stops when `body` returns or throws.
+    func renewing<Output: Sendable>(_ body: () async throws -> Output) async throws -> Output {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            let (clock, period) = (self.clock, duration / 3)
+            group.addTask {
+                while !Task.isCancelled {
+                    try await clock.sleep(until: clock.now.addingTimeInterval(period))
+                    // A failed renewal is tried again next period; the lease has two more left.
+                    _ = try? await self.renew()
+                }
+            }
+            defer { group.cancelAll() }
+            return try await body()
+        }
     }
 
     /// Gives up `sequences` (entries the sender decided not to send after all).

@@ -7,8 +7,24 @@ extension OutboxEngine {
         try await storage.takeBackAttempts(entries.map(\.sequence))
     }
 
-    /// Sends one claimed entry and settles it: stored answer, retry time, refusal or conflict.
-    func process(_ entry: OutboxEntry, report: inout ForwardingReport) async throws -> EntryResult {
+    /// Sends one claimed entry and settles it: stored answer, retry time, refusal or conflict. The
+    /// entry is read again right before it goes (a write since the claim, such as the id the server
+    /// gave the entity's create, goes with it), and the claim's leases are renewed while it is in
+    /// flight. Returns the result and the entity's key as the entry was sent.
+    func process(_ claimed: OutboxEntry, claim: OutboxClaim, report: inout ForwardingReport) async throws
+        -> (result: EntryResult, key: EntityKey)
+    {
+        guard let channel = channels[claimed.collection] else {
+            let failure = DepotError(.invalidRequest, "no repository forwards \(claimed.collection)")
+            let refused = try await reject(claimed, failure, &report)
+            return (refused, EntityKey(claimed))
+        }
+        guard let (entry, record) = try await reread(claimed) else {
+            // Gone (discarded by the app): nothing to send. Taken by another sender: theirs now.
+            let gone = try await storage.transaction { tx in try tx.outboxEntry(sequence: claimed.sequence) == nil }
+                .value
+            return (gone ? .done : .lost, EntityKey(claimed))
+        }
         let meter = TrafficMeter()
         defer { meter.add(to: &report) }
         let (result, processed) = try await DepotTelemetry.withOptionalSpan("forward \(entry.collection)") { span in
@@ -16,22 +32,33 @@ extension OutboxEngine {
             span?.attributes["depot.outbox.sequence"] = Int(entry.sequence)
             span?.attributes["depot.outbox.operation"] = entry.operation.rawValue
             let (result, processed) = try await TrafficMeter.$current.withValue(meter) {
-                var processed = ForwardingReport()
-                return (try await processUnmetered(entry, report: &processed), processed)
+                try await claim.renewing {
+                    var processed = ForwardingReport()
+                    let result = try await send(entry, record: record, channel: channel, report: &processed)
+                    return (result, processed)
+                }
             }
             span?.attributes["depot.outbox.outcome"] = "\(result)"
             return (result, processed)
         }
         report.add(processed)
-        return result
+        return (result, EntityKey(entry))
     }
 
-    private func processUnmetered(_ entry: OutboxEntry, report: inout ForwardingReport) async throws -> EntryResult {
-        guard let channel = channels[entry.collection] else {
-            return try await reject(
-                entry, DepotError(.invalidRequest, "no repository forwards \(entry.collection)"), &report)
-        }
-        let record = try await storage.fetch(collection: entry.collection, id: entry.entityID).value
+    /// The entry as stored now and its entity's record, in one read; nil when the entry is gone,
+    /// refused, or no longer held under the lease it was claimed with.
+    private func reread(_ claimed: OutboxEntry) async throws -> (OutboxEntry, StoredRecord?)? {
+        try await storage.transaction { tx -> (OutboxEntry, StoredRecord?)? in
+            guard let entry = try tx.outboxEntry(sequence: claimed.sequence), !entry.isRejected,
+                Self.holds(entry, as: claimed)
+            else { return nil }
+            return (entry, try tx.fetch(collection: entry.collection, id: entry.entityID))
+        }.value
+    }
+
+    private func send(
+        _ entry: OutboxEntry, record: StoredRecord?, channel: OutboxChannel, report: inout ForwardingReport
+    ) async throws -> EntryResult {
         let outcome = try await channel.send(
             entry.operation, entityID: entry.entityID, payload: entry.payload, idempotencyKey: entry.idempotencyKey,
             etag: record?.etag, base: record?.snapshot, timeout: configuration.requestTimeout)
@@ -66,7 +93,7 @@ extension OutboxEngine {
                 "the server took the write but its answer is not a \(entry.collection) entity: " + failure.message
             return try await reject(entry, failure, &report)
         }
-        try await storeAnswer(entry, answer, decoded)
+        guard try await storeAnswer(entry, answer, decoded) else { return .lost }
         report.delivered += 1
         emit(.delivered(entry))
         return .done
@@ -75,16 +102,19 @@ extension OutboxEngine {
     private func scheduleRetry(_ entry: OutboxEntry, _ error: DepotError, _ report: inout ForwardingReport)
         async throws -> EntryResult
     {
-        var waiting = entry
-        waiting.failures += 1
-        let delay = configuration.delay(afterAttempt: waiting.failures, error: error)
+        let failures = entry.failures + 1
+        let delay = configuration.delay(afterAttempt: failures, error: error)
         let due = configuration.clock.now.addingTimeInterval(delay.seconds)
-        waiting.nextAttempt = due
-        waiting.lastError = error.description
         // A request that never left (no connection) cannot have been applied: the entry is as
         // good as unsent, and later writes may fold into it again.
-        if error.neverReachedServer { waiting.attempts = max(0, waiting.attempts - 1) }
-        try await update(waiting)
+        let unsent = error.neverReachedServer
+        let written = try await update(entry) { waiting in
+            waiting.failures = failures
+            waiting.nextAttempt = due
+            waiting.lastError = error.description
+            if unsent { waiting.attempts = max(0, waiting.attempts - 1) }
+        }
+        guard let waiting = written else { return .lost }
         report.retrying += 1
         report.errors.append(error)
         emit(.retrying(waiting, error))
@@ -94,20 +124,35 @@ extension OutboxEngine {
     private func reject(_ entry: OutboxEntry, _ error: DepotError, _ report: inout ForwardingReport)
         async throws -> EntryResult
     {
-        var refused = entry
-        refused.lastError = error.description
-        refused.rejection = OutboxRejection(
+        let rejection = OutboxRejection(
             status: error.status, body: error.responseBody ?? Data(), message: error.description)
-        try await update(refused)
+        let written = try await update(entry) { refused in
+            refused.lastError = error.description
+            refused.rejection = rejection
+        }
+        guard let refused = written else { return .lost }
         report.rejected.append(refused)
         emit(.rejected(refused))
         return .rejected
     }
 
-    /// Writes the entry's new state, if it is still there.
-    private func update(_ entry: OutboxEntry) async throws {
-        try await storage.transaction { tx in
-            if try tx.outboxEntry(sequence: entry.sequence) != nil { try tx.replaceOutbox(entry) }
+    /// Changes the entry as stored now with `change`, if it is still there and still held under
+    /// the lease `entry` was sent under; returns the entry changed (as written, or as sent when
+    /// it is gone: discarded meanwhile), or nil when another sender holds it now (a send that
+    /// lost its lease writes nothing).
+    private func update(_ entry: OutboxEntry, _ change: @escaping @Sendable (inout OutboxEntry) -> Void)
+        async throws -> OutboxEntry?
+    {
+        try await storage.transaction { tx -> OutboxEntry? in
+            guard var stored = try tx.outboxEntry(sequence: entry.sequence) else {
+                var gone = entry
+                change(&gone)
+                return gone
+            }
+            guard Self.holds(stored, as: entry) else { return nil }
+            change(&stored)
+            try tx.replaceOutbox(stored)
+            return stored
         }.value
     }
 
@@ -158,7 +203,7 @@ extension OutboxEngine {
             } catch {
                 return try await reject(entry, error as? DepotError ?? DepotError(.decoding, "\(error)"), &report)
             }
-            try await storeAnswer(entry, server, decoded)
+            guard try await storeAnswer(entry, server, decoded) else { return .lost }
             emit(.conflict(entry, .serverWins))
             return .done
         }
@@ -186,7 +231,16 @@ extension OutboxEngine {
         default:
             break
         }
-        try await update(again)
+        let resent = again
+        guard
+            try await update(
+                entry,
+                { stored in
+                    stored.idempotencyKey = resent.idempotencyKey
+                    stored.operation = resent.operation
+                    stored.payload = resent.payload
+                }) != nil
+        else { return .lost }
         emit(.conflict(entry, resolution))
         let outcome = try await channel.send(
             again.operation, entityID: again.entityID, payload: again.payload, idempotencyKey: again.idempotencyKey,
@@ -209,45 +263,34 @@ extension OutboxEngine {
         }
     }
 
-    /// Removes `entry` and stores the server's answer for its entity in one transaction. With no
-    /// later entry for the entity, the record becomes the answer (`.synced`), or goes for a delete;
-    /// with later entries, the record keeps its local object and takes the answer as its snapshot
-    /// and `ETag`. A server-chosen id moves
-    /// the record and the entity's later entries to it. An entry already gone (discarded) writes
-    /// nothing.
+    /// Removes `entry` and stores the server's answer for its entity in one transaction, by the one
+    /// rule (``StorageTransaction/storeServerAnswer(_:collection:sentID:)``): a newer local change
+    /// stays, a server-chosen id moves the record and the entity's later entries. Writes nothing
+    /// when the entry is gone (discarded), and returns false when this sender no longer holds its
+    /// lease (another sender took the entry: the answer is theirs to store).
+    @discardableResult
     func storeAnswer(
         _ entry: OutboxEntry, _ answer: OutboxChannel.Answer?, _ decoded: (id: String, object: JSONObject)?
-    ) async throws {
-        try await storage.transaction { tx in
-            guard try tx.removeOutbox(sequence: entry.sequence) else { return }
-            let (collection, oldID) = (entry.collection, entry.entityID)
-            let later = try tx.outboxEntries(collection: collection, entityID: oldID)
-            let record = try tx.fetch(collection: collection, id: oldID)
-            guard let answer, let decoded else {
-                // A delete went through, or the server no longer has the entity.
-                if later.isEmpty, record != nil { try tx.delete(collection: collection, id: oldID) }
-                return
-            }
-            if decoded.id != oldID {
-                if record != nil { try tx.delete(collection: collection, id: oldID) }
-                for var moved in later {
-                    moved.entityID = decoded.id
-                    try tx.replaceOutbox(moved)
-                }
-            }
-            guard !later.isEmpty, var record else {
-                try tx.upsert(
-                    StoredRecord(
-                        collection: collection, id: decoded.id, object: decoded.object, syncState: .synced,
-                        snapshot: answer.json, etag: answer.etag))
-                return
-            }
-            record.id = decoded.id
-            record.snapshot = answer.json
-            record.etag = answer.etag
-            if record.syncState == .created { record.syncState = .updated }
-            try tx.upsert(record)
+    ) async throws -> Bool {
+        let record = try decoded.map { decoded in
+            try EncodedRecord.answer(
+                collection: entry.collection, id: decoded.id, object: decoded.object, json: answer?.json,
+                etag: answer?.etag)
+        }
+        return try await storage.transaction { tx in
+            // Discarded meanwhile: nothing to store. Taken by another sender: theirs to store.
+            guard let stored = try tx.outboxEntry(sequence: entry.sequence) else { return true }
+            guard Self.holds(stored, as: entry) else { return false }
+            try tx.removeOutbox(sequence: stored.sequence)
+            try tx.storeServerAnswer(record, collection: stored.collection, sentID: stored.entityID)
+            return true
         }.value
+    }
+
+    /// Whether `stored` (an entry as the store holds it now) is still held by the lease `sent`
+    /// was sent under: no other sender took it since.
+    static func holds(_ stored: OutboxEntry, as sent: OutboxEntry) -> Bool {
+        stored.lease?.owner == sent.lease?.owner
     }
 }
 

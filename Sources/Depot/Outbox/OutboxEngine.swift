@@ -45,6 +45,9 @@ struct OutboxEngine: Sendable {
         case waiting(Date)
         /// Refused for good: the entity's later entries wait behind it.
         case rejected
+        /// Its lease was lost to another sender, which sends it now: nothing was written back,
+        /// and the entity's later entries are left to that sender in this pass.
+        case lost
     }
 
     /// Sends the pending entries in sequence order, `pageSize` at a time. With `everything`, entries
@@ -112,7 +115,8 @@ struct OutboxEngine: Sendable {
     ) async throws -> Bool {
         guard !entries.isEmpty else { return false }
         let (claim, taken) = try await OutboxClaim.take(
-            entries.map(\.sequence), in: storage, duration: configuration.leaseSeconds)
+            entries.map(\.sequence), in: storage, duration: configuration.leaseSeconds,
+            clock: configuration.clock)
         return try await claim.releasing {
             // Another sender holds an entry: its entity waits for the next pass.
             let takenSequences = Set(taken.map(\.sequence))
@@ -147,14 +151,14 @@ struct OutboxEngine: Sendable {
                     continue
                 }
                 var report = ForwardingReport()
-                let outcome = try await process(entry, report: &report)
+                let (outcome, sent) = try await process(entry, claim: claim, report: &report)
                 result.report.add(report)
                 switch outcome {
                 case .done: continue
-                case .rejected: blocked.insert(EntityKey(entry))
+                case .rejected, .lost: blocked.formUnion([EntityKey(entry), sent])
                 case .waiting(let due):
                     result.nextDue = min(result.nextDue ?? due, due)
-                    blocked.insert(EntityKey(entry))
+                    blocked.formUnion([EntityKey(entry), sent])
                     try await unmarkAttempted(unsent)
                     return true
                 }
@@ -169,9 +173,9 @@ struct OutboxEngine: Sendable {
             lanes[key, default: []].append(entry)
         }
         let outcomes = try await withThrowingTaskGroup(
-            of: (EntityKey, ForwardingReport, EntryResult?).self
+            of: (EntityKey, EntityKey, ForwardingReport, EntryResult?).self
         ) { group in
-            var outcomes: [(EntityKey, ForwardingReport, EntryResult?)] = []
+            var outcomes: [(EntityKey, EntityKey, ForwardingReport, EntryResult?)] = []
             var waiting = order[...]
             var running = 0
             while !waiting.isEmpty || running > 0 {
@@ -184,20 +188,20 @@ struct OutboxEngine: Sendable {
                         while let entry = unsent.popFirst() {
                             guard shouldContinue() else {
                                 try await unmarkAttempted(CollectionOfOne(entry) + unsent)
-                                return (key, report, nil)
+                                return (key, key, report, nil)
                             }
                             guard try await claim.holds(entry.sequence) else {
                                 // Its lease lapsed and another sender took it: held back like a
                                 // refused entry, for this pass.
                                 try await unmarkAttempted(unsent)
-                                return (key, report, .rejected)
+                                return (key, key, report, .lost)
                             }
-                            let outcome = try await process(entry, report: &report)
+                            let (outcome, sent) = try await process(entry, claim: claim, report: &report)
                             if case .done = outcome { continue }
                             try await unmarkAttempted(unsent)
-                            return (key, report, outcome)
+                            return (key, sent, report, outcome)
                         }
-                        return (key, report, nil)
+                        return (key, key, report, nil)
                     }
                 }
                 if let outcome = try await group.next() {
@@ -207,12 +211,12 @@ struct OutboxEngine: Sendable {
             }
             return outcomes
         }
-        for (key, report, outcome) in outcomes {
+        for (key, sent, report, outcome) in outcomes {
             result.report.add(report)
             switch outcome {
-            case .rejected?: blocked.insert(key)
+            case .rejected?, .lost?: blocked.formUnion([key, sent])
             case .waiting(let due)?:
-                blocked.insert(key)
+                blocked.formUnion([key, sent])
                 result.nextDue = min(result.nextDue ?? due, due)
             case .done?, nil: break
             }
@@ -229,7 +233,8 @@ struct OutboxEngine: Sendable {
         var report = ForwardingReport()
         guard !entries.contains(where: \.isRejected) else { return report }
         let (claim, taken) = try await OutboxClaim.take(
-            entries.map(\.sequence), in: storage, duration: configuration.leaseSeconds)
+            entries.map(\.sequence), in: storage, duration: configuration.leaseSeconds,
+            clock: configuration.clock)
         return try await claim.releasing {
             guard taken.count == entries.count else {
                 // A forwarder is sending some of them: it sends the rest too.
@@ -238,7 +243,8 @@ struct OutboxEngine: Sendable {
             }
             var unsent = taken[...]
             while let entry = unsent.popFirst() {
-                guard try await claim.holds(entry.sequence), case .done = try await process(entry, report: &report)
+                guard try await claim.holds(entry.sequence),
+                    case .done = try await process(entry, claim: claim, report: &report).result
                 else {
                     try await unmarkAttempted(unsent)
                     break

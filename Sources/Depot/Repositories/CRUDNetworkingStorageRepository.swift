@@ -93,7 +93,7 @@ extension CRUDNetworkingStorageRepository {
             local: { sentFirst in
                 RemoteAnswer(entity: try await writes.create(entity, idempotencyKey: sentFirst ? idempotencyKey : nil))
             },
-            afterRemote: { try await local.storeWriteAnswer($0) },
+            afterRemote: { try await local.storeWriteAnswer($0, sentID: key) },
             afterLocal: { _ in try await Self.forward(key, outbox) }
         ).map { $0.map(\.entity) }
     }

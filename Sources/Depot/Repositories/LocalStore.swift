@@ -91,13 +91,15 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
         }.value
     }
 
-    /// Stores the server's answer to a write this process sent directly (not through the outbox).
+    /// Stores the server's answer to a write this process sent directly (not through the outbox),
+    /// by the one rule (``StorageTransaction/storeServerAnswer(_:collection:sentID:)``).
     ///
     /// When a local write to the same id was recorded in the outbox while the request was out, that
     /// newer write stays: its object and sync state are kept and only the server's snapshot and
     /// `ETag` are taken from the answer, so a later PATCH diffs against what the server holds and
     /// the outbox sends the newer write after this one. Otherwise the answer is stored `.synced`.
-    func storeWriteAnswer(_ answer: RemoteAnswer<Entity>) async throws {
+    /// When the server gave a create another id than `sentID`, the record and its entries move to it.
+    func storeWriteAnswer(_ answer: RemoteAnswer<Entity>, sentID: String? = nil) async throws {
         let collection = self.collection
         let object = try EncodedRecord.encode(answer.entity)
         let snapshotText = try answer.json?.objectValue.map(EncodedRecord.text)
@@ -106,16 +108,7 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
             snapshot: snapshotText.map { $0 == object ? .sameAsObject : .encoded($0) } ?? .sameAsObject,
             etag: answer.etag)
         try await storage.transaction { tx in
-            if var current = try tx.fetch(collection: collection, id: record.id), current.syncState != .synced,
-                try !tx.outboxEntries(collection: collection, entityID: record.id).isEmpty
-            {
-                let server = try record.decoded()
-                current.snapshot = server.snapshot ?? server.object
-                current.etag = answer.etag
-                try tx.upsert(current)
-                return
-            }
-            try tx.upsert(encoded: record)
+            try tx.storeServerAnswer(record, collection: collection, sentID: sentID ?? record.id)
         }.value
     }
 

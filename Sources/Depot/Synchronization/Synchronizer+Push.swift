@@ -229,8 +229,10 @@ extension Synchronizer {
         return (merges, errors)
     }
 
-    /// Stores the matched replies in one transaction: a record still as it was sent becomes
-    /// `.synced` (under the server's id) and its claimed outbox entries go; one changed since
+    /// Stores the matched replies in one transaction: a record still as it was sent has its claimed
+    /// outbox entries removed and the reply stored by the one rule
+    /// (``StorageTransaction/storeServerAnswer(_:collection:sentID:)``: `.synced`, under the
+    /// server's id, its other entries moved with it); one changed since
     /// keeps its change and its entries (sent again later), with the reply as its snapshot.
     /// Returns how many had changed.
     func merge(_ merges: inout [Merge], claim: Claim) async throws -> Int {
@@ -242,11 +244,11 @@ extension Synchronizer {
                 let current = try tx.fetch(collection: collection, id: merge.sent.id)
                 if let current, current.object == merge.sent.object, current.syncState == merge.sent.syncState {
                     for sequence in claim.sequences[merge.sent.id] ?? [] { try tx.removeOutbox(sequence: sequence) }
-                    if merge.id != merge.sent.id { try tx.delete(collection: collection, id: merge.sent.id) }
-                    try tx.upsert(
-                        StoredRecord(
-                            collection: collection, id: merge.id, object: merge.object, syncState: .synced,
-                            snapshot: merge.snapshot))
+                    try tx.storeServerAnswer(
+                        EncodedRecord.answer(
+                            collection: collection, id: merge.id, object: merge.object, json: merge.snapshot,
+                            etag: nil),
+                        collection: collection, sentID: merge.sent.id)
                     continue
                 }
                 changed += 1

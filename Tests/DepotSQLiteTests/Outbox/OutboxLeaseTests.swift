@@ -44,6 +44,62 @@ import Testing
         }
     }
 
+    @Test("a send slower than its lease keeps the lease: renewed in flight, the entry goes once")
+    func leaseRenewedWhileSending() async throws {
+        try await withOutboxFixture(.sqlite) { fixture in
+            let path = try #require((fixture.storage as? SQLiteStorage)?.path)
+            let second = try SQLiteStorage(path: path)
+            let first = fixture.repository(strategy: recordOnly)
+            let other = OutboxMessages(store: fixture.session, storage: second, strategy: recordOnly)
+            _ = try await first.create(Message(id: "slow", text: "slow")).value
+            let key = try #require(try await fixture.outbox().first?.idempotencyKey)
+            // Given: leases of 1 s on the shared clock, and a server whose answer takes 1.2 s
+            fixture.server.inject(.delay(.milliseconds(1_200)), times: 1)
+            let configuration = ForwarderConfiguration(jitter: 0, leaseDuration: .seconds(1), clock: fixture.clock)
+            let sender = Forwarder(for: first, configuration: configuration)
+            let rival = Forwarder(for: other, configuration: configuration)
+            let done = LockedValue(false)
+
+            // When: the first forwarder's send is in flight, another tries to forward the same
+            // file until it is answered, while the clock runs past the lease twice over
+            let sending = Task {
+                defer { done.withLock { $0 = true } }
+                return try await sender.flush().value
+            }
+            #expect(await eventuallyTrue { !fixture.server.requests.isEmpty })
+            let trying = Task {
+                var delivered = 0
+                while !done.withLock({ $0 }) {
+                    delivered += try await rival.flush().value.delivered
+                    try await Task.sleep(for: .milliseconds(20))  // pacing, not waiting
+                }
+                return delivered
+            }
+            let clock = fixture.clock
+            var renewals = 0
+            for _ in 0..<5 {
+                // The renewal sleeps a third of the lease: once it does, the lease was renewed.
+                let renewalSleeps = {
+                    let now = clock.now
+                    return clock.deadlines.contains { $0 > now && $0 <= now.addingTimeInterval(0.34) }
+                }
+                _ = await eventuallyTrue { renewalSleeps() || done.withLock { $0 } }
+                if renewalSleeps() { renewals += 1 }
+                clock.advance(by: .milliseconds(400))
+            }
+            let report = try await sending.value
+            let rivalDelivered = try await trying.value
+
+            // Then: the entry was sent once, by the first forwarder, and nothing is left leased
+            #expect(renewals == 5)  // 2 s of the clock passed, the lease renewed all along
+            #expect(report.delivered == 1 && rivalDelivered == 0)
+            #expect(fixture.server.requests.filter { $0.header("Idempotency-Key") == key }.count == 1)
+            #expect(fixture.server.appliedWrites.count == 1)
+            #expect(try await fixture.stored("slow")?.syncState == .synced)
+            #expect(try await second.outboxCount(OutboxQuery(selection: .all)).value == 0)
+        }
+    }
+
     @Test(
         "a live lease holds an entry back; a lapsed one, or one of an ended process, is taken",
         arguments: StoreKind.allCases)
@@ -53,7 +109,7 @@ import Testing
             for id in ["live", "lapsed", "ended"] {
                 _ = try await repository.create(Message(id: id, text: id)).value
             }
-            let now = Date()
+            let now = fixture.clock.now  // leases are read on the forwarder's clock
             let ended = try endedProcessID()
             let leases: [String: OutboxLease] = [
                 // Another host's lease is trusted until it lapses.
@@ -87,7 +143,7 @@ import Testing
             // When the live lease lapses, the next flush takes it
             try await fixture.storage.transaction { tx in
                 for var entry in try tx.outboxEntries(collection: "messages", entityID: "live") {
-                    entry.lease?.expiry = Date().addingTimeInterval(-1)
+                    entry.lease?.expiry = fixture.clock.now.addingTimeInterval(-1)
                     try tx.replaceOutbox(entry)
                 }
             }.value
