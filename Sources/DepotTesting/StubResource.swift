@@ -37,6 +37,8 @@ struct StubResource: Sendable {
     var patchFormats: [PatchFormat] = [.mergePatch]
     /// Whether a 415 names the formats taken in `Accept-Patch`.
     var advertisesPatchFormats = true
+    /// Whether a create gets an id made here, whatever id it carries (a read-only primary key).
+    var assignsIDs = false
     private(set) var objects: [JSONObject] = []
     var nextID = 1
     /// Where each id is in `objects`.
@@ -126,7 +128,7 @@ struct StubResource: Sendable {
         guard case .object(var object)? = request.json else {
             return Outcome(response: badRequest("expected a JSON object"))
         }
-        if object["id"] == nil || object["id"] == .null {
+        if assignsIDs || object["id"] == nil || object["id"] == .null {
             object["id"] = makeID()
         } else if let given = Self.idText(object["id"]), position(of: given) != nil {
             return Outcome(response: .json(["error": .string("an object with id \(given) exists")], status: 409))
@@ -144,7 +146,7 @@ struct StubResource: Sendable {
             guard case .object(let object) = element else {
                 return Outcome(response: badRequest("expected an array of JSON objects"))
             }
-            if let given = Self.idText(object["id"]) {
+            if !assignsIDs, let given = Self.idText(object["id"]) {
                 guard position(of: given) == nil, taken.insert(given).inserted else {
                     return Outcome(
                         response: .json(["error": .string("an object with id \(given) exists")], status: 409))
@@ -155,7 +157,7 @@ struct StubResource: Sendable {
         var created: [JSON] = []
         var written: [String?] = []
         for var object in objects {
-            if object["id"] == nil || object["id"] == .null { object["id"] = makeID() }
+            if assignsIDs || object["id"] == nil || object["id"] == .null { object["id"] = makeID() }
             let index = insert(object)
             created.append(.object(self.objects[index]))
             written.append(Self.idText(object["id"]))

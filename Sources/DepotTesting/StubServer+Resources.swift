@@ -75,6 +75,19 @@ extension StubServer {
         }
     }
 
+    /// Makes the resource `name` choose the id of every object created (`POST /<name>`, one object
+    /// or an array), ignoring an id the client sends, as Django REST Framework does with a
+    /// read-only primary key. The batch endpoint and `PUT` are unchanged.
+    ///
+    /// - Parameter name: a resource declared with ``resource(_:idStyle:objects:)`` (a precondition).
+    public func assignIDs(for name: String) {
+        let key = StubResource.key(for: name)
+        state.withLock { state in
+            precondition(state.resources[key] != nil, "no resource \(name) on this stub server")
+            state.resources[key]?.assignsIDs = true
+        }
+    }
+
     /// The ETag the resource `name` gives the object `id` now (what a single-object answer
     /// carries in `ETag`), or nil when there is no such resource or object.
     public func etag(of id: String, in name: String) -> String? {

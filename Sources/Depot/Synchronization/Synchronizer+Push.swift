@@ -229,38 +229,6 @@ extension Synchronizer {
         return (merges, errors)
     }
 
-    /// Stores the matched replies in one transaction: a record still as it was sent becomes
-    /// `.synced` (under the server's id) and its claimed outbox entries go; one changed since
-    /// keeps its change and its entries (sent again later), with the reply as its snapshot.
-    /// Returns how many had changed.
-    func merge(_ merges: inout [Merge], claim: Claim) async throws -> Int {
-        guard !merges.isEmpty else { return 0 }
-        let (collection, batch) = (self.collection, merges)
-        return try await storage.transaction { tx in
-            var changed = 0
-            for merge in batch {
-                let current = try tx.fetch(collection: collection, id: merge.sent.id)
-                if let current, current.object == merge.sent.object, current.syncState == merge.sent.syncState {
-                    for sequence in claim.sequences[merge.sent.id] ?? [] { try tx.removeOutbox(sequence: sequence) }
-                    if merge.id != merge.sent.id { try tx.delete(collection: collection, id: merge.sent.id) }
-                    try tx.upsert(
-                        StoredRecord(
-                            collection: collection, id: merge.id, object: merge.object, syncState: .synced,
-                            snapshot: merge.snapshot))
-                    continue
-                }
-                changed += 1
-                guard var current, merge.id == merge.sent.id else { continue }
-                // The server now has what was sent: the local change stays, diffed from the reply.
-                current.snapshot = merge.snapshot
-                current.etag = nil
-                if current.syncState == .created { current.syncState = .updated }
-                try tx.upsert(current)
-            }
-            return changed
-        }.value
-    }
-
     /// Sends each tombstone as `DELETE /path/:id`; a 2xx or a 404 removes it, unless it was
     /// re-created locally meanwhile.
     func pushDeletes(_ report: inout SynchronizationReport, progress: Progress?) async throws {
