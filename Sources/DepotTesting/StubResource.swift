@@ -37,11 +37,10 @@ struct StubResource: Sendable {
     var patchFormats: [PatchFormat] = [.mergePatch]
     /// Whether a 415 names the formats taken in `Accept-Patch`.
     var advertisesPatchFormats = true
+    /// Whether a create gets an id made here, whatever id it carries (a read-only primary key).
+    var assignsIDs = false
     private(set) var objects: [JSONObject] = []
     var nextID = 1
-    /// Whether POST ignores the id a client sends and assigns its own, as servers with read-only
-    /// ids do (Django REST Framework's integer primary keys).
-    var assignsIDs = false
     /// Where each id is in `objects`.
     private var positions: [String: Int] = [:]
     /// The version of each object, for its ETag; objects never changed have none (version 0).
@@ -147,7 +146,7 @@ struct StubResource: Sendable {
             guard case .object(let object) = element else {
                 return Outcome(response: badRequest("expected an array of JSON objects"))
             }
-            if let given = Self.idText(object["id"]) {
+            if !assignsIDs, let given = Self.idText(object["id"]) {
                 guard position(of: given) == nil, taken.insert(given).inserted else {
                     return Outcome(
                         response: .json(["error": .string("an object with id \(given) exists")], status: 409))
@@ -158,7 +157,7 @@ struct StubResource: Sendable {
         var created: [JSON] = []
         var written: [String?] = []
         for var object in objects {
-            if object["id"] == nil || object["id"] == .null { object["id"] = makeID() }
+            if assignsIDs || object["id"] == nil || object["id"] == .null { object["id"] = makeID() }
             let index = insert(object)
             created.append(.object(self.objects[index]))
             written.append(Self.idText(object["id"]))

@@ -2,8 +2,9 @@ import Depot
 
 extension StubServer {
     /// Makes resource `name` assign its own ids, as servers with read-only ids do (Django REST
-    /// Framework's integer primary keys): a POST gets the next id whatever id its body names, so
-    /// a client's temporary id (`"tmp-1"`) never reaches the server's objects.
+    /// Framework's integer primary keys): a POST (one object or an array) gets the next id whatever
+    /// id its body names, so a client's temporary id (`"tmp-1"`) never reaches the server's
+    /// objects. The batch endpoint and `PUT` are unchanged.
     ///
     /// ```swift
     /// server.resource("notes")

@@ -28,6 +28,7 @@ public final class StubServer: Sendable {
     struct State {
         var routes: [(pattern: RoutePattern, handler: @Sendable (RecordedRequest, [String: String]) -> StubResponse)] =
             []
+        var observers: [(pattern: RoutePattern, observer: @Sendable (RecordedRequest) -> Void)] = []
         var resources: [String: StubResource] = [:]
         var faults: [(fault: StubFault, remaining: Int, pathPrefix: String?)] = []
         var requests: [RecordedRequest] = []
@@ -96,6 +97,16 @@ public final class StubServer: Sendable {
     /// Answers requests matching `method` and `pattern` with a fixed response.
     public func route(_ method: NetworkRequest.Method?, _ pattern: String, response: StubResponse) {
         route(method, pattern) { _, _ in response }
+    }
+
+    /// Calls `observer` with every request matching `method` and `pattern` (as ``route(_:_:handler:)``
+    /// matches), before the server answers it, however it answers: a test makes something happen
+    /// while that request is in flight. It runs outside the server's lock, on its event loop, and
+    /// holds the answer (and that loop) until it returns: keep it short.
+    public func observe(
+        _ method: NetworkRequest.Method?, _ pattern: String, _ observer: @escaping @Sendable (RecordedRequest) -> Void
+    ) {
+        state.withLock { $0.observers.append((RoutePattern(method: method?.rawValue, pattern: pattern), observer)) }
     }
 
     /// Serves an in-memory REST collection at `/<name>` with json-server semantics: POST assigns an
@@ -204,6 +215,10 @@ public final class StubServer: Sendable {
     }
 
     func reply(to request: RecordedRequest) -> Reply {
+        let observers = state.withLock { state in
+            state.observers.filter { $0.pattern.match(method: request.method, rawPath: request.rawPath) != nil }
+        }
+        for (_, observer) in observers { observer(request) }
         let plan: Plan = state.withLock { state in
             state.requests.append(request)
             var delay: Duration?

@@ -28,31 +28,46 @@ extension Synchronizer {
 
     /// Records an outbox entry for every unsynced record that has none (written by a
     /// ``StorageRepository``, or before the outbox existed), so the outbox holds everything pending.
+    ///
+    /// The page read only names candidates: each is decided on what the transaction reads, so a
+    /// write the forwarder delivered meanwhile (its record now synced, or moved to the server's
+    /// id, and its entry gone) is not recorded a second time under a fresh `Idempotency-Key`.
     func adoptUnsynced() async throws {
         var after: String?
         let collection = self.collection
         while true {
-            let records = try await storage.fetch(
+            let candidates = try await storage.fetch(
                 collection: collection, syncStates: [.created, .updated, .deleted], after: after,
                 limit: configuration.batchSize
             ).value
-            guard let last = records.last else { return }
+            guard let last = candidates.last else { return }
             after = last.id
+            let ids = candidates.map(\.id)
             try await storage.transaction { tx in
-                for record in records where try tx.outboxEntries(collection: collection, entityID: record.id).isEmpty {
-                    let operation: OutboxOperation =
-                        switch record.syncState {
-                        case .created: .create
-                        case .deleted: .delete
-                        case .updated, .synced: .update
-                        }
-                    try tx.appendOutbox(
-                        OutboxEntry(
-                            sequence: 0, collection: collection, entityID: record.id, operation: operation,
-                            payload: operation == .delete ? nil : .object(record.object)))
+                for id in ids {
+                    guard let record = try tx.fetch(collection: collection, id: id),
+                        try tx.outboxEntries(collection: collection, entityID: id).isEmpty
+                    else { continue }
+                    try Self.adopt(record, in: tx)
                 }
             }.value
         }
+    }
+
+    /// Appends the outbox entry that sends `record` as it is now: a create, an update or a delete
+    /// by its sync state; nothing for a synced record. Call it in the transaction that read it.
+    static func adopt(_ record: StoredRecord, in tx: any StorageTransaction) throws {
+        let operation: OutboxOperation
+        switch record.syncState {
+        case .synced: return
+        case .created: operation = .create
+        case .updated: operation = .update
+        case .deleted: operation = .delete
+        }
+        _ = try tx.appendOutbox(
+            OutboxEntry(
+                sequence: 0, collection: record.collection, entityID: record.id, operation: operation,
+                payload: operation == .delete ? nil : .object(record.object)))
     }
 
     /// Claims the pending entries of `ids` and counts an attempt on each; ids whose entity has a

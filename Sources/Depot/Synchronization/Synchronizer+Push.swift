@@ -229,40 +229,6 @@ extension Synchronizer {
         return (merges, errors)
     }
 
-    /// Stores the matched replies in one transaction: a record still as it was sent has its claimed
-    /// outbox entries removed and the reply stored by the one rule
-    /// (``StorageTransaction/storeServerAnswer(_:collection:sentID:)``: `.synced`, under the
-    /// server's id, its other entries moved with it); one changed since
-    /// keeps its change and its entries (sent again later), with the reply as its snapshot.
-    /// Returns how many had changed.
-    func merge(_ merges: inout [Merge], claim: Claim) async throws -> Int {
-        guard !merges.isEmpty else { return 0 }
-        let (collection, batch) = (self.collection, merges)
-        return try await storage.transaction { tx in
-            var changed = 0
-            for merge in batch {
-                let current = try tx.fetch(collection: collection, id: merge.sent.id)
-                if let current, current.object == merge.sent.object, current.syncState == merge.sent.syncState {
-                    for sequence in claim.sequences[merge.sent.id] ?? [] { try tx.removeOutbox(sequence: sequence) }
-                    try tx.storeServerAnswer(
-                        EncodedRecord.answer(
-                            collection: collection, id: merge.id, object: merge.object, json: merge.snapshot,
-                            etag: nil),
-                        collection: collection, sentID: merge.sent.id)
-                    continue
-                }
-                changed += 1
-                guard var current, merge.id == merge.sent.id else { continue }
-                // The server now has what was sent: the local change stays, diffed from the reply.
-                current.snapshot = merge.snapshot
-                current.etag = nil
-                if current.syncState == .created { current.syncState = .updated }
-                try tx.upsert(current)
-            }
-            return changed
-        }.value
-    }
-
     /// Sends each tombstone as `DELETE /path/:id`; a 2xx or a 404 removes it, unless it was
     /// re-created locally meanwhile.
     func pushDeletes(_ report: inout SynchronizationReport, progress: Progress?) async throws {

@@ -1,0 +1,47 @@
+import Depot
+import Foundation
+
+/// A storage that stops once between a reader's look at the unsynced records and what it does
+/// with them: the first page of records by sync state it reads is handed back only after
+/// `afterRead` has run. Everything else goes straight to `base`.
+final class ReadGatedStorage: Storage {
+    let base: any Storage
+    private let gate: LockedValue<(@Sendable () async throws -> Void)?>
+
+    init(_ base: any Storage, afterRead: @escaping @Sendable () async throws -> Void) {
+        self.base = base
+        gate = LockedValue(afterRead)
+    }
+
+    func fetch(collection: String, syncStates states: Set<SyncState>, after id: String?, limit: Int)
+        -> Promise<[StoredRecord]>
+    {
+        let page = base.fetch(collection: collection, syncStates: states, after: id, limit: limit)
+        let afterRead = gate.withLock { gate in
+            let taken = gate
+            gate = nil
+            return taken
+        }
+        guard let afterRead else { return page }
+        return Promise {
+            let records = try await page.value
+            try await afterRead()
+            return records
+        }
+    }
+
+    func insert(_ record: StoredRecord) -> Promise<Void> { base.insert(record) }
+    func upsert(_ records: [StoredRecord]) -> Promise<Void> { base.upsert(records) }
+    func upsert(encoded records: [EncodedRecord]) -> Promise<Void> { base.upsert(encoded: records) }
+    func fetch(collection: String, id: String) -> Promise<StoredRecord?> { base.fetch(collection: collection, id: id) }
+    func fetch(collection: String, matching criteria: Criteria) -> Promise<[StoredRecord]> {
+        base.fetch(collection: collection, matching: criteria)
+    }
+    func delete(collection: String, id: String) -> Promise<Bool> { base.delete(collection: collection, id: id) }
+    func deleteAll(collection: String) -> Promise<Void> { base.deleteAll(collection: collection) }
+    func transaction<Output: Sendable>(
+        _ body: @escaping @Sendable (any StorageTransaction) throws -> Output
+    ) -> Promise<Output> { base.transaction(body) }
+    func outbox(_ query: OutboxQuery) -> Promise<[OutboxEntry]> { base.outbox(query) }
+    func outboxCount(_ query: OutboxQuery) -> Promise<Int> { base.outboxCount(query) }
+}
