@@ -8,6 +8,10 @@ extension Forwarder: Service {
     /// Forwards in the background until graceful shutdown or cancellation, then stops: the request
     /// in flight is answered and its answer stored before `run()` returns; entries not sent stay
     /// in the outbox for the next start.
+    ///
+    /// It is ``start()`` then ``stop()``: the same lifecycle, so it mixes with direct calls in
+    /// any order and always returns (a `start()` made while it stops runs the forwarder again
+    /// after it returns).
     public func run() async throws {
         start()
         try? await gracefulShutdown()
@@ -18,6 +22,9 @@ extension Forwarder: Service {
 extension AutoSync: Service {
     /// Runs the actions on their schedule until graceful shutdown or cancellation, then stops:
     /// the runs under way finish before `run()` returns.
+    ///
+    /// It is ``start()`` then ``stop()``: the same lifecycle, so it mixes with direct calls in
+    /// any order and always returns.
     public func run() async throws {
         start()
         try? await gracefulShutdown()

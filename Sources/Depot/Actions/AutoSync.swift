@@ -15,12 +15,17 @@ import Foundation
 ///
 /// The clock is injectable (``AutoSyncConfiguration/clock``): with `ManualForwarderClock` a test
 /// moves time itself and checks every run exactly, without sleeping.
+///
+/// `start()`, `stop()` and the `Service` `run()` drive one lifecycle, and every `stop()` returns in
+/// any interleaving of them: a start while a stop waits for the runs under way does not keep that
+/// stop waiting; it returns when they end, and AutoSync then runs again.
 public final class AutoSync: Sendable {
     /// Why an action ran.
     public enum Trigger: String, Sendable, Hashable, CustomStringConvertible {
         /// Its interval came round (or AutoSync started).
         case schedule
-        /// Local writes were made (debounced by ``AutoSyncConfiguration/debounce``).
+        /// Local writes were made (debounced by ``AutoSyncConfiguration/debounce``, within
+        /// ``AutoSyncConfiguration/maximumDebounce``).
         case localWrite
         /// The forwarder delivered again after failing to reach the server.
         case connectionRestored
@@ -41,36 +46,37 @@ public final class AutoSync: Sendable {
         case finished(name: String, trigger: Trigger, failure: DepotError?, next: Date)
     }
 
-    private struct Entry: Sendable {
+    /// What AutoSync runs, beside the schedule the state machine keeps for it.
+    private struct Job: Sendable {
         let name: String
         let interval: Duration
         let run: @Sendable (ActionExecutor) async -> DepotError?
-        var due: Date
-        var trigger: Trigger = .schedule
-        var failures = 0
-        var running = false
-        /// A trigger that came while it ran, and when it asks the next run to start.
-        var rerun: (trigger: Trigger, at: Date)?
     }
 
+    /// The state machine and what the shell keeps beside it, under one lock.
     private struct State: Sendable {
-        var entries: [Entry] = []
-        var started = false
-        var paused = false
-        var stopped = false
-        var loop: Task<Void, Never>?
+        var machine: StateMachine
+        var jobs: [Job] = []
+        var stops: [Int: CheckedContinuation<Void, Never>] = [:]
+        var nextID = 0
+        var timer: Task<Void, Never>?
+        var timerGeneration = 0
+        /// The forwarders ``observe(_:)`` was given, watched while running.
+        var observed: [WeakForwarder] = []
+        var watching = false
         var watchers: [Task<Void, Never>] = []
-        var inFlight: [UUID: Task<Void, Never>] = [:]
-        /// Runs that ended before their task was put in ``inFlight``.
-        var endedEarly: Set<UUID> = []
+    }
+
+    /// A forwarder AutoSync watches, not kept alive by it.
+    private struct WeakForwarder: Sendable {
+        weak var forwarder: Forwarder?
     }
 
     private let executor: ActionExecutor
     private let interval: Duration
     /// The settings: backoff, jitter, debounce, clock.
     public let configuration: AutoSyncConfiguration
-    private let state = LockedValue(State())
-    private let waker = Waker()
+    private let state: LockedValue<State>
     private let hub = EventHub<Event>()
 
     /// Makes an AutoSync that runs its actions on `executor`, each every `interval` unless
@@ -79,20 +85,26 @@ public final class AutoSync: Sendable {
         self.executor = executor
         self.interval = interval
         self.configuration = configuration
+        state = LockedValue(State(machine: StateMachine(configuration: configuration)))
     }
 
-    /// What AutoSync starts and finishes, from now on (a stream per call).
+    deinit {
+        let tasks = state.withLock { [$0.timer].compactMap { $0 } + $0.watchers }
+        for task in tasks { task.cancel() }
+    }
+
+    /// What AutoSync starts and finishes, from now on (a stream per call). The stream ends when
+    /// AutoSync stops.
     public var events: AsyncStream<Event> { hub.subscribe() }
 
     /// Whether ``pause()`` holds it.
-    public var isPaused: Bool { state.withLock { $0.paused } }
+    public var isPaused: Bool { state.withLock { $0.machine.paused } }
 
     /// Adds `action`, run every `interval` (AutoSync's own by default), first as soon as AutoSync
     /// runs. A `SynchronizeAction` whose report holds errors counts as failed.
     public func add<A: Action>(_ action: A, every interval: Duration? = nil) {
-        let name = action.name
-        let entry = Entry(
-            name: name, interval: interval ?? self.interval,
+        let job = Job(
+            name: action.name, interval: interval ?? self.interval,
             run: { executor in
                 let proxy = executor.execute(action)
                 do {
@@ -104,70 +116,145 @@ public final class AutoSync: Sendable {
                 } catch {
                     return error as? DepotError ?? DepotError(.status, "\(error)", underlying: error)
                 }
-            }, due: configuration.clock.now)
-        state.withLock { $0.entries.append(entry) }
-        waker.wake()
+            })
+        step { state, now in
+            state.jobs.append(job)
+            return state.machine.add(now: now)
+        }
     }
 
-    /// Starts running the actions (each at once, then on its schedule). Calling it again does
-    /// nothing.
+    /// Starts running the actions (each at once, then on its schedule). Calling it while running
+    /// does nothing; after ``stop()`` it runs again. Called while a stop waits for the runs under
+    /// way, it does not keep that stop waiting: the stop returns when they end, then AutoSync
+    /// runs again.
     public func start() {
-        let begin = state.withLock { state -> Bool in
-            guard !state.started, !state.stopped else { return false }
-            state.started = true
-            return true
-        }
-        guard begin else { return }
-        let loop = Task { await self.runLoop() }
-        state.withLock { $0.loop = loop }
+        step { state, now in state.machine.start(now: now) }
     }
 
     /// Starts no new run until ``resume()``; a run under way finishes.
     public func pause() {
-        state.withLock { $0.paused = true }
+        step { state, now in state.machine.pause(now: now) }
     }
 
     /// Runs again what fell due while paused, then keeps the schedule.
     public func resume() {
-        state.withLock { $0.paused = false }
-        waker.wake()
+        step { state, now in state.machine.resume(now: now) }
     }
 
     /// Asks every action to run now (`.connectionRestored`, `.manual`), or after the debounce
-    /// pause (`.localWrite`: each new write moves it later).
+    /// pause (`.localWrite`: each new write moves it later, but a burst delays the run by at most
+    /// ``AutoSyncConfiguration/maximumDebounce`` from its first write).
     public func trigger(_ trigger: Trigger) {
-        let now = configuration.clock.now
-        let at = trigger == .localWrite ? now.addingTimeInterval(configuration.debounce.seconds) : now
-        state.withLock { state in
-            for index in state.entries.indices {
-                var entry = state.entries[index]
-                // Local writes during a backoff wait for it; a restored connection does not.
-                if trigger == .localWrite, entry.failures > 0 { continue }
-                if entry.running {
-                    entry.rerun = (trigger, at)
-                } else if trigger == .localWrite ? (entry.trigger == .localWrite || at < entry.due) : at < entry.due {
-                    entry.due = at
-                    entry.trigger = trigger
-                }
-                state.entries[index] = entry
-            }
-        }
-        waker.wake()
+        step { state, now in state.machine.trigger(trigger, now: now) }
     }
 
-    /// Watches `forwarder`: a write waiting in its outbox (the pending count rising) is a
-    /// `.localWrite`; a delivery after a failure to reach the server is `.connectionRestored`.
+    /// Watches `forwarder` while AutoSync runs: a write waiting in its outbox (the pending count
+    /// rising) is a `.localWrite`; a delivery after a failure to reach the server is
+    /// `.connectionRestored`.
     public func observe(_ forwarder: Forwarder) {
-        let counts = forwarder.pendingCounts
-        let events = forwarder.events
-        let writes = Task { [weak self] in
+        state.withLock { state in
+            state.observed.removeAll { $0.forwarder == nil }
+            state.observed.append(WeakForwarder(forwarder: forwarder))
+            if state.watching { state.watchers += watch(forwarder) }
+        }
+    }
+
+    /// Stops: no new run starts, the watchers and the event streams end, and the runs under way
+    /// finish (their requests are not cancelled) before it returns. Every call returns, whatever
+    /// ``start()`` calls come meanwhile (those make AutoSync run again once it has stopped).
+    public func stop() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            step { state, now in
+                state.nextID += 1
+                state.stops[state.nextID] = continuation
+                return state.machine.stop(state.nextID, now: now)
+            }
+        }
+    }
+
+    // MARK: Shell
+
+    /// Feeds one input to the state machine and carries out the actions it returns. Bookkeeping
+    /// (timers, watchers, launches, events) happens under the lock, in the machine's order;
+    /// waiting `stop()` calls are resumed after it.
+    private func step(_ input: (inout State, Date) -> [StateMachine.Action]) {
+        let now = configuration.clock.now
+        let resumed = state.withLock { state in
+            perform(input(&state, now), state: &state)
+        }
+        for continuation in resumed { continuation.resume() }
+    }
+
+    /// Carries out `actions`; returns the stop continuations to resume.
+    private func perform(
+        _ actions: [StateMachine.Action], state: inout State
+    ) -> [CheckedContinuation<Void, Never>] {
+        var resumed: [CheckedContinuation<Void, Never>] = []
+        for action in actions {
+            switch action {
+            case .launch(let index, let trigger):
+                launch(state.jobs[index], index: index, trigger: trigger)
+            case .scheduleWake(let date, let generation):
+                guard generation > state.timerGeneration else { continue }
+                state.timerGeneration = generation
+                state.timer?.cancel()
+                state.timer = date.map { date in
+                    let clock = configuration.clock
+                    return Task { [weak self] in
+                        do {
+                            try await clock.sleep(until: date)
+                        } catch {
+                            return
+                        }
+                        self?.step { state, now in state.machine.tick(now: now) }
+                    }
+                }
+            case .began:
+                state.watching = true
+                state.observed.removeAll { $0.forwarder == nil }
+                for forwarder in state.observed.compactMap(\.forwarder) { state.watchers += watch(forwarder) }
+            case .ended:
+                state.watching = false
+                for watcher in state.watchers { watcher.cancel() }
+                state.watchers = []
+                hub.finish()
+            case .finishStops(let ids):
+                resumed += ids.compactMap { state.stops.removeValue(forKey: $0) }
+            }
+        }
+        return resumed
+    }
+
+    /// Runs `job` in its own task and reports its end to the state machine.
+    private func launch(_ job: Job, index: Int, trigger: Trigger) {
+        hub.emit(.started(name: job.name, trigger: trigger))
+        let (executor, configuration) = (self.executor, self.configuration)
+        Task {
+            let failure = await job.run(executor)
+            let interval = configuration.jittered(job.interval)
+            step { state, now in
+                let actions = state.machine.runFinished(index, failure: failure, interval: interval, now: now)
+                let next = state.machine.entries[index].due
+                // Emitted before the actions, so a stop's end of the streams comes after it.
+                hub.emit(.finished(name: job.name, trigger: trigger, failure: failure, next: next))
+                return actions
+            }
+        }
+    }
+
+    /// The tasks that turn `forwarder`'s pending counts and events into triggers. They subscribe
+    /// in their own tasks, so no storage code runs under AutoSync's lock.
+    private func watch(_ forwarder: Forwarder) -> [Task<Void, Never>] {
+        let writes = Task { [weak self, weak forwarder] in
+            guard let counts = forwarder?.pendingCounts else { return }
             var last: Int?
             for await count in counts {
                 if let last, count > last { self?.trigger(.localWrite) }
                 last = count
             }
         }
-        let outages = Task { [weak self] in
+        let outages = Task { [weak self, weak forwarder] in
+            guard let events = forwarder?.events else { return }
             var unreachable = false
             for await event in events {
                 switch event {
@@ -183,171 +270,6 @@ public final class AutoSync: Sendable {
                 }
             }
         }
-        state.withLock { $0.watchers += [writes, outages] }
-    }
-
-    /// Stops: no new run starts, the watchers end, and the runs under way finish (their requests
-    /// are not cancelled) before it returns.
-    public func stop() async {
-        let (loop, watchers) = state.withLock { state in
-            state.stopped = true
-            return (state.loop, state.watchers)
-        }
-        loop?.cancel()
-        waker.wake()
-        for watcher in watchers { watcher.cancel() }
-        await loop?.value
-        for task in state.withLock({ Array($0.inFlight.values) }) { await task.value }
-        hub.finish()
-    }
-
-    /// Starts what is due, then waits until the next due time or a wake-up.
-    private func runLoop() async {
-        while !Task.isCancelled {
-            let now = configuration.clock.now
-            let (due, next) = state.withLock { state -> ([Int], Date?) in
-                guard !state.stopped else { return ([], nil) }
-                var due: [Int] = []
-                var next: Date?
-                for index in state.entries.indices where !state.entries[index].running {
-                    if !state.paused, state.entries[index].due <= now {
-                        due.append(index)
-                        state.entries[index].running = true
-                    } else if !state.paused {
-                        next = min(next ?? .distantFuture, state.entries[index].due)
-                    }
-                }
-                return (due, next)
-            }
-            if state.withLock({ $0.stopped }) { return }
-            for index in due { launch(index) }
-            await waker.wait(until: next, clock: configuration.clock)
-        }
-    }
-
-    /// Runs entry `index` in its own task and schedules its next run when it ends.
-    private func launch(_ index: Int) {
-        let (entry, id) = state.withLock { ($0.entries[index], UUID()) }
-        hub.emit(.started(name: entry.name, trigger: entry.trigger))
-        let executor = self.executor
-        let task = Task {
-            let failure = await entry.run(executor)
-            let now = configuration.clock.now
-            let next = state.withLock { state -> Date in
-                var current = state.entries[index]
-                current.running = false
-                current.failures = failure == nil ? 0 : current.failures + 1
-                let pause = failure.map { configuration.backoff(failures: current.failures, error: $0) }
-                if let rerun = current.rerun, failure == nil || rerun.trigger == .connectionRestored {
-                    // A trigger that came while it ran: run again for it.
-                    (current.due, current.trigger) = (max(rerun.at, now), rerun.trigger)
-                } else {
-                    current.due = now.addingTimeInterval((pause ?? configuration.jittered(current.interval)).seconds)
-                    current.trigger = failure == nil ? .schedule : .retry
-                }
-                current.rerun = nil
-                state.entries[index] = current
-                if state.inFlight.removeValue(forKey: id) == nil { state.endedEarly.insert(id) }
-                return current.due
-            }
-            hub.emit(.finished(name: entry.name, trigger: entry.trigger, failure: failure, next: next))
-            waker.wake()
-        }
-        state.withLock { state in
-            if state.endedEarly.remove(id) == nil { state.inFlight[id] = task }
-        }
-    }
-}
-
-/// How ``AutoSync`` paces its runs.
-public struct AutoSyncConfiguration: Sendable {
-    /// The fraction (0…1) of each interval that is random, so many clients do not run together.
-    public var jitter: Double
-    /// The pause after the first failure; it doubles with each further failure.
-    public var baseDelay: Duration
-    /// The longest pause after failures, `Retry-After` included.
-    public var maximumDelay: Duration
-    /// How long after the last of a burst of local writes the actions run.
-    public var debounce: Duration
-    /// The clock: the system's by default; `ManualForwarderClock` in tests.
-    public var clock: any ForwarderClock
-
-    /// Makes a configuration.
-    public init(
-        jitter: Double = 0.1, baseDelay: Duration = .seconds(5), maximumDelay: Duration = .seconds(600),
-        debounce: Duration = .seconds(2), clock: any ForwarderClock = SystemForwarderClock()
-    ) {
-        self.jitter = jitter
-        self.baseDelay = baseDelay
-        self.maximumDelay = maximumDelay
-        self.debounce = debounce
-        self.clock = clock
-    }
-
-    /// The pause after `failures` failures in a row, the last with `error` (its `Retry-After`
-    /// wins, within ``maximumDelay``).
-    func backoff(failures: Int, error: DepotError) -> Duration {
-        let retryAfter = error.responseHeaders["retry-after"].flatMap { RetryAfter.seconds($0) }
-        return Backoff(base: baseDelay, multiplier: 2, maximum: maximumDelay, jitter: 0)
-            .delay(failures: failures, retryAfter: retryAfter)
-    }
-
-    /// `interval`, moved by up to ``jitter`` of itself either way.
-    func jittered(_ interval: Duration) -> Duration {
-        let fraction = jitter.isNaN ? 0 : min(max(jitter, 0), 1)
-        guard fraction > 0 else { return interval }
-        let seconds = interval.seconds * (1 + Double.random(in: -fraction...fraction))
-        return Backoff.duration(seconds: seconds, maximum: .seconds(1e9))
-    }
-}
-
-/// Wakes one waiting loop: early by ``wake()``, or at a deadline of a clock.
-private final class Waker: Sendable {
-    private struct State {
-        var continuation: CheckedContinuation<Void, Never>?
-        var pending = false
-    }
-
-    private let state = LockedValue(State())
-
-    /// Wakes the waiting loop, or the next wait if none waits now.
-    func wake() {
-        let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            guard let continuation = state.continuation else {
-                state.pending = true
-                return nil
-            }
-            state.continuation = nil
-            return continuation
-        }
-        continuation?.resume()
-    }
-
-    /// Returns at `deadline` on `clock` (never, when nil), at a ``wake()``, or on cancellation.
-    func wait(until deadline: Date?, clock: any ForwarderClock) async {
-        let timer = deadline.map { deadline in
-            Task { [weak self] in
-                do {
-                    try await clock.sleep(until: deadline)
-                    self?.wake()
-                } catch {}
-            }
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let resumeNow = state.withLock { state -> Bool in
-                    if state.pending {
-                        state.pending = false
-                        return true
-                    }
-                    state.continuation = continuation
-                    return false
-                }
-                if resumeNow { continuation.resume() }
-            }
-        } onCancel: {
-            wake()
-        }
-        timer?.cancel()
+        return [writes, outages]
     }
 }

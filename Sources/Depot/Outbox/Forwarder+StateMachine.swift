@@ -5,14 +5,21 @@ extension Forwarder {
     /// At most one pass runs at a time. A flush asked for during a pass waits for the next pass
     /// (the running one may have read the outbox before the flush's entries were written). A
     /// stop lets the running pass finish the entry in flight, then answers every waiter.
+    ///
+    /// Every stop is answered, whatever comes between it and the pass's end: a start while a pass
+    /// is stopping does not take the stop back. The pass still stops after its entry in flight,
+    /// the waiting stops are answered, and then the forwarder runs again (a new pass at once; the
+    /// flushes that were waiting go with it instead of being abandoned). A stop after that start
+    /// cancels the restart again. The last of start and stop wins; no caller is left waiting.
     struct StateMachine: Sendable, Hashable {
         enum Lifecycle: Sendable, Hashable {
             /// Forwards only when flushed.
             case stopped
             /// Forwards in the background: a pass whenever woken.
             case running
-            /// A stop waits for the running pass to let go.
-            case stopping
+            /// A stop waits for the running pass to let go; `restart` when a start came since, so
+            /// the forwarder runs again once the stops are answered.
+            case stopping(restart: Bool)
         }
 
         /// What the shell must do.
@@ -42,14 +49,18 @@ extension Forwarder {
         private var wokenDuringPass = false
 
         /// Whether a running pass may go on to its next entry.
-        var passMayContinue: Bool { lifecycle != .stopping }
+        var passMayContinue: Bool {
+            if case .stopping = lifecycle { return false }
+            return true
+        }
 
         mutating func start() -> [Action] {
             switch lifecycle {
             case .running:
                 return []
             case .stopping:
-                lifecycle = .running
+                // The waiting stops are answered when the pass ends; then it runs again.
+                lifecycle = .stopping(restart: true)
                 return []
             case .stopped:
                 lifecycle = .running
@@ -86,14 +97,22 @@ extension Forwarder {
             var actions: [Action] = []
             if !flushesInPass.isEmpty { actions.append(.finishFlushes(flushesInPass)) }
             flushesInPass = []
-            if lifecycle == .stopping {
-                lifecycle = .stopped
+            if case .stopping(let restart) = lifecycle {
                 wokenDuringPass = false
-                if !flushesWaiting.isEmpty { actions.append(.abandonFlushes(flushesWaiting)) }
-                flushesWaiting = []
+                defer { stops = [] }
+                guard restart else {
+                    lifecycle = .stopped
+                    if !flushesWaiting.isEmpty { actions.append(.abandonFlushes(flushesWaiting)) }
+                    flushesWaiting = []
+                    return actions + [.finishStops(stops)]
+                }
+                // Started again while stopping: the stops are answered, the flushes waiting go
+                // with the new pass.
                 actions.append(.finishStops(stops))
-                stops = []
-                return actions
+                lifecycle = .running
+                flushesInPass = flushesWaiting
+                flushesWaiting = []
+                return actions + beginPass(everything: !flushesInPass.isEmpty)
             }
             if !flushesWaiting.isEmpty {
                 flushesInPass = flushesWaiting
@@ -113,7 +132,8 @@ extension Forwarder {
 
         mutating func stop(_ id: Int) -> [Action] {
             if passRunning {
-                lifecycle = .stopping
+                // A stop after a start that came while stopping cancels that restart.
+                lifecycle = .stopping(restart: false)
                 stops.append(id)
                 return [.cancelWake]
             }

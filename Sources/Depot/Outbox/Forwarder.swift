@@ -44,6 +44,7 @@ public final class Forwarder: Sendable {
         var stops: [Int: CheckedContinuation<Void, Never>] = [:]
         var wake: Task<Void, Never>?
         var observer: UUID?
+        var observing = false
         var lastPending = 0
 
         mutating func makeID() -> Int {
@@ -92,13 +93,22 @@ public final class Forwarder: Sendable {
 
     /// Starts forwarding in the background: now, after every local write that records an entry,
     /// when a waiting entry is due, and every ``ForwarderConfiguration/pollInterval``.
+    ///
+    /// Calling it while running does nothing. Called while a ``stop()`` waits for the pass in
+    /// flight (an app going to the background and straight back), it does not take that stop
+    /// back: the pass stops after its entry in flight, the waiting `stop()` calls return, and then
+    /// the forwarder runs again. Whichever of `start()` and `stop()` came last wins.
     public func start() {
-        let token = OutboxCoordinator.of(storage).addObserver { [weak self] in self?.wake() }
-        let old = shell.withLock { shell in
-            defer { shell.observer = token }
-            return shell.observer
+        let register = shell.withLock { shell -> Bool in
+            defer { shell.observing = true }
+            return !shell.observing
         }
-        if let old { OutboxCoordinator.of(storage).removeObserver(old) }
+        if register {
+            // Registered once, for the forwarder's life: a wake while stopped is ignored, and no
+            // start racing a stop can leave a running forwarder without its observer.
+            let token = OutboxCoordinator.of(storage).addObserver { [weak self] in self?.wake() }
+            shell.withLock { $0.observer = token }
+        }
         perform(machine.withLock { $0.start() }, result: nil)
     }
 
@@ -127,15 +137,18 @@ public final class Forwarder: Sendable {
 
     /// Stops background forwarding; returns once the request in flight, if any, has been answered
     /// and stored. Entries not sent stay in the outbox for the next start or flush.
+    ///
+    /// Every call returns, in any interleaving with ``start()``, ``flush()`` and `run()`: a start
+    /// made while this stop waits does not keep it waiting; it returns when the pass in flight
+    /// has stopped, and the forwarder then runs again. Flushes still waiting for a pass are
+    /// rejected with `.cancelled` unless such a start came, in which case they run in its pass.
     public func stop() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let (id, observer) = shell.withLock { shell in
+            let id = shell.withLock { shell in
                 let id = shell.makeID()
                 shell.stops[id] = continuation
-                defer { shell.observer = nil }
-                return (id, shell.observer)
+                return id
             }
-            if let observer { OutboxCoordinator.of(storage).removeObserver(observer) }
             perform(machine.withLock { $0.stop(id) }, result: nil)
         }
     }

@@ -7,7 +7,7 @@ final class OutboxCoordinator: Sendable {
     private let observers = LockedValue<[UUID: @Sendable () -> Void]>([:])
 
     /// The coordinators of storage objects that have observers; one is dropped when its last
-    /// observer goes, so the registry never grows past the forwarders running.
+    /// observer goes, so the registry never grows past the forwarders alive.
     private static let all = LockedValue<[ObjectIdentifier: OutboxCoordinator]>([:])
 
     /// The coordinator of `storage` (a class instance; every Depot storage is one).

@@ -99,6 +99,61 @@ struct CountedAction: Action {
         await sync.stop()
     }
 
+    // Regression: each local write moved the run later with no maximum, so writes that kept
+    // coming faster than the debounce never let it run.
+    @Test("writes every 125 ms for 30 s run it 10 s after each burst's first write, not never")
+    func writesThatNeverStop() async throws {
+        let clock = ManualForwarderClock(start: start)
+        let (sync, runs, _) = makeSync(clock)
+        var finishes = AutoSyncRuns(sync)
+        sync.start()
+        _ = try #require(await finishes.next())
+        var burstStart: Date?
+        for _ in 0..<240 {
+            sync.trigger(.localWrite)
+            let first = burstStart ?? clock.now
+            burstStart = first
+            // The debounce moves the run later, but never past 10 s after the burst's first write.
+            let due = min(clock.now.addingTimeInterval(2), first.addingTimeInterval(10))
+            try #require(await eventuallyAsync { clock.deadlines == [due] })
+            clock.advance(by: .milliseconds(125))
+            if clock.now == due {
+                let run = try #require(await finishes.next())
+                #expect(run.trigger == .localWrite && run.next == due.addingTimeInterval(300))
+                burstStart = nil
+            }
+        }
+        #expect(runs.withLock { $0 } == 4, "the first run, then one at 10 s, 20 s and 30 s")
+        await sync.stop()
+    }
+
+    @Test("stop and start in any order around a run under way: every stop returns, and a last start runs again")
+    func lifecycleInterleavings() async throws {
+        let clock = ManualForwarderClock(start: start)
+        let sync = AutoSync(
+            executor: ActionExecutor(maxConcurrent: 2), every: .seconds(300),
+            configuration: AutoSyncConfiguration(jitter: 0, clock: clock))
+        let gate = RunGate()
+        sync.add(GatedAction(gate: gate))
+        sync.start()
+        await gate.entered()
+        // Stops and starts race the run under way; none of the stops may hang.
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<20 {
+                if index.isMultiple(of: 2) {
+                    group.addTask { await sync.stop() }
+                } else {
+                    group.addTask { sync.start() }
+                }
+            }
+            group.addTask { gate.open() }
+        }
+        // A last start, then a stop: it runs again, and the stop returns after that run.
+        sync.start()
+        await gate.entered()
+        await sync.stop()
+    }
+
     @Test("pause holds every run, resume runs what fell due; stop ends the events")
     func pauseResumeStop() async throws {
         let clock = ManualForwarderClock(start: start)
@@ -117,5 +172,72 @@ struct CountedAction: Action {
         #expect(runs.withLock { $0 } == 2 && run.next == clock.now.addingTimeInterval(300))
         await sync.stop()
         #expect(await finishes.next() == nil)
+    }
+}
+
+/// Lets a test wait for each run of a ``GatedAction`` to begin; runs end once it is open.
+final class RunGate: Sendable {
+    private struct State {
+        var open = false
+        var blocked: [CheckedContinuation<Void, Never>] = []
+        var entries = 0
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+
+    private let state = LockedValue(State())
+
+    /// Returns when a run has begun since the last call.
+    func entered() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state -> Bool in
+                guard state.entries > 0 else {
+                    state.waiter = continuation
+                    return false
+                }
+                state.entries -= 1
+                return true
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    /// Ends the runs waiting, and lets every later one through.
+    func open() {
+        let blocked = state.withLock { state in
+            state.open = true
+            defer { state.blocked = [] }
+            return state.blocked
+        }
+        for continuation in blocked { continuation.resume() }
+    }
+
+    /// Called by a run: counts it as begun, and waits until the gate is open.
+    func pass() async {
+        let waiter = state.withLock { state in
+            defer { state.waiter = nil }
+            if state.waiter == nil { state.entries += 1 }
+            return state.waiter
+        }
+        waiter?.resume()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let through = state.withLock { state -> Bool in
+                if state.open { return true }
+                state.blocked.append(continuation)
+                return false
+            }
+            if through { continuation.resume() }
+        }
+    }
+}
+
+/// An action whose runs wait at a ``RunGate``.
+struct GatedAction: Action {
+    let gate: RunGate
+    var name: String { "gated" }
+    var serializationKey: String? { "gated" }
+
+    func execute(context: ActionContext) async throws -> Int {
+        await gate.pass()
+        return 0
     }
 }

@@ -48,14 +48,33 @@ import Testing
         #expect(machine.start() == [.cancelWake, .runPass(everything: false)])
     }
 
-    @Test("a start during a stopping pass keeps the forwarder running")
+    // Regression: a start while a pass was stopping put the forwarder back to running and the
+    // waiting stop was never answered (an app going to the background and straight back).
+    @Test("a start while a pass is stopping answers the stop when the pass ends, then runs again")
     func restartWhileStopping() {
         var machine = Machine()
         _ = machine.start()
-        _ = machine.stop(1)
+        _ = machine.flush(7)
+        #expect(machine.stop(1) == [.cancelWake])
         #expect(machine.start() == [])
-        #expect(machine.passMayContinue)
-        #expect(machine.passFinished() == [.scheduleWake])
+        #expect(!machine.passMayContinue, "the pass in flight still stops after its entry")
+        #expect(
+            machine.passFinished() == [.finishStops([1]), .cancelWake, .runPass(everything: true)],
+            "the stop is answered; the waiting flush goes with the new pass")
+        #expect(machine.lifecycle == .running && machine.passMayContinue)
+        #expect(machine.passFinished() == [.finishFlushes([7]), .scheduleWake])
+    }
+
+    @Test("a stop after that start cancels the restart; every stop is answered once")
+    func stopAfterRestart() {
+        var machine = Machine()
+        _ = machine.start()
+        _ = machine.stop(1)
+        _ = machine.start()
+        #expect(machine.stop(2) == [.cancelWake])
+        #expect(machine.passFinished() == [.finishStops([1, 2])])
+        #expect(machine.lifecycle == .stopped && !machine.passRunning)
+        #expect(machine.wake() == [])
     }
 
     @Test("a cancelled flush is no longer answered")
