@@ -106,6 +106,16 @@ let package = Package(
             dependencies: ["Depot", "DepotTesting"],
             path: "Tests/SoakSupport"
         ),
+        // Every ```swift block of README.md and the DocC articles, compiled (scripts/snippets
+        // writes Snippets.swift; Prelude.swift declares what the blocks use without showing).
+        // In no product; compiled, never linked or run. Verbatim blocks leave unused values, so
+        // its warnings are silenced.
+        .target(
+            name: "DocSnippets",
+            dependencies: ["Depot", "DepotSQLite", "DepotTesting"],
+            path: "Tests/DocSnippets",
+            swiftSettings: [.unsafeFlags(["-suppress-warnings"])]
+        ),
         .executableTarget(
             name: "Soak",
             dependencies: ["Depot", "DepotSQLite", "DepotTesting", "SoakSupport"],
@@ -116,6 +126,7 @@ let package = Package(
             name: "DepotSQLiteTests",
             dependencies: [
                 "DepotSQLite", "Depot", "DepotTesting", "SoakSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),

@@ -108,6 +108,12 @@ public final class SQLiteStorage: Storage {
                                 "cannot index \(key.debugDescription): index keys cannot contain a quote, a backslash or a control character"
                             )
                         }
+                        // Earlier versions named it so that two keys could share one index (see
+                        // `legacyIndexName`); that index is dropped for the unambiguous one.
+                        let legacy = legacyIndexName(collection, key)
+                        if legacy != indexName(collection, key) {
+                            try db.execute(sql: "DROP INDEX IF EXISTS \"\(legacy)\"")
+                        }
                         try db.execute(
                             sql:
                                 "CREATE INDEX IF NOT EXISTS \"\(indexName(collection, key))\" ON records(collection, \(jsonPath(key)))"
@@ -118,7 +124,32 @@ public final class SQLiteStorage: Storage {
         }
     }
 
+    /// The name of the declared index on `key` in `collection`: `index_`, the escaped collection,
+    /// `__`, the escaped key. Lowercase ASCII letters and digits stay; every other byte of the
+    /// UTF-8 form (`_` and capitals included: SQLite compares names without case) becomes `_` and
+    /// two hex digits, so `__` only separates and two different pairs never share a name.
     static func indexName(_ collection: String, _ key: String) -> String {
+        "index_" + escapedIndexPart(collection) + "__" + escapedIndexPart(key)
+    }
+
+    private static func escapedIndexPart(_ part: String) -> String {
+        var escaped = ""
+        for byte in part.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                escaped.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                escaped +=
+                    "_" + String(byte >> 4, radix: 16, uppercase: true)
+                    + String(byte & 0xF, radix: 16, uppercase: true)
+            }
+        }
+        return escaped
+    }
+
+    /// The name earlier versions gave the index, which mapped every character but a letter or a
+    /// digit to `_` (`a-b` and `a_b` collided, and so did `Author` and `author`).
+    static func legacyIndexName(_ collection: String, _ key: String) -> String {
         "idx_" + (collection + "_" + key).map { $0.isLetter || $0.isNumber ? String($0) : "_" }.joined()
     }
 

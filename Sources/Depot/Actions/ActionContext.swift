@@ -85,6 +85,7 @@ struct MeteredNetworking: Networking {
 
     /// The base session's.
     var baseURL: URL? { base.baseURL }
+    var routeMemory: RouteMemory? { base.routeMemory }
     var metricsFactory: (any MetricsFactory)? { base.metricsFactory }
 
     func send(_ request: NetworkRequest) async throws -> NetworkResponse {

@@ -60,8 +60,8 @@ struct OutboxChannel: Sendable {
                 base: base, timeout: timeout, format: nil)
         }
         let configured = configuration.patchFormat
-        let memory = PatchFormatMemory.key(store, configured: configured)
-        let format = PatchFormatMemory.format(for: memory, configured: configured)
+        let route = routes[.patch]!
+        let format = store.routeMemory?.patchFormat(for: route, configured: configured) ?? configured
         let outcome = try await send(
             operation, entityID: entityID, payload: payload, idempotencyKey: idempotencyKey, etag: etag, base: base,
             timeout: timeout, format: format)
@@ -69,7 +69,7 @@ struct OutboxChannel: Sendable {
         guard case .reject(let error) = outcome, let next = PatchFormat.negotiated(after: error, sentAs: format) else {
             return outcome
         }
-        PatchFormatMemory.remember(next, for: memory, after: format)
+        store.routeMemory?.remember(next, for: route, configured: configured, after: format)
         return try await send(
             operation, entityID: entityID, payload: payload, idempotencyKey: idempotencyKey, etag: etag, base: base,
             timeout: timeout, format: next)

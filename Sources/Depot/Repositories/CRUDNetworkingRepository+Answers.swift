@@ -163,9 +163,11 @@ extension CRUDNetworkingRepository {
         id: String, patch: JSON, base: JSON?, sent: Entity?, ifMatch: String?, keepJSON: Bool = false,
         idempotencyKey: String? = nil
     ) -> Promise<RemoteAnswer<Entity>?> {
+        let configuration = configuration
         let configured = configuration.patchFormat
-        let memory = PatchFormatMemory.key(store, configured: configured)
-        let format = PatchFormatMemory.format(for: memory, configured: configured)
+        let route = route(for: .patch, configuration: configuration)
+        let memory = store.routeMemory
+        let format = memory?.patchFormat(for: route, configured: configured) ?? configured
         let key = idempotencyKey ?? UUID().uuidString
         let first = patchAnswer(
             id: id, patch: patch, base: base, sent: sent, ifMatch: ifMatch, keepJSON: keepJSON, idempotencyKey: key,
@@ -175,7 +177,7 @@ extension CRUDNetworkingRepository {
             guard let depotError = error as? DepotError,
                 let next = PatchFormat.negotiated(after: depotError, sentAs: format)
             else { throw error }
-            PatchFormatMemory.remember(next, for: memory, after: format)
+            memory?.remember(next, for: route, configured: configured, after: format)
             return patchAnswer(
                 id: id, patch: patch, base: base, sent: sent, ifMatch: ifMatch, keepJSON: keepJSON,
                 idempotencyKey: key, format: next)

@@ -1,5 +1,4 @@
 import Foundation
-import Logging
 
 /// How a PATCH body goes out. Depot computes every patch as an RFC 7396 merge patch (the changed
 /// keys; `null` for a removed one) and writes it in the format the server reads.
@@ -12,7 +11,7 @@ import Logging
 /// A 415 (Unsupported Media Type) means the server did not act, so Depot negotiates: with an
 /// `Accept-Patch` header in the answer it takes the first format listed that it speaks; without
 /// one it falls back from `.mergePatch` to `.json` once. The format that worked is remembered per
-/// transport and base URL for the life of the process, and logged once.
+/// PATCH route by the session that sent it (its ``Networking/routeMemory``), and logged once.
 public enum PatchFormat: String, Sendable, Hashable, CaseIterable {
     /// RFC 7396, `application/merge-patch+json`: the changed keys, `null` for a removed one.
     case mergePatch
@@ -99,34 +98,5 @@ public enum PatchFormat: String, Sendable, Hashable, CaseIterable {
             }
         }
         return operations
-    }
-}
-
-/// The PATCH format that worked, per transport and base URL, for the life of the process.
-enum PatchFormatMemory {
-    private static let formats = LockedValue<[String: PatchFormat]>([:])
-    private static let logger = Logger(label: "depot.patch")
-
-    /// The key of `store` with `configured` as the repository's choice.
-    static func key(_ store: any Networking, configured: PatchFormat) -> String {
-        "\(type(of: store)) \(store.baseURL?.absoluteString ?? "") \(configured.rawValue)"
-    }
-
-    /// The format to send with: the one negotiated earlier, else `configured`.
-    static func format(for key: String, configured: PatchFormat) -> PatchFormat {
-        formats.withLock { $0[key] } ?? configured
-    }
-
-    /// Remembers `format` for `key`, logging the first time it changes.
-    static func remember(_ format: PatchFormat, for key: String, after old: PatchFormat) {
-        let changed = formats.withLock { formats in
-            defer { formats[key] = format }
-            return formats[key] != format
-        }
-        if changed {
-            logger.info(
-                "the server answered 415 to a PATCH as \(old.mediaType); sending \(format.mediaType) from now on",
-                metadata: ["transport": .string(key)])
-        }
     }
 }

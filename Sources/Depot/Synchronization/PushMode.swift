@@ -20,23 +20,14 @@ public enum PushMode: Sendable, Hashable {
     /// entities at a time: exactly once per write with a server that honours keys.
     case each
     /// The repository's ``RepositoryOperation/synchronize`` route as a batch, tried once per
-    /// transport and base URL: a 404, 405 or 501, or a redirect, means the server has no batch
-    /// endpoint, and the push goes ``each`` from then on (the report's notes say so). The default.
+    /// session (its ``Networking/routeMemory``; each time by a transport without one): a 404, 405
+    /// or 501, or a redirect, means the server has no batch endpoint, and the push goes ``each``
+    /// from then on (the report's notes say so). The default.
     case automatic
 }
 
-/// Batch routes found missing, per transport, base URL and route, for the life of the process.
-enum BatchRouteMemory {
-    private static let missing = LockedValue<Set<String>>([])
-
-    static func key(_ store: any Networking, _ route: Route) -> String {
-        "\(type(of: store)) \(store.baseURL?.absoluteString ?? "") \(route.method.rawValue) \(route.path)"
-    }
-
-    static func isMissing(_ key: String) -> Bool { missing.withLock { $0.contains(key) } }
-
-    static func markMissing(_ key: String) { missing.withLock { _ = $0.insert(key) } }
-
+/// How a batch route's absence shows.
+enum BatchRouteAnswer {
     /// Whether `error` says the batch route does not exist (rather than that the batch failed).
     static func saysMissing(_ error: DepotError) -> Bool {
         guard let status = error.status else { return false }

@@ -21,15 +21,15 @@ extension Synchronizer {
             _ = try await pushChanges(&report, to: createRoute, states: [.created], progress: progress)
             try await pushEach(&report, progress: progress)
         case .automatic:
-            let key = BatchRouteMemory.key(store, batchRoute)
-            var missing = BatchRouteMemory.isMissing(key)
+            let memory = store.routeMemory
+            var missing = memory?.isMissingBatchRoute(batchRoute) ?? false
             if !missing {
                 missing = try await pushChanges(
                     &report, to: batchRoute, states: [.created, .updated], progress: progress, detectMissing: true)
             }
             guard missing else { return try await pushDeletes(&report, progress: progress) }
-            if !BatchRouteMemory.isMissing(key) {
-                BatchRouteMemory.markMissing(key)
+            if memory?.isMissingBatchRoute(batchRoute) != true {
+                memory?.markMissingBatchRoute(batchRoute)
                 report.notes.append(
                     "no batch endpoint at \(batchRoute.method.rawValue) \(batchRoute.path): changes go entity by entity from now on"
                 )
@@ -124,7 +124,7 @@ extension Synchronizer {
         switch try await send(request).flatMap({ array(in: $0, of: request) }) {
         case .success(let answer): elements = answer
         case .failure(let error):
-            if missingEnds, BatchRouteMemory.saysMissing(error) {
+            if missingEnds, BatchRouteAnswer.saysMissing(error) {
                 // Never applied: the attempts counted on the entries are taken back.
                 try await storage.takeBackAttempts(claim.sequences.values.flatMap { $0 })
                 return true

@@ -35,9 +35,16 @@ public protocol Networking: Sendable {
         _ request: NetworkRequest, completion: @escaping @Sendable (Result<NetworkResponse, any Error>) -> Void
     ) -> any NetworkCall
 
-    /// The URL request paths are relative to, when the transport has one: what Depot remembers
-    /// per-server choices under (the PATCH format a server accepts). Nil by default.
+    /// The URL request paths are relative to, when the transport has one: a pull resolves a
+    /// server's absolute next-page URL against it. Nil by default.
     var baseURL: URL? { get }
+
+    /// What this transport learned about its server's routes (the PATCH format a route reads, a
+    /// batch route the server does not have), kept for the transport's life and never shared with
+    /// another transport. Nil by default: nothing is remembered, so each PATCH starts from the
+    /// configured format and each automatic push tries the batch route. A wrapper returns its
+    /// base's.
+    var routeMemory: RouteMemory? { get }
 
     /// Where metrics about this transport's work go (requests, synchronizations, the outbox); nil
     /// uses the bootstrapped `MetricsSystem`. Nil by default.
@@ -52,8 +59,11 @@ public protocol NetworkCall: Sendable {
 }
 
 extension Networking {
-    /// No base URL: per-server choices are remembered per transport type only.
+    /// No base URL.
     public var baseURL: URL? { nil }
+
+    /// Nil: nothing learned about the server's routes is remembered.
+    public var routeMemory: RouteMemory? { nil }
 
     /// Nil: the bootstrapped `MetricsSystem`.
     public var metricsFactory: (any MetricsFactory)? { nil }

@@ -33,6 +33,8 @@ public final class NetworkingSession: Networking {
     public let url: URL
     /// ``url``.
     public var baseURL: URL? { url }
+    /// What this session learned about its server's routes; never shared with another session.
+    public let routeMemory: RouteMemory? = RouteMemory()
 
     /// The configuration's ``SessionConfiguration/metricsFactory``.
     public var metricsFactory: (any MetricsFactory)? { pipeline.configuration.metricsFactory }
