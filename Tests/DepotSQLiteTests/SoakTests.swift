@@ -6,7 +6,8 @@ import SoakSupport
 import Testing
 
 /// The fault-injection model test in-process, on both stores (the `Soak` executable runs it in a
-/// child process it SIGKILLs, on SQLite only: a store in memory does not survive a kill).
+/// child process it SIGKILLs, on SQLite only: a store in memory does not survive a kill). The
+/// timeout here is 400 ms (the executable's is 800 ms), so the faults that wait it out cost half.
 @Suite struct SoakTests {
     @Test(
         "random operations under random faults: no write applied twice, none lost, store and server in step",
@@ -19,13 +20,14 @@ import Testing
             server.resource("items")
             SoakFaults.queue(
                 on: server, resource: "items", seed: seed, requests: 240, rate: 20,
-                timeoutDelay: SoakSetup.pastTimeout)
+                timeoutDelay: .milliseconds(500))
             let storage: Storage =
                 switch kind {
                 case .sqlite: try SQLiteStorage(path: directory.path("soak.sqlite"))
                 case .memory: InMemoryStorage()
                 }
-            let items = SoakSetup.items(session: SoakSetup.session(url: server.url), storage: storage, seed: seed)
+            let items = SoakSetup.items(
+                session: SoakSetup.session(url: server.url, timeout: .milliseconds(400)), storage: storage, seed: seed)
             let forwarder = SoakSetup.forwarder(items)
             let journal = LockedValue<[String]>([])
             // When

@@ -6,7 +6,7 @@ import SoakSupport
 
 /// `Soak --volume N`: N queued creates forwarded by one forwarder (4 sends at once, pages of 256)
 /// on SQLite and in memory, judged exactly: every write delivered, each applied once under its own
-/// key, nothing left unsynced. The README suite runs the same check at 300 writes; this is the
+/// key, nothing left unsynced. The README suite runs the same check at 150 writes; this is the
 /// figure at volume.
 enum SoakVolume {
     /// Runs the check on both stores; returns the exit status (0 when both held).

@@ -10,8 +10,8 @@ public enum SoakSetup {
     /// A delay longer than ``timeout``.
     public static let pastTimeout = Duration.milliseconds(1_000)
 
-    /// The session a round's program uses.
-    public static func session(url: URL) -> NetworkingSession {
+    /// The session a round's program uses; the unit test passes a shorter `timeout`.
+    public static func session(url: URL, timeout: Duration = timeout) -> NetworkingSession {
         NetworkingSession(
             url: url,
             configuration: SessionConfiguration(

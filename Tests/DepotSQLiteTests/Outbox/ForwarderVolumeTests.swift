@@ -39,16 +39,16 @@ import Testing
         }
     }
 
-    /// 300 entries over pages of 64 with 4 sends at once: the smallest size that still crosses
+    /// 150 entries over pages of 32 with 4 sends at once: the smallest size that still crosses
     /// several page boundaries while sends are in flight (where an entry was lost or sent twice
     /// before). The 10,000-write figure is `swift run Soak --volume 10000`, a CI step of its own.
     @Test(
-        "300 queued writes over 5 pages are delivered with none lost and none applied twice",
+        "150 queued writes over 5 pages are delivered with none lost and none applied twice",
         arguments: StoreKind.allCases)
     func volume(kind: StoreKind) async throws {
         try await withOutboxFixture(kind) { fixture in
             let messages = fixture.repository(strategy: recordOnly)
-            let count = 300
+            let count = 150
             try await fixture.storage.transaction { tx in
                 for index in 1...count {
                     let id = String(index)
@@ -60,7 +60,7 @@ import Testing
             }.value
             let keys = Set(try await fixture.outbox().map(\.idempotencyKey))
             #expect(keys.count == count)
-            let forwarder = fixture.forwarder(messages, maximumConcurrency: 4, pageSize: 64)
+            let forwarder = fixture.forwarder(messages, maximumConcurrency: 4, pageSize: 32)
             let report = try await forwarder.flush().value
             #expect(report.delivered == count && report.retrying == 0 && report.rejected.isEmpty)
             #expect(await forwarder.pendingCount == 0)

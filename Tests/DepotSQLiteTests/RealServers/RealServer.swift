@@ -6,7 +6,7 @@ import Testing
 /// loopback port: Django REST Framework or FastAPI, from a pinned venv that
 /// `scripts/python-servers` makes. Without Python or PyPI the suites say so and skip, except in
 /// CI (`CI=true`), where a server that cannot start fails the test.
-final class RealServer {
+final class RealServer: Sendable {
     enum Kind: String, Sendable {
         case djangoREST = "drf"
         case fastAPI = "fastapi"
@@ -94,10 +94,22 @@ final class RealServer {
         process.waitUntilExit()
     }
 
-    /// Runs `body` with a fresh server of `kind`, stopped afterwards.
+    /// The server of each kind this test process started: one Django or FastAPI start (and its
+    /// migrations) per process instead of per test. It exits when the process ends (its stdin
+    /// closes).
+    private static let shared = LockedValue<[Kind: RealServer]>([:])
+
+    /// Runs `body` with the server of `kind` reset to empty (no notes, ids from 1, no request log):
+    /// what a fresh server holds. The suites using it are `.serialized`, so no two tests share it
+    /// at once.
     static func with(_ kind: Kind, _ body: (RealServer) async throws -> Void) async throws {
-        let server = try start(kind)
-        defer { server.stop() }
+        let server = try shared.withLock { servers in
+            if let server = servers[kind], server.process.isRunning { return server }
+            let server = try start(kind)
+            servers[kind] = server
+            return server
+        }
+        try await server.control(.post, kind == .djangoREST ? "__reset/" : "__reset")
         try await body(server)
     }
 
