@@ -21,7 +21,8 @@ extension Forwarder: Service {
 
 extension AutoSync: Service {
     /// Runs the actions on their schedule until graceful shutdown or cancellation, then stops:
-    /// the runs under way finish before `run()` returns.
+    /// the runs under way are asked to stop after their request in flight (see ``stop()``), and
+    /// end before `run()` returns, within about one request timeout whatever their backlog.
     ///
     /// It is ``start()`` then ``stop()``: the same lifecycle, so it mixes with direct calls in
     /// any order and always returns.
@@ -33,13 +34,15 @@ extension AutoSync: Service {
 }
 
 extension ActionExecutor: Service {
-    /// Waits for graceful shutdown or cancellation, then shuts down: refuses new actions and
-    /// returns once every running and pending action has ended (pending ones are cancelled when
-    /// the task was cancelled rather than shut down gracefully).
+    /// Waits for graceful shutdown or cancellation, then shuts down: refuses new actions, asks
+    /// every running and pending action to stop after its request in flight
+    /// (``ActionContext/isStopping``; a ``SynchronizeAction`` stores the answer in flight and
+    /// leaves the rest of its backlog for the next start), and returns once they have ended
+    /// (pending ones are cancelled when the task was cancelled rather than shut down gracefully).
     public func run() async throws {
         do {
             try await gracefulShutdown()
-            await shutdown()
+            await shutdown(stopRunning: true)
         } catch {
             await shutdown(cancelPending: true)
         }

@@ -58,6 +58,19 @@ public final class ActionContext: Sendable {
     /// True once the action was cancelled, or its task was.
     public var isCancelled: Bool { record.isCancelRequested || Task.isCancelled }
 
+    /// True once the action was asked to stop gracefully (``ActionProxy/stop()``, an
+    /// ``ActionExecutor`` shutting down with `stopRunning`, an ``AutoSync`` stopping, a service
+    /// group's graceful shutdown), or cancelled: end after the request in flight, storing its
+    /// answer, and start no new one. Unlike a cancellation, a stop interrupts nothing in flight.
+    ///
+    /// ```swift
+    /// for page in pages {
+    ///     guard !context.isStopping else { break }   // the last page's answer is stored
+    ///     try await store(try await fetch(page))
+    /// }
+    /// ```
+    public var isStopping: Bool { record.isStopRequested || isCancelled }
+
     /// Throws `DepotError` `.cancelled` once the action was cancelled.
     public func checkCancellation() throws {
         if isCancelled { throw DepotError.cancelled }

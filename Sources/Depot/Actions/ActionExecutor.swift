@@ -166,12 +166,25 @@ public final class ActionExecutor: Sendable {
     /// one, unless `cancelPending`). A suspension ends so pending actions can run. ``events``
     /// ends after the last action's terminal event.
     ///
-    /// - Parameter cancelPending: cancel the actions that have not started (they never run)
-    ///   instead of running them.
-    public func shutdown(cancelPending: Bool = false) async {
-        let cancelled = core.withLock { core in
-            core.scheduler.shutdown(cancelPending: cancelPending).compactMap { core.waiting.removeValue(forKey: $0) }
+    /// ```swift
+    /// await executor.shutdown(stopRunning: true)   // a graceful shutdown: each ends after its request in flight
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - cancelPending: cancel the actions that have not started (they never run) instead of
+    ///     running them.
+    ///   - stopRunning: ask every running and pending action to stop gracefully (``ActionProxy/stop()``):
+    ///     each ends after its request in flight, whose answer it stores, so the shutdown takes
+    ///     about one request whatever work is left. `false` (the default) lets them run to the end.
+    public func shutdown(cancelPending: Bool = false, stopRunning: Bool = false) async {
+        let (cancelled, stopped) = core.withLock { core in
+            let cancelled = core.scheduler.shutdown(cancelPending: cancelPending).compactMap {
+                core.waiting.removeValue(forKey: $0)
+            }
+            let stopped = stopRunning ? core.waiting.values.map(\.record) + core.running.values : []
+            return (cancelled, stopped)
         }
+        for record in stopped { record.requestStop() }
         for entry in cancelled { cancel(entry) }
         advance()
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in

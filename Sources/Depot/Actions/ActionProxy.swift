@@ -47,4 +47,13 @@ public final class ActionProxy<Output: Sendable>: Sendable {
     public func cancel() {
         onCancel(record.cancel())
     }
+
+    /// Asks the action to stop gracefully: it sees ``ActionContext/isStopping`` and ends after
+    /// its request in flight, whose answer it stores (a ``SynchronizeAction`` stops after the
+    /// entry, batch or page in flight and reports ``SynchronizationReport/stoppedEarly``). Unlike
+    /// ``cancel()``, nothing in flight is interrupted; a pending action still runs, seeing the
+    /// stop at once. Idempotent.
+    public func stop() {
+        record.requestStop()
+    }
 }

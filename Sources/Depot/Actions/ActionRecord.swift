@@ -20,6 +20,8 @@ final class ActionRecord: Sendable {
         var watchers: [UUID: AsyncStream<ActionEvent>.Continuation] = [:]
         var task: Task<Void, Never>?
         var unobserved: [ActionEvent] = []
+        /// A graceful stop was asked for: end after the work in flight.
+        var stopRequested = false
     }
 
     /// A record for an action submitted now. `emit` gets each event, in order, under the record's
@@ -40,6 +42,13 @@ final class ActionRecord: Sendable {
     var publicState: ActionState { state.withLock { $0.machine.publicState } }
     var statistics: ActionStatistics { state.withLock { $0.statistics } }
     var isCancelRequested: Bool { state.withLock { $0.machine.isCancelRequested } }
+    var isStopRequested: Bool { state.withLock { $0.stopRequested } }
+
+    /// Asks the action to end after the work in flight (``ActionContext/isStopping``); unlike a
+    /// cancellation, nothing in flight is interrupted. Idempotent.
+    func requestStop() {
+        state.withLock { $0.stopRequested = true }
+    }
 
     /// Reports the submission; the first event.
     func submitted() {

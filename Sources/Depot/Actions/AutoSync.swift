@@ -50,7 +50,8 @@ public final class AutoSync: Sendable {
     private struct Job: Sendable {
         let name: String
         let interval: Duration
-        let run: @Sendable (ActionExecutor) async -> DepotError?
+        /// Submits the action and waits for it; the signal asks the run to stop gracefully.
+        let run: @Sendable (ActionExecutor, StopSignal) async -> DepotError?
     }
 
     /// The state machine and what the shell keeps beside it, under one lock.
@@ -65,6 +66,8 @@ public final class AutoSync: Sendable {
         var observed: [WeakForwarder] = []
         var watching = false
         var watchers: [Task<Void, Never>] = []
+        /// The graceful-stop signals of the runs under way, by action index.
+        var signals: [Int: StopSignal] = [:]
     }
 
     /// A forwarder AutoSync watches, not kept alive by it.
@@ -105,8 +108,9 @@ public final class AutoSync: Sendable {
     public func add<A: Action>(_ action: A, every interval: Duration? = nil) {
         let job = Job(
             name: action.name, interval: interval ?? self.interval,
-            run: { executor in
+            run: { executor, stop in
                 let proxy = executor.execute(action)
+                stop.onRaise { proxy.stop() }
                 do {
                     let output = try await proxy.result.value
                     if let report = output as? SynchronizationReport, let first = report.errors.first {
@@ -160,8 +164,11 @@ public final class AutoSync: Sendable {
     }
 
     /// Stops: no new run starts, the watchers and the event streams end, and the runs under way
-    /// finish (their requests are not cancelled) before it returns. Every call returns, whatever
-    /// ``start()`` calls come meanwhile (those make AutoSync run again once it has stopped).
+    /// are asked to stop gracefully (``ActionProxy/stop()``): each ends after its request in
+    /// flight, whose answer it stores (its requests are not cancelled), and leaves the rest of its
+    /// backlog for the next run, so a stop takes about one request timeout however much is
+    /// pending. It returns once they have ended. Every call returns, whatever ``start()`` calls
+    /// come meanwhile (those make AutoSync run again once it has stopped).
     public func stop() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             step { state, now in
@@ -169,6 +176,8 @@ public final class AutoSync: Sendable {
                 state.stops[state.nextID] = continuation
                 return state.machine.stop(state.nextID, now: now)
             }
+            // Raised outside AutoSync's lock: each run's action sees `ActionContext.isStopping`.
+            for signal in state.withLock({ Array($0.signals.values) }) { signal.raise() }
         }
     }
 
@@ -193,7 +202,9 @@ public final class AutoSync: Sendable {
         for action in actions {
             switch action {
             case .launch(let index, let trigger):
-                launch(state.jobs[index], index: index, trigger: trigger)
+                let signal = StopSignal()
+                state.signals[index] = signal
+                launch(state.jobs[index], index: index, trigger: trigger, signal: signal)
             case .scheduleWake(let date, let generation):
                 guard generation > state.timerGeneration else { continue }
                 state.timerGeneration = generation
@@ -226,13 +237,14 @@ public final class AutoSync: Sendable {
     }
 
     /// Runs `job` in its own task and reports its end to the state machine.
-    private func launch(_ job: Job, index: Int, trigger: Trigger) {
+    private func launch(_ job: Job, index: Int, trigger: Trigger, signal: StopSignal) {
         hub.emit(.started(name: job.name, trigger: trigger))
         let (executor, configuration) = (self.executor, self.configuration)
         Task {
-            let failure = await job.run(executor)
+            let failure = await job.run(executor, signal)
             let interval = configuration.jittered(job.interval)
             step { state, now in
+                state.signals[index] = nil
                 let actions = state.machine.runFinished(index, failure: failure, interval: interval, now: now)
                 let next = state.machine.entries[index].due
                 // Emitted before the actions, so a stop's end of the streams comes after it.

@@ -13,6 +13,11 @@ import Foundation
 ///
 /// Its serialization key is `synchronize:<collection>`, so two synchronizations of one
 /// collection never run at once on one executor.
+///
+/// A graceful stop (``ActionProxy/stop()``, ``AutoSync/stop()``, an executor's graceful
+/// shutdown) ends it after the entry, batch, delete or page in flight, its answer stored: the
+/// report has ``SynchronizationReport/stoppedEarly``, and what is left stays pending for the next
+/// run. A cancellation instead cancels the request in flight.
 public struct SynchronizeAction<Repository: SynchronizableRepository>: Action
 where Repository.Entity.ID: PathComponentConvertible {
     /// The repository synchronized.
@@ -44,7 +49,8 @@ where Repository.Entity.ID: PathComponentConvertible {
             headers: repository.configuration.headers,
             envelope: repository.configuration.collectionEnvelope,
             createRoute: repository.route(for: .create),
-            channel: OutboxChannel(repository, store: store)
+            channel: OutboxChannel(repository, store: store),
+            shouldStop: { context.isStopping }
         )
         let counted = LockedValue(SynchronizationReport())
         let report = try await synchronizer.run { soFar in

@@ -23,7 +23,13 @@ import Foundation
 ///   entity's later entries wait behind it until the app calls ``retry(_:)`` or ``discard(_:)``.
 ///
 /// One forwarder per storage is the rule; two (or a local-first write sending at once) never send
-/// one entry at the same time within a process.
+/// one entry at the same time within a process. From its first ``start()`` until it is released,
+/// its ``configuration`` is the storage's: a local-first write's immediate send and
+/// `synchronize()`'s entity-by-entity push on that storage use its clock, lease duration,
+/// request timeout and backoff.
+///
+/// ``stop()`` (and a service group's graceful shutdown) ends the pass after the entry in flight:
+/// its request is not cancelled, its answer is stored, and the rest stays in the outbox.
 public final class Forwarder: Sendable {
     /// The storage whose outbox is forwarded.
     public let storage: Storage
@@ -106,7 +112,12 @@ public final class Forwarder: Sendable {
         if register {
             // Registered once, for the forwarder's life: a wake while stopped is ignored, and no
             // start racing a stop can leave a running forwarder without its observer.
-            let token = OutboxCoordinator.of(storage).addObserver { [weak self] in self?.wake() }
+            // Its configuration is published with it: a local-first write's immediate send and
+            // `synchronize()`'s entity-by-entity push of this storage use the same clock, lease
+            // duration, request timeout and backoff.
+            let token = OutboxCoordinator.of(storage).addObserver(configuration: configuration) { [weak self] in
+                self?.wake()
+            }
             shell.withLock { $0.observer = token }
         }
         perform(machine.withLock { $0.start() }, result: nil)

@@ -1,10 +1,21 @@
 import Foundation
 
 /// Who to wake when a local write records an outbox entry: the forwarders of this process
-/// observing one storage object. Claims on entries are not kept here but in the store itself
+/// observing one storage object, and the configuration they publish, which every other road to
+/// the server of that storage (a local-first write's immediate send, `synchronize()`'s entity by
+/// entity push) sends with. Claims on entries are not kept here but in the store itself
 /// (see ``OutboxLease``), so they hold across storage objects and processes.
 final class OutboxCoordinator: Sendable {
-    private let observers = LockedValue<[UUID: @Sendable () -> Void]>([:])
+    /// An observer: its wake-up, and the configuration its forwarder sends with.
+    private struct Observer {
+        var handler: @Sendable () -> Void
+        var configuration: ForwarderConfiguration?
+        /// Registration order: the first registered forwarder's configuration wins.
+        var order: Int
+    }
+
+    private let observers = LockedValue<[UUID: Observer]>([:])
+    private let registrations = LockedValue(0)
 
     /// The coordinators of storage objects that have observers; one is dropped when its last
     /// observer goes, so the registry never grows past the forwarders alive.
@@ -21,6 +32,21 @@ final class OutboxCoordinator: Sendable {
         }
     }
 
+    /// The configuration of the forwarder observing `storage` (the first registered, when there
+    /// are several), or nil when no forwarder of this process has started on it. It does not
+    /// register a coordinator.
+    static func configuration(of storage: Storage) -> ForwarderConfiguration? {
+        let key = ObjectIdentifier(storage as AnyObject)
+        return all.withLock { $0[key] }?.configuration
+    }
+
+    /// The first registered observer's configuration, if it published one.
+    var configuration: ForwarderConfiguration? {
+        observers.withLock { observers in
+            observers.values.filter { $0.configuration != nil }.min { $0.order < $1.order }?.configuration
+        }
+    }
+
     /// Wakes the observers of `storage`, if it has any.
     static func notify(_ storage: Storage) {
         let key = ObjectIdentifier(storage as AnyObject)
@@ -34,13 +60,22 @@ final class OutboxCoordinator: Sendable {
 
     private init(key: ObjectIdentifier) { self.key = key }
 
-    /// Calls `handler` after every local write that records an outbox entry, until `removeObserver`.
-    func addObserver(_ handler: @escaping @Sendable () -> Void) -> UUID {
+    /// Calls `handler` after every local write that records an outbox entry, until `removeObserver`;
+    /// meanwhile `configuration` (a forwarder's) is what the storage's other roads send with.
+    func addObserver(
+        configuration: ForwarderConfiguration? = nil, _ handler: @escaping @Sendable () -> Void
+    ) -> UUID {
         let token = UUID()
+        let order = registrations.withLock { count in
+            count += 1
+            return count
+        }
         Self.all.withLock { all in
             // Registered again in case the last observer's removal dropped this coordinator.
             all[key] = all[key] ?? self
-            observers.withLock { $0[token] = handler }
+            observers.withLock {
+                $0[token] = Observer(handler: handler, configuration: configuration, order: order)
+            }
         }
         return token
     }
@@ -59,7 +94,7 @@ final class OutboxCoordinator: Sendable {
 
     /// Tells every observer that the outbox has something new.
     func notify() {
-        let handlers = observers.withLock { Array($0.values) }
+        let handlers = observers.withLock { $0.values.map(\.handler) }
         for handler in handlers { handler() }
     }
 }

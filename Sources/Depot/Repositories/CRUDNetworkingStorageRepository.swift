@@ -217,10 +217,14 @@ extension CRUDNetworkingStorageRepository {
         return LocalStore(storage: storage, collection: collection, outboxPayload: { try remote.encoded($0) })
     }
 
-    /// Sends this repository's outbox entries for one entity at a time.
+    /// Sends this repository's outbox entries for one entity at a time (an immediate send), with
+    /// the configuration of the forwarder started on this storage (its clock, lease duration,
+    /// request timeout and backoff; see ``OutboxCoordinator/configuration(of:)``), else the
+    /// default one.
     var outboxEngine: OutboxEngine {
         OutboxEngine(
-            storage: storage, channels: [collection: OutboxChannel(self)], configuration: ForwarderConfiguration())
+            storage: storage, channels: [collection: OutboxChannel(self)],
+            configuration: OutboxCoordinator.configuration(of: storage) ?? ForwarderConfiguration())
     }
 
     /// Sends the entity's outbox entries now (a synchronizing local-first write).

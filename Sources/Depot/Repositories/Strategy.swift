@@ -31,7 +31,9 @@ public struct Rule: Sendable, Hashable {
     public var target: Origin
     /// The side that answers when the target fails; nil for none.
     public var fallback: Origin?
-    /// Whether the other side is brought in step with the answer.
+    /// Whether the other side is brought in step with the answer. A local write with it sends
+    /// its outbox entries at once, with the configuration of the ``Forwarder`` started on that
+    /// storage (clock, lease duration, request timeout, backoff), else the default one.
     public var synchronize: Bool
 
     /// Makes a rule.

@@ -26,6 +26,11 @@ public struct SynchronizationReport: Sendable {
     public var pages = 0
     /// Whether the pull read every page; pruning only happens after a complete pull.
     public var pullCompleted = false
+    /// Whether a graceful stop (``ActionContext/isStopping``: ``ActionProxy/stop()``,
+    /// ``AutoSync/stop()``, a service group's graceful shutdown) ended the run before it had
+    /// done everything: the push or the pull ended after the request in flight, whose answer was
+    /// stored; what is left waits for the next run.
+    public var stoppedEarly = false
     /// What went wrong, in order: a batch's request, a reply missing or repeating an entity or
     /// naming an unknown one, a delete, a page. Each is a `DepotError` with the request and status.
     public var errors: [DepotError] = []

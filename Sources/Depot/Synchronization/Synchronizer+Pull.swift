@@ -70,6 +70,8 @@ extension Synchronizer {
         var read = 0
         pages: while true {
             try checkCancellation()
+            // A graceful stop: after the page in flight, merged; the list is not complete.
+            if shouldStop() { return false }
             visited.insert(summary(of: request).url)
             let response: NetworkResponse
             let elements: [JSON]

@@ -50,6 +50,7 @@ extension Synchronizer {
         var first = detectMissing
         while true {
             try checkCancellation()
+            if shouldStop() { return false }  // a graceful stop: after the batch in flight
             let records = try await storage.fetch(
                 collection: collection, syncStates: states, after: after, limit: configuration.batchSize
             ).value
@@ -62,16 +63,21 @@ extension Synchronizer {
         }
     }
 
-    /// Sends every pending outbox entry of the collection through the per-entity path.
+    /// Sends every pending outbox entry of the collection through the per-entity path, on the
+    /// configuration of the storage's forwarder (``OutboxCoordinator/configuration(of:)``) with
+    /// the synchronization's concurrency. A graceful stop (``shouldStop``) ends the pass after
+    /// the entries in flight, their answers stored; the rest stay in the outbox.
     func pushEach(_ report: inout SynchronizationReport, progress: Progress?) async throws {
-        guard let channel else { return }  // a page reader pushes nothing
+        guard let channel, !shouldStop() else { return }  // a page reader pushes nothing
         let collection = self.collection
         let query = OutboxQuery(collections: [collection], selection: .pending)
         let deletes = Set(try await storage.outbox(query).value.filter { $0.operation == .delete }.map(\.sequence))
-        let engine = OutboxEngine(
-            storage: storage, channels: [collection: channel],
-            configuration: ForwarderConfiguration(maximumConcurrency: configuration.maximumConcurrency, jitter: 0))
-        let result = await engine.pass(everything: true) { !Task.isCancelled }
+        var forwarding = OutboxCoordinator.configuration(of: storage) ?? ForwarderConfiguration()
+        forwarding.maximumConcurrency = configuration.maximumConcurrency
+        forwarding.jitter = 0
+        let engine = OutboxEngine(storage: storage, channels: [collection: channel], configuration: forwarding)
+        let shouldStop = self.shouldStop
+        let result = await engine.pass(everything: true) { !Task.isCancelled && !shouldStop() }
         try checkCancellation()
         let left = Set(try await storage.outbox(query).value.map(\.sequence))
         let deleted = deletes.subtracting(left).count
@@ -242,6 +248,10 @@ extension Synchronizer {
             guard let last = tombstones.last else { return }
             after = last.id
             for tombstone in tombstones {
+                if shouldStop() {  // a graceful stop: after the delete in flight
+                    progress?(report)
+                    return
+                }
                 let (claim, held) = try await claim([tombstone.id])
                 let sent = try await claim.lease.releasing {
                     held.isEmpty ? try await pushDelete(tombstone, claim: claim, &report) : false

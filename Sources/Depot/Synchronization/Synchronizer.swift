@@ -17,6 +17,11 @@ struct Synchronizer<Entity: Identifiable & Sendable>: Sendable where Entity.ID: 
     /// The repository as the outbox sees it: the per-entity path of ``PushMode/each``; nil for a
     /// synchronizer that only reads pages (``CRUDNetworkingRepository/pages(query:pagination:)``).
     let channel: OutboxChannel?
+    /// True once a graceful stop was asked for (``ActionContext/isStopping``): the push and the
+    /// pull end after the entry, batch, delete or page in flight, its answer stored, and the run
+    /// returns what it did (``SynchronizationReport/stoppedEarly``). Unlike task cancellation,
+    /// which cancels the request in flight, it is only read between requests.
+    var shouldStop: @Sendable () -> Bool = { false }
 
     typealias Progress = @Sendable (SynchronizationReport) -> Void
 
@@ -27,7 +32,16 @@ struct Synchronizer<Entity: Identifiable & Sendable>: Sendable where Entity.ID: 
                 try await adoptUnsynced()
                 try await push(&report, progress: progress)
             }
-            try await pull(&report, progress: progress)
+            if shouldStop() {
+                report.stoppedEarly = true
+                report.notes.append("stopped gracefully before the pull; the rest goes on the next run")
+            } else {
+                try await pull(&report, progress: progress)
+                if !report.pullCompleted, shouldStop() {
+                    report.stoppedEarly = true
+                    report.notes.append("stopped gracefully during the pull; the cursor stays where it was")
+                }
+            }
             span?.attributes["depot.collection"] = collection
             span?.attributes["depot.sync.pushed"] = report.pushed
             span?.attributes["depot.sync.pulled"] = report.pulled
