@@ -22,9 +22,9 @@ private struct EachMessages: CRUDNetworkingStorageRepository, SynchronizableRepo
     )
     func gracefulShutdownStopsThePushAfterTheRequestsInFlight() async throws {
         try await withOutboxFixture { fixture in
-            // Given 200 queued writes, each taking 10 ms on the server
+            // Given 100 queued writes, each taking 10 ms on the server
             let messages = EachMessages(store: fixture.session, storage: fixture.storage)
-            for index in 0..<200 { _ = try await messages.create(Message(id: "m\(index)", text: "queued")).value }
+            for index in 0..<100 { _ = try await messages.create(Message(id: "m\(index)", text: "queued")).value }
             fixture.server.inject(.delay(.milliseconds(10)), times: 1_000, pathPrefix: "/messages")
             let executor = ActionExecutor(maxConcurrent: 1)
             let sync = AutoSync(
@@ -32,7 +32,7 @@ private struct EachMessages: CRUDNetworkingStorageRepository, SynchronizableRepo
                 configuration: AutoSyncConfiguration(clock: ManualForwarderClock()))
             sync.add(SynchronizeAction(messages))
             let group = ServiceGroup(services: [executor, sync], logger: Logger(label: "test"))
-            // When the 20th write reaches the server, a graceful shutdown is asked for
+            // When the 10th write reaches the server, a graceful shutdown is asked for
             let signalled = LockedValue<Int?>(nil)
             let writes = LockedValue(0)
             fixture.server.observe(.post, "messages") { _ in
@@ -40,27 +40,27 @@ private struct EachMessages: CRUDNetworkingStorageRepository, SynchronizableRepo
                     count += 1
                     return count
                 }
-                guard count == 20 else { return }
+                guard count == 10 else { return }
                 signalled.withLock { $0 = fixture.server.appliedWrites.count }
                 Task { await group.triggerGracefulShutdown() }
             }
             try await group.run()
-            // Then the push stopped after the requests in flight, not after all 200
+            // Then the push stopped after the requests in flight, not after all 100
             let atSignal = try #require(signalled.withLock { $0 })
             let applied = Set(fixture.server.appliedWrites.compactMap(\.id))
             #expect(applied.count - atSignal < 10)
-            #expect(applied.count < 200)
+            #expect(applied.count < 100)
             // And every answer received is stored: no entry applied and still pending
             let outbox = try await fixture.outbox()
-            #expect(outbox.count == 200 - applied.count)
+            #expect(outbox.count == 100 - applied.count)
             #expect(Set(outbox.map(\.entityID)).isDisjoint(with: applied))
             for id in applied { #expect(try await fixture.stored(id)?.syncState == .synced) }
             // And a restart sends the rest, each exactly once
             fixture.server.clearFaults()
             let report = try await messages.synchronize().value
-            #expect(report.pushed == 200 - applied.count && report.errors.isEmpty)
-            #expect(fixture.server.appliedWrites.count == 200)
-            #expect(Set(fixture.server.appliedWrites.compactMap(\.id)).count == 200)
+            #expect(report.pushed == 100 - applied.count && report.errors.isEmpty)
+            #expect(fixture.server.appliedWrites.count == 100)
+            #expect(Set(fixture.server.appliedWrites.compactMap(\.id)).count == 100)
         }
     }
 
