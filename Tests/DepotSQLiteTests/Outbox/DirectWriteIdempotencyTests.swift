@@ -57,7 +57,8 @@ import Testing
     /// here (the behaviour under test is the key, not the wait).
     @Test("a remote-first patch whose answer is lost is applied once", arguments: StoreKind.allCases)
     func lostPatchAnswer(kind: StoreKind) async throws {
-        try await withOutboxFixture(kind, objects: [["id": "1", "text": "one"]], timeout: .seconds(1)) { fixture in
+        let objects: [JSONObject] = [["id": "1", "text": "one"]]
+        try await withOutboxFixture(kind, objects: objects, timeout: .milliseconds(500)) { fixture in
             // Given
             let messages = fixture.repository()
             var one = try await messages.read("1").value.value
