@@ -42,6 +42,8 @@ struct StubResource: Sendable {
     /// Whether POST ignores the id a client sends and assigns its own, as servers with read-only
     /// ids do (Django REST Framework's integer primary keys).
     var assignsIDs = false
+    /// Whether writes ignore `Idempotency-Key`, as most servers do: a repeated key applies again.
+    var ignoresIdempotencyKeys = false
     /// Where each id is in `objects`.
     private var positions: [String: Int] = [:]
     /// The version of each object, for its ETag; objects never changed have none (version 0).
