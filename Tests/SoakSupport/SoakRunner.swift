@@ -129,9 +129,9 @@ public struct SoakRunner: Sendable {
     }
 }
 
-/// Where the program's entities are now, when the server assigns ids: the id a create's answer
-/// gave, or the record of the store holding a value the program wrote to the entity (every
-/// write's value is unique, so a value names its entity wherever its record moved).
+/// Where the program's entities are now, when the server assigns ids: the record of the store
+/// holding the latest value the program wrote to the entity (every write's value is unique, so
+/// a value names its entity wherever its record moved), else the id a create's answer gave.
 struct SoakFollowedIDs {
     /// The id each entity was last answered under.
     var adopted: [String: String] = [:]
@@ -141,6 +141,12 @@ struct SoakFollowedIDs {
     /// Notes the value `operation` writes.
     mutating func began(_ operation: SoakOperation) {
         if let id = operation.writtenID, let value = operation.writtenValue { values[id, default: []].insert(value) }
+    }
+
+    /// How recent `record`'s value is (`v17` → 17), the record under `known` first among equals.
+    static func order(_ record: StoredRecord, known: String) -> (Int, Int) {
+        let value = record.object["value"]?.stringValue ?? ""
+        return (Int(value.dropFirst()) ?? -1, record.id == known ? 1 : 0)
     }
 
     /// `operation` aimed at the id its entity has in `storage` now.
@@ -154,8 +160,12 @@ struct SoakFollowedIDs {
         let records = try await storage.fetch(
             collection: "items", syncStates: Set(SyncState.allCases), after: nil, limit: 100_000
         ).value.filter { $0.object["value"]?.stringValue.map(written.contains) ?? false }
+        // The record holding the latest value written: a server that ignores keys may have made a
+        // second object for one create (a resend), and a pull may have stored it beside the
+        // entity's own record, holding the create's value only.
         let known = adopted[program] ?? program
-        let id = records.first(where: { $0.id == known })?.id ?? records.first?.id ?? known
+        let latest = records.max { Self.order($0, known: known) < Self.order($1, known: known) }
+        let id = latest?.id ?? known
         adopted[program] = id
         switch operation {
         case .update(_, let value): return .update(id: id, value: value)
