@@ -41,6 +41,8 @@ struct StubResource: Sendable {
     var assignsIDs = false
     private(set) var objects: [JSONObject] = []
     var nextID = 1
+    /// Whether writes ignore `Idempotency-Key`, as most servers do: a repeated key applies again.
+    var ignoresIdempotencyKeys = false
     /// Where each id is in `objects`.
     private var positions: [String: Int] = [:]
     /// The version of each object, for its ETag; objects never changed have none (version 0).

@@ -36,13 +36,15 @@ extension StubServer {
     /// Answers `request` with resource `name`, object `id` (nil for the collection route), honouring
     /// `Idempotency-Key` on writes: a key seen before replays its remembered 2xx answer and applies
     /// nothing (422 when it came with another method or path); otherwise the write is applied and
-    /// recorded, and a 2xx answer is remembered under its key.
+    /// recorded, and a 2xx answer is remembered under its key. A resource set to ignore keys
+    /// (``setIgnoresIdempotencyKeys(_:for:)``) applies every write and remembers nothing.
     static func answer(_ request: RecordedRequest, resource name: String, id: String?, state: inout State)
         -> StubResponse
     {
         let isWrite = ["POST", "PUT", "PATCH", "DELETE"].contains(request.method)
         let key = isWrite ? request.header("Idempotency-Key") : nil
-        if let key, let remembered = state.rememberedAnswers[key] {
+        let honoursKeys = !(state.resources[name]?.ignoresIdempotencyKeys ?? false)
+        if honoursKeys, let key, let remembered = state.rememberedAnswers[key] {
             guard remembered.method == request.method, remembered.path == request.path else {
                 return .json(["error": .string("Idempotency-Key \(key) was used for another request")], status: 422)
             }
@@ -60,7 +62,7 @@ extension StubServer {
                     method: request.method, resource: name, id: written, idempotencyKey: key,
                     sequence: state.appliedSequence))
         }
-        if let key, (200..<300).contains(outcome.response.status) {
+        if honoursKeys, let key, (200..<300).contains(outcome.response.status) {
             state.rememberedAnswers[key] = RememberedAnswer(
                 method: request.method, path: request.path, response: outcome.response)
         }

@@ -23,6 +23,27 @@ extension StubServer {
         }
     }
 
+    /// Makes resource `name` ignore `Idempotency-Key` on writes (or honour it again), as most
+    /// servers do: a write sent twice under one key is applied twice, and nothing is replayed. The
+    /// writes are still listed in ``appliedWrites`` with the key they carried, so a test can count
+    /// how many times each key was applied.
+    ///
+    /// ```swift
+    /// server.resource("notes")
+    /// server.setIgnoresIdempotencyKeys(true, for: "notes")   // a resent POST creates a second note
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - ignores: whether keys are ignored (resources honour them by default).
+    ///   - name: a resource declared with ``resource(_:idStyle:objects:)`` (a precondition).
+    public func setIgnoresIdempotencyKeys(_ ignores: Bool, for name: String) {
+        let key = StubResource.key(for: name)
+        state.withLock { state in
+            precondition(state.resources[key] != nil, "no resource \(name) on this stub server")
+            state.resources[key]?.ignoresIdempotencyKeys = ignores
+        }
+    }
+
     /// Sets how resource `name` answers its batch endpoint `POST /<name>/collection`: in the order
     /// sent (``StubBatchReply/exact``, the default), shuffled, or with one object missing.
     ///

@@ -48,4 +48,45 @@ import Testing
             #expect(model.violations(of: outcome) == [], "replay: seed \(seed), \(kind)")
         }
     }
+
+    /// Off until the soak's open bugs are fixed (an older pull page storing over a newer delivery
+    /// or a delete; a write to a temporary id after the id moved; a conflict resolved under a new
+    /// key): with several roads at once the outcome depends on timing, so this case would fail
+    /// CI now and then instead of pointing at one bug. `swift run Soak --modes roads` finds them.
+    @Test(
+        "server-assigned ids, ignored keys, both strategies, forwarder restarts and AutoSync: none lost, none applied more than its lost answers allow",
+        .disabled("open soak bugs A-E: see the Soak modes in README's Data safety")
+    )
+    func soakModes() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        try await withStubServer { server in
+            // Given
+            let (seed, modes) = (UInt64(13), SoakModes(list: "assignIDs,ignoreKeys,roads")!)
+            server.resource("items")
+            server.assignIDs(startingAt: 500, for: "items")
+            server.setIgnoresIdempotencyKeys(true, for: "items")
+            let plan = SoakFaults.queue(
+                on: server, resource: "items", seed: seed, requests: 240, rate: 20,
+                timeoutDelay: SoakSetup.pastTimeout)
+            let storage = try SQLiteStorage(path: directory.path("soak.sqlite"))
+            let journal = LockedValue<[String]>([])
+            // When
+            await SoakProgram(modes: modes, seed: seed, operations: 40).run(
+                url: server.url, storage: storage, second: nil
+            ) { line in journal.withLock { $0.append(line) } }
+            server.clearFaults()
+            let requests = server.requests
+            server.setPaging(maximumSize: nil, for: "items")
+            let items = SoakItems(store: SoakSetup.session(url: server.url), storage: storage, strategy: .remoteFirst)
+            var outcome = try await SoakRecovery.settle(
+                items: items, server: server, deadline: ContinuousClock.now + .seconds(30))
+            outcome.lostAnswers = plan.lostAnswers(requests)
+            // Then
+            var model = SoakModel(modes: modes)
+            for line in journal.withLock({ $0 }) { model.read(line) }
+            #expect(model.operations == 40)
+            #expect(model.violations(of: outcome) == [], "replay: seed \(seed), \(modes)")
+        }
+    }
 }

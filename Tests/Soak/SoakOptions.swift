@@ -1,8 +1,13 @@
 import Foundation
+import SoakSupport
 
-/// The command line: `Soak [--seconds 110] [--rounds N] [--ops 60] [--seed S]` runs rounds until
-/// the time or the round count is used up; `Soak --child --port P --db PATH --seed S --ops N` runs
-/// one round's program; `Soak --volume N` runs the volume check (``SoakVolume``).
+/// The command line: `Soak [--seconds 110] [--rounds N] [--ops 60] [--seed S] [--modes LIST]` runs
+/// rounds until the time or the round count is used up, each in the modes drawn from its seed
+/// unless `--modes` forces them (`classic`, or a comma-separated list of `assignIDs`,
+/// `ignoreKeys`, `roads`, `shortLease`: see ``SoakModes``);
+/// with `--keep-going` a failing round does not end the run (the exit status is still 1);
+/// `Soak --child --port P --db PATH --seed S --ops N --modes LIST` runs one round's program;
+/// `Soak --volume N` runs the volume check (``SoakVolume``).
 struct SoakOptions: Sendable {
     /// Whether this process is a round's program.
     var isChild = false
@@ -20,6 +25,12 @@ struct SoakOptions: Sendable {
     var rounds: Int?
     /// `--volume N`: run the volume check (``SoakVolume``) with N writes instead of rounds.
     var volume: Int?
+    /// `--modes LIST`: the modes of every round (parent) or of this round (child); nil to draw
+    /// each round's from its seed.
+    var modes: SoakModes?
+    /// `--keep-going`: after a round that breaks the model, print it and run on (the exit status
+    /// still says it failed), so one run counts every failing round.
+    var keepGoing = false
 
     /// Parses `arguments` (without the program name).
     ///
@@ -27,8 +38,8 @@ struct SoakOptions: Sendable {
     init(_ arguments: [String]) throws {
         var rest = arguments[...]
         while let option = rest.popFirst() {
-            if option == "--child" {
-                isChild = true
+            if option == "--child" || option == "--keep-going" {
+                if option == "--child" { isChild = true } else { keepGoing = true }
                 continue
             }
             let value = rest.popFirst()
@@ -39,6 +50,12 @@ struct SoakOptions: Sendable {
             case "--seconds": seconds = try Self.number(option, value)
             case "--rounds": rounds = max(try Self.number(option, value), 1)
             case "--volume": volume = max(try Self.number(option, value), 1)
+            case "--modes":
+                guard let modes = SoakModes(list: try Self.text(option, value)) else {
+                    throw SoakUsageError(
+                        message: "--modes takes classic or a list of " + SoakModes.names.joined(separator: ", "))
+                }
+                self.modes = modes
             case "--seed":
                 guard let seed = UInt64(try Self.text(option, value)) else {
                     throw SoakUsageError(message: "--seed needs an unsigned 64-bit integer")
@@ -69,8 +86,10 @@ struct SoakUsageError: Error, CustomStringConvertible {
     var message: String
     /// The message with the usage.
     var description: String {
-        "\(message)\nusage: Soak [--seconds 110] [--rounds N] [--ops 60] [--seed S] | Soak --volume N"
-            + " | Soak --child --port P --db PATH --seed S --ops N"
+        "\(message)\nusage: Soak [--seconds 110] [--rounds N] [--ops 60] [--seed S] [--modes LIST] [--keep-going] | Soak --volume N"
+            + " | Soak --child --port P --db PATH --seed S --ops N --modes LIST\n"
+            + "  --modes: classic, or a comma-separated list of " + SoakModes.names.joined(separator: ", ")
+            + " (default: drawn per round from its seed)"
     }
 }
 

@@ -26,14 +26,34 @@ public enum SoakFaults {
             for case let kind? in slots.prefix(max(requests, 0)) { counts[kind, default: 0] += 1 }
             return counts
         }
+
+        /// The kinds of fault that apply a write and lose its answer: the client cannot tell it
+        /// was taken, so it sends the write again.
+        public static let answerLosing: Set<String> = ["applyThenDrop", "pastTimeout"]
+
+        /// Per `Idempotency-Key`, how many of `requests` (the server's, in order: request n met
+        /// slot n) carried it and met a fault of ``answerLosing``: the resends a server that
+        /// ignores keys may apply again.
+        public func lostAnswers(_ requests: [RecordedRequest]) -> [String: Int] {
+            var counts: [String: Int] = [:]
+            for (slot, request) in zip(slots, requests) {
+                guard let slot, Self.answerLosing.contains(slot), let key = request.header("Idempotency-Key") else {
+                    continue
+                }
+                counts[key, default: 0] += 1
+            }
+            return counts
+        }
     }
 
     /// Queues `requests` fault slots on `server`, about `rate` percent of them real faults, and caps
     /// the resource's pages at a size drawn from the seed. `timeoutDelay` is a delay longer than
-    /// the client's timeout.
+    /// the client's timeout. With `slowDelays` (milliseconds, shorter than the client's timeout),
+    /// about one slot in twelve is a `slow` answer: taken, but answered after that long.
     @discardableResult
     public static func queue(
-        on server: StubServer, resource: String, seed: UInt64, requests: Int, rate: Int, timeoutDelay: Duration
+        on server: StubServer, resource: String, seed: UInt64, requests: Int, rate: Int, timeoutDelay: Duration,
+        slowDelays: ClosedRange<Int>? = nil
     ) -> Plan {
         var random = SeededGenerator(seed: seed ^ 0x5EED_FA17)
         var plan = Plan()
@@ -41,6 +61,11 @@ public enum SoakFaults {
             maximumSize: Int.random(in: 2...6, using: &random), hidingTotalCount: Bool.random(using: &random),
             for: resource)
         for _ in 0..<requests {
+            if let slowDelays, Int.random(in: 0..<12, using: &random) == 0 {
+                plan.slots.append("slow")
+                server.inject(.delay(.milliseconds(Int.random(in: slowDelays, using: &random))))
+                continue
+            }
             guard Int.random(in: 0..<100, using: &random) < rate else {
                 plan.slots.append(nil)
                 server.inject(.delay(.zero))

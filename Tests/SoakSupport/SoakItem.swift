@@ -39,12 +39,25 @@ public struct SoakItems: CRUDNetworkingStorageRepository, SynchronizableReposito
             batchSize: 4, pagination: .pageQuery(page: "_page", limit: "_limit", size: 5), push: false)
     }
 
-    /// Makes the repository.
-    public init(store: Networking, storage: Storage, strategy: Strategy) {
+    /// The road this repository stands for (`remoteFirst`, `localFirst`, `forwarder`, `autoSync`),
+    /// sent as `X-Soak-Road` so a failing round's server trace shows which road sent what.
+    public var road: String?
+    /// `X-Soak-Road` when ``road`` is set.
+    public var configuration: RepositoryConfiguration {
+        RepositoryConfiguration(headers: road.map { ["X-Soak-Road": $0] } ?? [:])
+    }
+
+    /// Makes the repository; `road` names it in the server's trace.
+    public init(store: Networking, storage: Storage, strategy: Strategy, road: String? = nil) {
         self.store = store
         self.storage = storage
         self.strategy = strategy
+        self.road = road
     }
+
+    /// Local writes left to the forwarders (`shortLease` rounds with one road): every send is a
+    /// forwarder's, under its lease.
+    public static let queued = Strategy(Rule(target: .local, synchronize: false))
 
     /// The two strategies the soak draws from.
     public static let strategies: [(name: String, strategy: Strategy)] = [

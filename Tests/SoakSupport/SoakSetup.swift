@@ -1,5 +1,6 @@
 import Depot
 import Foundation
+import Logging
 
 /// How a soak round's program is set up, the same in a child process and in a unit test: short
 /// timeouts and backoffs (so faults cost milliseconds, not minutes), a retry policy (so its
@@ -9,9 +10,24 @@ public enum SoakSetup {
     public static let timeout = Duration.milliseconds(800)
     /// A delay longer than ``timeout``.
     public static let pastTimeout = Duration.milliseconds(1_000)
+    /// The lease of `shortLease` rounds: shorter than their slow answers.
+    public static let shortLease = Duration.seconds(1)
+    /// The slow answers of `shortLease` rounds, in milliseconds: longer than ``shortLease``,
+    /// shorter than ``slowTimeout``.
+    public static let slowDelays = 1_200...2_500
+    /// The client's timeout in `shortLease` rounds, so a slow answer still arrives.
+    public static let slowTimeout = Duration.seconds(4)
 
-    /// The session a round's program uses; the unit test passes a shorter `timeout`.
-    public static func session(url: URL, timeout: Duration = timeout) -> NetworkingSession {
+    /// The client's timeout in a round with `modes`.
+    public static func timeout(_ modes: SoakModes) -> Duration { modes.shortLease ? slowTimeout : timeout }
+
+    /// A delay longer than the client's timeout in a round with `modes`.
+    public static func pastTimeout(_ modes: SoakModes) -> Duration {
+        modes.shortLease ? slowTimeout + .milliseconds(500) : pastTimeout
+    }
+
+    /// The session a round's program uses; `timeout` is ``timeout`` unless given.
+    public static func session(url: URL, timeout: Duration = SoakSetup.timeout) -> NetworkingSession {
         NetworkingSession(
             url: url,
             configuration: SessionConfiguration(
@@ -26,11 +42,27 @@ public enum SoakSetup {
         SoakItems(store: session, storage: storage, strategy: SoakItems.strategies[Int(seed % 2)].strategy)
     }
 
-    /// The forwarder a round's program starts.
-    public static func forwarder(_ items: SoakItems) -> Forwarder {
+    /// The forwarder a round's program starts, with leases of `lease` (60 s by default).
+    public static func forwarder(_ items: SoakItems, lease: Duration = .seconds(60)) -> Forwarder {
         Forwarder(
             for: items,
             configuration: ForwarderConfiguration(
-                baseDelay: .milliseconds(10), maximumDelay: .milliseconds(100), pollInterval: .milliseconds(200)))
+                baseDelay: .milliseconds(10), maximumDelay: .milliseconds(100), pollInterval: .milliseconds(200),
+                leaseDuration: lease))
+    }
+
+    /// The AutoSync of a `roads` round: `items` synchronized every 300 ms, early after local writes
+    /// on `forwarder`, on an executor of its own that logs nothing (the child's standard output is
+    /// its journal); shut it down after ``AutoSync/stop()``.
+    public static func autoSync(_ items: SoakItems, observing forwarder: Forwarder) -> (AutoSync, ActionExecutor) {
+        let executor = ActionExecutor(
+            maxConcurrent: 2, logger: Logger(label: "soak.actions", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let sync = AutoSync(
+            executor: executor, every: .milliseconds(300),
+            configuration: AutoSyncConfiguration(
+                baseDelay: .milliseconds(50), maximumDelay: .milliseconds(500), debounce: .milliseconds(50)))
+        sync.add(SynchronizeAction(items))
+        sync.observe(forwarder)
+        return (sync, executor)
     }
 }

@@ -34,6 +34,31 @@ import Testing
         }
     }
 
+    @Test("a resource set to ignore Idempotency-Key applies a repeated POST twice and replays nothing")
+    func ignoredKeys() async throws {
+        try await withStubServer { server in
+            // Given
+            server.resource("messages")
+            server.setIgnoresIdempotencyKeys(true, for: "messages")
+            let session = NetworkingSession(url: server.url)
+            let key = ["Idempotency-Key": "k1"]
+            // When
+            let first = try await exchange(session, .post, "messages", headers: key, json: ["text": "hi"])
+            let second = try await exchange(session, .post, "messages", headers: key, json: ["text": "hi"])
+            // Then
+            #expect(first.status == 201 && second.status == 201)
+            #expect(server.objects(in: "messages") == [["id": "1", "text": "hi"], ["id": "2", "text": "hi"]])
+            #expect(server.appliedCount(idempotencyKey: "k1") == 2)
+            #expect(server.replayedWrites == 0)
+            // Honoured again: the key's answer was never remembered, so the next POST applies too.
+            server.setIgnoresIdempotencyKeys(false, for: "messages")
+            let third = try await exchange(session, .post, "messages", headers: key, json: ["text": "hi"])
+            let fourth = try await exchange(session, .post, "messages", headers: key, json: ["text": "hi"])
+            #expect(third.json?["id"] == "3" && fourth.body == third.body)
+            #expect(server.appliedCount(idempotencyKey: "k1") == 3)
+        }
+    }
+
     @Test("a repeated PATCH is applied once: its replay neither undoes a later write nor bumps the ETag")
     func repeatedPatch() async throws {
         try await withStubServer { server in
