@@ -83,7 +83,7 @@ public final class ActionExecutor: Sendable {
     }
 
     /// Every action's events from now on, each action's in order. The stream ends when a
-    /// ``shutdown(cancelPending:)`` completes. It keeps the newest `eventBufferLimit` events not
+    /// ``shutdown(cancelPending:stopRunning:)`` completes. It keeps the newest `eventBufferLimit` events not
     /// yet read (1,024 by default; older ones are dropped), so a loop that stops reading costs
     /// bounded memory.
     public var events: AsyncStream<ActionEvent> {
@@ -100,7 +100,7 @@ public final class ActionExecutor: Sendable {
     public var isSuspended: Bool { core.withLock { $0.scheduler.isSuspended } }
 
     /// Submits `action` and returns its proxy at once; the action starts when a slot and its
-    /// serialization key are free. After ``shutdown(cancelPending:)`` the proxy comes back
+    /// serialization key are free. After ``shutdown(cancelPending:stopRunning:)`` the proxy comes back
     /// cancelled, its result rejected with `DepotError` `.cancelled`.
     @discardableResult
     public func execute<A: Action>(_ action: A) -> ActionProxy<A.Output> {
