@@ -8,7 +8,7 @@ import Testing
 /// The fault-injection model test in-process, on both stores (the `Soak` executable runs it in a
 /// child process it SIGKILLs, on SQLite only: a store in memory does not survive a kill). The
 /// timeout here is 400 ms (the executable's is 800 ms), so the faults that wait it out cost half,
-/// and a case is 30 operations (the executable's rounds are 60).
+/// and a case is 24 operations (the executable's rounds are 60).
 @Suite struct SoakTests {
     @Test(
         "random operations under random faults: no write applied twice, none lost, store and server in step",
@@ -20,7 +20,7 @@ import Testing
             // Given
             server.resource("items")
             SoakFaults.queue(
-                on: server, resource: "items", seed: seed, requests: 180, rate: 20,
+                on: server, resource: "items", seed: seed, requests: 150, rate: 20,
                 timeoutDelay: .milliseconds(500))
             let storage: Storage =
                 switch kind {
@@ -33,7 +33,7 @@ import Testing
             let journal = LockedValue<[String]>([])
             // When
             forwarder.start()
-            await SoakRunner(items: items, forwarder: forwarder).run(seed: seed, count: 30) { line in
+            await SoakRunner(items: items, forwarder: forwarder).run(seed: seed, count: 24) { line in
                 journal.withLock { $0.append(line) }
             }
             await forwarder.stop()
@@ -44,7 +44,7 @@ import Testing
             // Then
             var model = SoakModel()
             for line in journal.withLock({ $0 }) { model.read(line) }
-            #expect(model.operations == 30)
+            #expect(model.operations == 24)
             #expect(model.violations(of: outcome) == [], "replay: seed \(seed), \(kind)")
         }
     }

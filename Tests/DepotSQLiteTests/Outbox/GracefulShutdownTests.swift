@@ -22,9 +22,9 @@ private struct EachMessages: CRUDNetworkingStorageRepository, SynchronizableRepo
     )
     func gracefulShutdownStopsThePushAfterTheRequestsInFlight() async throws {
         try await withOutboxFixture { fixture in
-            // Given 100 queued writes, each taking 10 ms on the server
+            // Given 60 queued writes, each taking 10 ms on the server
             let messages = EachMessages(store: fixture.session, storage: fixture.storage)
-            for index in 0..<100 { _ = try await messages.create(Message(id: "m\(index)", text: "queued")).value }
+            for index in 0..<60 { _ = try await messages.create(Message(id: "m\(index)", text: "queued")).value }
             fixture.server.inject(.delay(.milliseconds(10)), times: 1_000, pathPrefix: "/messages")
             let executor = ActionExecutor(maxConcurrent: 1)
             let sync = AutoSync(
@@ -45,22 +45,22 @@ private struct EachMessages: CRUDNetworkingStorageRepository, SynchronizableRepo
                 Task { await group.triggerGracefulShutdown() }
             }
             try await group.run()
-            // Then the push stopped after the requests in flight, not after all 100
+            // Then the push stopped after the requests in flight, not after all 60
             let atSignal = try #require(signalled.withLock { $0 })
             let applied = Set(fixture.server.appliedWrites.compactMap(\.id))
             #expect(applied.count - atSignal < 10)
-            #expect(applied.count < 100)
+            #expect(applied.count < 60)
             // And every answer received is stored: no entry applied and still pending
             let outbox = try await fixture.outbox()
-            #expect(outbox.count == 100 - applied.count)
+            #expect(outbox.count == 60 - applied.count)
             #expect(Set(outbox.map(\.entityID)).isDisjoint(with: applied))
             for id in applied { #expect(try await fixture.stored(id)?.syncState == .synced) }
             // And a restart sends the rest, each exactly once
             fixture.server.clearFaults()
             let report = try await messages.synchronize().value
-            #expect(report.pushed == 100 - applied.count && report.errors.isEmpty)
-            #expect(fixture.server.appliedWrites.count == 100)
-            #expect(Set(fixture.server.appliedWrites.compactMap(\.id)).count == 100)
+            #expect(report.pushed == 60 - applied.count && report.errors.isEmpty)
+            #expect(fixture.server.appliedWrites.count == 60)
+            #expect(Set(fixture.server.appliedWrites.compactMap(\.id)).count == 60)
         }
     }
 
