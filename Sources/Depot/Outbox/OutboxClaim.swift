@@ -26,8 +26,9 @@ final class OutboxClaim: Sendable {
     }
 
     /// Claims the claimable entries of `sequences` and counts an attempt on each; returns the
-    /// claim and the entries it holds, as stored now, in the order of `sequences`. Leases run on
-    /// `clock`.
+    /// claim and the entries it holds, as stored now, in the order of `sequences`. An entry is
+    /// claimed only with every earlier entry of its entity (see
+    /// ``StorageTransaction/claimOutboxInOrder(sequences:lease:now:)``). Leases run on `clock`.
     static func take(
         _ sequences: [Int64], in storage: Storage, duration: TimeInterval = defaultDuration,
         clock: any ForwarderClock = SystemForwarderClock()
@@ -38,7 +39,7 @@ final class OutboxClaim: Sendable {
         let now = clock.now
         let lease = OutboxLease(owner: claim.owner, expiry: now.addingTimeInterval(duration))
         let entries = try await storage.transaction { tx in
-            try tx.claimOutbox(sequences: sequences, lease: lease, now: now)
+            try tx.claimOutboxInOrder(sequences: sequences, lease: lease, now: now)
         }.value
         claim.state.withLock { $0 = (Set(entries.map(\.sequence)), lease.expiry) }
         return (claim, entries)
@@ -136,5 +137,42 @@ extension Storage {
                 try tx.replaceOutbox(entry)
             }
         }.value
+    }
+}
+
+extension StorageTransaction {
+    /// Claims the claimable entries of `sequences` (``claimOutbox(sequences:lease:now:)``), then
+    /// gives back, in the same transaction, each one an earlier entry of its entity is not claimed
+    /// with: held by another sender, or not asked for. One entity's writes reach the server in the
+    /// order they were made, whichever road sends them.
+    func claimOutboxInOrder(sequences: [Int64], lease: OutboxLease, now: Date) throws -> [OutboxEntry] {
+        let claimed = try claimOutbox(sequences: sequences, lease: lease, now: now)
+        let taken = Set(claimed.map(\.sequence))
+        var firstClaimed: [OutboxEngine.EntityKey: Int64] = [:]
+        for entry in claimed {
+            let key = OutboxEngine.EntityKey(entry)
+            firstClaimed[key] = min(firstClaimed[key] ?? entry.sequence, entry.sequence)
+        }
+        var outOfOrder: Set<OutboxEngine.EntityKey> = []
+        for (key, first) in firstClaimed {
+            let earlier = try outboxEntries(collection: key.collection, entityID: key.entityID).filter {
+                $0.sequence < first && !taken.contains($0.sequence)
+            }
+            // A refused earlier entry holds the entity back as well; leave that to the caller.
+            if earlier.contains(where: { !$0.isRejected }) { outOfOrder.insert(key) }
+        }
+        guard !outOfOrder.isEmpty else { return claimed }
+        var kept: [OutboxEntry] = []
+        for entry in claimed {
+            guard outOfOrder.contains(OutboxEngine.EntityKey(entry)) else {
+                kept.append(entry)
+                continue
+            }
+            var undone = entry
+            undone.lease = nil
+            undone.attempts = max(undone.attempts - 1, 0)
+            try replaceOutbox(undone)
+        }
+        return kept
     }
 }

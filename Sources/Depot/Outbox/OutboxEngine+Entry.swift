@@ -264,7 +264,7 @@ extension OutboxEngine {
     }
 
     /// Removes `entry` and stores the server's answer for its entity in one transaction, by the one
-    /// rule (``StorageTransaction/storeServerAnswer(_:collection:sentID:)``): a newer local change
+    /// rule (``StorageTransaction/storeServerAnswer(_:collection:sentID:sent:in:)``): a newer local change
     /// stays, a server-chosen id moves the record and the entity's later entries. Writes nothing
     /// when the entry is gone (discarded), and returns false when this sender no longer holds its
     /// lease (another sender took the entry: the answer is theirs to store).
@@ -277,12 +277,13 @@ extension OutboxEngine {
                 collection: entry.collection, id: decoded.id, object: decoded.object, json: answer?.json,
                 etag: answer?.etag)
         }
+        let storage = self.storage
         return try await storage.transaction { tx in
             // Discarded meanwhile: nothing to store. Taken by another sender: theirs to store.
             guard let stored = try tx.outboxEntry(sequence: entry.sequence) else { return true }
             guard Self.holds(stored, as: entry) else { return false }
             try tx.removeOutbox(sequence: stored.sequence)
-            try tx.storeServerAnswer(record, collection: stored.collection, sentID: stored.entityID)
+            try tx.storeServerAnswer(record, collection: stored.collection, sentID: stored.entityID, in: storage)
             return true
         }.value
     }

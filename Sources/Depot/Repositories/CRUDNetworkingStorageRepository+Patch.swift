@@ -24,14 +24,14 @@ extension CRUDNetworkingStorageRepository {
     /// - Throws: (in the promise) `DepotError`: `.conflict` for a 412 to a stale `If-Match`, the
     ///   server's body kept; otherwise the codes of the request or the store.
     public func patch(_ entity: Entity) -> Promise<Sourced<Entity>> {
-        let (local, writes, remote, outbox, key) = (
-            self.local, outboxLocal, self.remote, outboxEngine, entity.id.pathComponent
-        )
+        let (local, writes, remote, outbox) = (self.local, outboxLocal, self.remote, outboxEngine)
         let idempotencyKey = UUID().uuidString
         return run(
             .patch,
             remote: {
-                try await Self.forwardEarlier(key, outbox)
+                // An id the server replaced: the patch goes to the entity it made.
+                let entity = try await local.following(entity)
+                try await Self.forwardEarlier(entity.id.pathComponent, outbox)
                 return try await Self.sendPatch(entity, local: local, remote: remote, idempotencyKey: idempotencyKey)
             },
             local: { sentFirst in
@@ -40,7 +40,7 @@ extension CRUDNetworkingStorageRepository {
                         entity, patch: true, idempotencyKey: sentFirst ? idempotencyKey : nil))
             },
             afterRemote: { try await local.storeWriteAnswer($0) },
-            afterLocal: { _ in try await Self.forward(key, outbox) }
+            afterLocal: { try await Self.forward($0.entity.id.pathComponent, outbox) }
         ).map { $0.map(\.entity) }
     }
 

@@ -153,6 +153,9 @@ extension CRUDNetworkingStorageRepository {
         return run(
             .update,
             remote: {
+                // An id the server replaced: the write goes to the entity it made.
+                let entity = try await local.following(entity)
+                let key = entity.id.pathComponent
                 try await Self.forwardEarlier(key, outbox)
                 let etag = try await local.anyRecord(id: key)?.etag
                 return try await remote.updateAnswer(
@@ -163,7 +166,7 @@ extension CRUDNetworkingStorageRepository {
                 RemoteAnswer(entity: try await writes.update(entity, idempotencyKey: sentFirst ? idempotencyKey : nil))
             },
             afterRemote: { try await local.storeWriteAnswer($0) },
-            afterLocal: { _ in try await Self.forward(key, outbox) }
+            afterLocal: { try await Self.forward($0.entity.id.pathComponent, outbox) }
         ).map { $0.map(\.entity) }
     }
 
@@ -181,15 +184,21 @@ extension CRUDNetworkingStorageRepository {
         return run(
             .delete,
             remote: {
+                // An id the server replaced: the delete goes to the entity it made.
+                let key = try await local.moved(id: key)?.id ?? key
                 try await Self.forwardEarlier(key, outbox)
                 let etag = try await local.anyRecord(id: key)?.etag
                 try await remote.deleteAnswer(id: key, ifMatch: remote.ifMatch(etag), idempotencyKey: idempotencyKey)
                     .value
+                return key
             },
-            local: { sentFirst in try await writes.delete(id: key, idempotencyKey: sentFirst ? idempotencyKey : nil) },
-            afterRemote: { try await local.remove(id: key) },
-            afterLocal: { try await Self.forward(key, outbox) }
-        )
+            local: { sentFirst in
+                try await writes.delete(id: key, idempotencyKey: sentFirst ? idempotencyKey : nil)
+                return try await local.moved(id: key)?.id ?? key
+            },
+            afterRemote: { (sentID: String) in try await local.storeDeleteAnswer(sentID: sentID) },
+            afterLocal: { (sentID: String) in try await Self.forward(sentID, outbox) }
+        ).map { $0.map { _ in () } }
     }
 
     /// `.invalidRequest` for an empty id, refused before the store or the outbox sees the write: its

@@ -11,10 +11,40 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
     /// outbox, in the same transaction (networking + storage repositories); nil, none is.
     var outboxPayload: (@Sendable (Entity) throws -> JSONObject)? = nil
 
+    /// The live record of `id` (or of the id the server replaced it with); nil for none or a
+    /// tombstone.
     func record(id: String) async throws -> StoredRecord? {
-        guard let record = try await storage.fetch(collection: collection, id: id).value, record.syncState != .deleted
-        else { return nil }
+        var found = try await storage.fetch(collection: collection, id: id).value
+        if found == nil {
+            let collection = self.collection
+            found = try await storage.transaction { tx in
+                try tx.currentID(collection: collection, id: id).flatMap {
+                    try tx.fetch(collection: collection, id: $0.id)
+                }
+            }.value
+        }
+        guard let record = found, record.syncState != .deleted else { return nil }
         return record
+    }
+
+    /// Where `id` lives now: the id the server gave the entity when it replaced `id` (a create it
+    /// gave its own id), with the object fields that name it; nil when `id` is a record's, or
+    /// never moved.
+    func moved(id: String) async throws -> (id: String, fields: JSONObject)? {
+        let collection = self.collection
+        return try await storage.transaction { tx in
+            guard try tx.fetch(collection: collection, id: id) == nil else { return nil }
+            return try tx.currentID(collection: collection, id: id)
+        }.value
+    }
+
+    /// `entity` under the id the server replaced its id with, its id fields rewritten; `entity`
+    /// itself when its id never moved.
+    func following(_ entity: Entity) async throws -> Entity {
+        let id = entity.id.pathComponent
+        guard let current = try await moved(id: id) else { return entity }
+        let object = MovedIDs.rewrite(try JSONMapping.object(entity), from: id, fields: current.fields)
+        return try JSONMapping.entity(Entity.self, from: .object(object))
     }
 
     func read(id: String) async throws -> Entity {
@@ -41,8 +71,7 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
     /// server's snapshot and `ETag` are kept, so a later PATCH sends the same diff. One
     /// transaction, like ``create(_:)``. With `patch`, the outbox entry is a merge patch.
     func update(_ entity: Entity, patch: Bool = false, idempotencyKey: String? = nil) async throws -> Entity {
-        _ = try await update([entity], patch: patch, idempotencyKey: idempotencyKey)
-        return entity
+        try await update([entity], patch: patch, idempotencyKey: idempotencyKey)[0]
     }
 
     /// Deletes locally: gone at once if the server never saw it, else a `.deleted` tombstone.
@@ -92,7 +121,7 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
     }
 
     /// Stores the server's answer to a write this process sent directly (not through the outbox),
-    /// by the one rule (``StorageTransaction/storeServerAnswer(_:collection:sentID:)``).
+    /// by the one rule (``StorageTransaction/storeServerAnswer(_:collection:sentID:sent:in:)``).
     ///
     /// When a local write to the same id was recorded in the outbox while the request was out, that
     /// newer write stays: its object and sync state are kept and only the server's snapshot and
@@ -107,8 +136,19 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
             unchecked: collection, id: answer.entity.id.pathComponent, object: object, syncState: .synced,
             snapshot: snapshotText.map { $0 == object ? .sameAsObject : .encoded($0) } ?? .sameAsObject,
             etag: answer.etag)
+        let storage = self.storage
         try await storage.transaction { tx in
-            try tx.storeServerAnswer(record, collection: collection, sentID: sentID ?? record.id)
+            try tx.storeServerAnswer(record, collection: collection, sentID: sentID ?? record.id, in: storage)
+        }.value
+    }
+
+    /// Stores that the server deleted the entity a direct delete of `sentID` named, by the one
+    /// rule (``StorageTransaction/storeServerAnswer(_:collection:sentID:sent:in:)``): the record goes,
+    /// unless a newer local write to it waits in the outbox.
+    func storeDeleteAnswer(sentID: String) async throws {
+        let (collection, storage) = (self.collection, self.storage)
+        try await storage.transaction { tx in
+            try tx.storeServerAnswer(nil, collection: collection, sentID: sentID, in: storage)
         }.value
     }
 

@@ -80,7 +80,13 @@ enum EntityMergePatch {
     /// The patch from `snapshot` (re-read as an `Entity` and written back) to `entity`; nil when
     /// nothing changed. Without a usable snapshot, the entity's whole object (nulls left out).
     static func patch<Entity>(_ type: Entity.Type, from snapshot: JSON?, to entity: Entity) throws -> JSON? {
-        let new = JSON.object(try JSONMapping.object(entity))
+        try patch(type, from: snapshot, to: try JSONMapping.object(entity))
+    }
+
+    /// The patch from `snapshot` (re-read as an `Entity` and written back) to `object`, an
+    /// entity's object; nil when nothing changed.
+    static func patch<Entity>(_ type: Entity.Type, from snapshot: JSON?, to object: JSONObject) throws -> JSON? {
+        let new = JSON.object(object)
         if let snapshot, let old = try? JSONMapping.object(JSONMapping.entity(Entity.self, from: snapshot)) {
             return JSON.mergePatch(from: .object(old), to: new)
         }

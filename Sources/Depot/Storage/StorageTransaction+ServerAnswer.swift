@@ -5,11 +5,16 @@ extension StorageTransaction {
     /// write uses (the forwarder, a repository's immediate send, a direct remote write, the push).
     ///
     /// - When the server assigned the entity another id than the one sent, the id moves
-    ///   everywhere: the record and every outbox entry of the entity still waiting go under the
-    ///   server's id, so a later write is sent to the entity the server made.
+    ///   everywhere: the record, the fields of its object that name the id, and every outbox entry
+    ///   of the entity still waiting (their payloads too) go under the server's id, and the move is
+    ///   remembered (``currentID(collection:id:)``), so a later write under the old id is sent to
+    ///   the entity the server made.
+    /// - A create still waiting for the entity becomes an update: the server holds it now.
     /// - When a newer local change exists (the entity still has outbox entries, and its record is
     ///   not synced), the record keeps its local object and state (`.created` becomes `.updated`:
-    ///   the server has it now) and takes the answer as its snapshot and `ETag`.
+    ///   the server has it now) and takes the answer as its snapshot and `ETag`. A changed record
+    ///   with no entry left to send its change (a ``StorageRepository`` write records none) gets
+    ///   one, so the change is not lost.
     /// - Otherwise the record becomes the answer, `.synced`, with its `ETag`.
     /// - With no answer (a delete went through, or the server no longer has the entity), the
     ///   record goes, unless a newer local change exists.
@@ -21,7 +26,14 @@ extension StorageTransaction {
     ///     server's JSON, its `ETag`), or nil.
     ///   - collection: the entity's collection.
     ///   - sentID: the id the write was sent under.
-    func storeServerAnswer(_ answer: EncodedRecord?, collection: String, sentID: String) throws {
+    ///   - sent: the object the write sent, when the caller knows it: a record whose object
+    ///     differs from it changed while the write was out, and keeps that change.
+    ///   - storage: the storage this transaction is of: the answer is noted in its
+    ///     ``DeliveryLog``, so a read that began before it never overwrites it.
+    func storeServerAnswer(
+        _ answer: EncodedRecord?, collection: String, sentID: String, sent: JSONObject? = nil, in storage: Storage
+    ) throws {
+        DeliveryLog.noteDelivery(storage, collection: collection, ids: [sentID] + (answer.map { [$0.id] } ?? []))
         let record = try fetch(collection: collection, id: sentID)
         var pending = try outboxEntries(collection: collection, entityID: sentID)
         guard let answer else {
@@ -29,25 +41,59 @@ extension StorageTransaction {
             if pending.isEmpty, record != nil { try delete(collection: collection, id: sentID) }
             return
         }
+        var changed = false
+        if let record, let sent, record.syncState != .synced { changed = record.object != sent }
+        var fields: JSONObject = [:]
         if answer.id != sentID {
             // The server chose the id: the record and the entity's waiting entries move to it.
+            let server = try answer.decoded().object
+            fields = MovedIDs.identityFields(
+                local: record?.object ?? sent ?? [:], oldID: sentID, server: server, newID: answer.id)
             if record != nil { try delete(collection: collection, id: sentID) }
-            for index in pending.indices {
-                pending[index].entityID = answer.id
-                try replaceOutbox(pending[index])
+            try recordIDMove(collection: collection, from: sentID, to: answer.id, fields: fields)
+        }
+        for index in pending.indices {
+            var entry = pending[index]
+            entry.entityID = answer.id
+            // The server holds the entity: a create left behind would make a second one.
+            if entry.operation == .create { entry.operation = .update }
+            if case .object(let object)? = entry.payload, entry.operation != .patch {
+                entry.payload = .object(MovedIDs.rewrite(object, from: sentID, fields: fields))
+            }
+            if entry != pending[index] {
+                try replaceOutbox(entry)
+                pending[index] = entry
             }
         }
-        guard !pending.isEmpty, var record, record.syncState != .synced else {
+        guard var record, record.syncState != .synced, !pending.isEmpty || changed else {
             try upsert(encoded: answer)
             return
         }
         // A newer local change waits to be sent: it stays, diffed from what the server holds now.
         let server = try answer.decoded()
         record.id = answer.id
+        record.object = MovedIDs.rewrite(record.object, from: sentID, fields: fields)
         record.snapshot = server.snapshot ?? server.object
         record.etag = answer.etag
         if record.syncState == .created { record.syncState = .updated }
         try upsert(record)
+        if pending.isEmpty { try adoptUnsent(record) }
+    }
+
+    /// Appends the outbox entry that sends `record` as it is now: a create, an update or a delete
+    /// by its sync state; nothing for a synced record. Call it in the transaction that read it.
+    func adoptUnsent(_ record: StoredRecord) throws {
+        let operation: OutboxOperation
+        switch record.syncState {
+        case .synced: return
+        case .created: operation = .create
+        case .updated: operation = .update
+        case .deleted: operation = .delete
+        }
+        _ = try appendOutbox(
+            OutboxEntry(
+                sequence: 0, collection: record.collection, entityID: record.id, operation: operation,
+                payload: operation == .delete ? nil : .object(record.object)))
     }
 }
 

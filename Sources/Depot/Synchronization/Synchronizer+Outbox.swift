@@ -48,26 +48,10 @@ extension Synchronizer {
                     guard let record = try tx.fetch(collection: collection, id: id),
                         try tx.outboxEntries(collection: collection, entityID: id).isEmpty
                     else { continue }
-                    try Self.adopt(record, in: tx)
+                    try tx.adoptUnsent(record)
                 }
             }.value
         }
-    }
-
-    /// Appends the outbox entry that sends `record` as it is now: a create, an update or a delete
-    /// by its sync state; nothing for a synced record. Call it in the transaction that read it.
-    static func adopt(_ record: StoredRecord, in tx: any StorageTransaction) throws {
-        let operation: OutboxOperation
-        switch record.syncState {
-        case .synced: return
-        case .created: operation = .create
-        case .updated: operation = .update
-        case .deleted: operation = .delete
-        }
-        _ = try tx.appendOutbox(
-            OutboxEntry(
-                sequence: 0, collection: record.collection, entityID: record.id, operation: operation,
-                payload: operation == .delete ? nil : .object(record.object)))
     }
 
     /// Claims the pending entries of `ids` and counts an attempt on each; ids whose entity has a

@@ -26,8 +26,12 @@ extension Synchronizer {
         var seen: Set<String> = []
         var errors: [DepotError] = []
         var advance = PullCursorAdvance(incremental?.cursor)
+        // An answer to a write stored after this pull's first request is newer than its pages.
+        let reader = DeliveryLog.beginRead(storage)
+        defer { reader.endRead() }
         let complete = try await walk(&errors, extraQuery: extra) { request, elements, response, document in
-            let outcome = try await merge(page: elements, request: request, seen: &seen, report: &report)
+            let outcome = try await merge(
+                page: elements, request: request, seen: &seen, report: &report, reader: reader)
             report.pulled += outcome.pulled
             report.conflicts += outcome.conflicts
             report.removed += outcome.removed
@@ -50,7 +54,7 @@ extension Synchronizer {
         }
         // An incremental pull sees only changes: only a full one may prune.
         if configuration.prune, since == nil {
-            try await prune(keeping: seen, &report)
+            try await prune(keeping: seen, &report, reader: reader)
             progress?(report)
         }
     }
@@ -284,11 +288,13 @@ extension Synchronizer {
     }
 
     /// Stores one page in one transaction: a missing or synced record takes the server's object
-    /// (its raw JSON as the snapshot); a record with unsynced changes is kept as it is. Each
+    /// (its raw JSON as the snapshot); a record with unsynced changes is kept as it is, and so is
+    /// one whose write's answer was stored after the pull began (`reader`): the page is older. Each
     /// element is decoded once and written to text before the transaction, which reads the page's
     /// sync states with one query and writes text only.
     func merge(
-        page elements: [JSON], request: NetworkRequest, seen: inout Set<String>, report: inout SynchronizationReport
+        page elements: [JSON], request: NetworkRequest, seen: inout Set<String>, report: inout SynchronizationReport,
+        reader: DeliveryLog.Reader
     ) async throws -> PageOutcome {
         var entries: [EncodedRecord] = []
         var deleted: [String] = []
@@ -333,7 +339,7 @@ extension Synchronizer {
             var outcome = PageOutcome(unreadable: unreadable)
             let states = try tx.syncStates(collection: collection, ids: gone + page.map(\.id))
             for id in gone {
-                guard let state = states[id] else { continue }
+                guard let state = states[id], !reader.deliveredSince(collection: collection, id: id) else { continue }
                 guard state == .synced else {
                     outcome.conflicts += 1  // a local change the server's deletion must not erase
                     continue
@@ -346,6 +352,8 @@ extension Synchronizer {
                     outcome.conflicts += 1
                     continue
                 }
+                // A write's answer stored since the pull began is newer than this page.
+                if reader.deliveredSince(collection: collection, id: entry.id) { continue }
                 try tx.upsert(encoded: entry)
                 outcome.pulled += 1
             }
@@ -367,8 +375,11 @@ extension Synchronizer {
     }
 
     /// Removes synced records whose id the pull did not see, walking them a page at a time; a
-    /// record that became unsynced meanwhile stays.
-    func prune(keeping seen: Set<String>, _ report: inout SynchronizationReport) async throws {
+    /// record that became unsynced meanwhile stays, and so does one a write's answer stored
+    /// after the pull began (`reader`): the server made it after the pull's pages.
+    func prune(
+        keeping seen: Set<String>, _ report: inout SynchronizationReport, reader: DeliveryLog.Reader
+    ) async throws {
         let collection = self.collection
         var after: String?
         while true {
@@ -382,7 +393,10 @@ extension Synchronizer {
             guard !doomed.isEmpty else { continue }
             report.pruned += try await storage.transaction { tx in
                 var removed = 0
-                for id in doomed where try tx.fetch(collection: collection, id: id)?.syncState == .synced {
+                for id in doomed
+                where try tx.fetch(collection: collection, id: id)?.syncState == .synced
+                    && !reader.deliveredSince(collection: collection, id: id)
+                {
                     try tx.delete(collection: collection, id: id)
                     removed += 1
                 }

@@ -1,0 +1,70 @@
+import Foundation
+
+/// Where the ids the server replaced are kept: one synced record per moved id, in a collection of
+/// Depot's own, so the map survives restarts on every storage without a schema of its own.
+enum MovedIDs {
+    static let collection = "__depot_moved_ids"
+
+    /// The record id of `id` of `collection`: the collection's length first, so no two pairs meet.
+    static func key(collection: String, id: String) -> String {
+        "\(collection.utf8.count):\(collection)/\(id)"
+    }
+
+    /// The text of an id as the store keys it: a string as it is, an integer in decimal.
+    static func idText(_ json: JSON?) -> String? {
+        switch json {
+        case .string(let text): text
+        case .integer(let number): String(number)
+        default: nil
+        }
+    }
+
+    /// `object` with every field in `fields` that holds `oldID` set to the value `fields` gives
+    /// (the entity's id under its new value, in the type the server gave it).
+    static func rewrite(_ object: JSONObject, from oldID: String, fields: JSONObject) -> JSONObject {
+        var object = object
+        for (key, value) in fields where idText(object[key]) == oldID { object[key] = value }
+        return object
+    }
+
+    /// The fields of `local` holding `oldID` whose value in `server` is `newID`: where the
+    /// entity's object names its id (`id`, or whatever the model calls it), with the server's value.
+    static func identityFields(local: JSONObject, oldID: String, server: JSONObject, newID: String) -> JSONObject {
+        var fields: JSONObject = [:]
+        for (key, value) in server where idText(value) == newID && idText(local[key]) == oldID { fields[key] = value }
+        return fields
+    }
+}
+
+extension StorageTransaction {
+    /// Remembers that the server replaced `oldID` of `collection` with `newID`, and the object
+    /// fields (`fields`: key → the server's value) that name it, so a write the app makes later
+    /// under the old id reaches the entity the server made (``currentID(collection:id:)``).
+    func recordIDMove(collection: String, from oldID: String, to newID: String, fields: JSONObject) throws {
+        guard oldID != newID else { return }
+        try upsert(
+            StoredRecord(
+                collection: MovedIDs.collection, id: MovedIDs.key(collection: collection, id: oldID),
+                object: ["to": .string(newID), "fields": .object(fields)], syncState: .synced))
+    }
+
+    /// Where `id` of `collection` lives now: the id the server gave it and the fields to rewrite,
+    /// following moves of moves; nil when it never moved. A chain that loops ends where it loops.
+    func currentID(collection: String, id: String) throws -> (id: String, fields: JSONObject)? {
+        var current = id
+        var fields: JSONObject = [:]
+        var visited: Set<String> = [id]
+        while let moved = try fetch(collection: MovedIDs.collection, id: MovedIDs.key(collection: collection, id: current)),
+            case .string(let next)? = moved.object["to"], visited.insert(next).inserted
+        {
+            current = next
+            fields = moved.object["fields"]?.objectValue ?? fields
+        }
+        return current == id ? nil : (current, fields)
+    }
+
+    /// Forgets that `id` of `collection` moved: the app made a new entity under that id.
+    func forgetIDMove(collection: String, id: String) throws {
+        _ = try delete(collection: MovedIDs.collection, id: MovedIDs.key(collection: collection, id: id))
+    }
+}
