@@ -47,7 +47,13 @@ extension CRUDNetworkingStorageRepository {
         let (local, remote, key) = (self.local, self.remote, id.pathComponent)
         return run(
             .read,
-            remote: { try await remote.readAnswer(id: key, keepJSON: true).value },
+            remote: {
+                // An id the server replaced: the read asks for the entity it made. A store that
+                // cannot say does not keep the server's answer from the app (its failure shows
+                // when the answer is stored).
+                let moved = try? await local.moved(id: key)
+                return try await remote.readAnswer(id: moved?.id ?? key, keepJSON: true).value
+            },
             local: { _ in RemoteAnswer(entity: try await local.read(id: key)) },
             afterRemote: { try await local.storeAnswers([$0], keepingUnsynced: true) },
             afterLocal: nil
@@ -93,7 +99,7 @@ extension CRUDNetworkingStorageRepository {
             local: { sentFirst in
                 RemoteAnswer(entity: try await writes.create(entity, idempotencyKey: sentFirst ? idempotencyKey : nil))
             },
-            afterRemote: { try await local.storeWriteAnswer($0, sentID: key) },
+            afterRemote: { try await local.storeWriteAnswer($0, sentID: key, sent: entity) },
             afterLocal: { _ in try await Self.forward(key, outbox) }
         ).map { $0.map(\.entity) }
     }

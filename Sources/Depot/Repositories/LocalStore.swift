@@ -128,7 +128,8 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
     /// `ETag` are taken from the answer, so a later PATCH diffs against what the server holds and
     /// the outbox sends the newer write after this one. Otherwise the answer is stored `.synced`.
     /// When the server gave a create another id than `sentID`, the record and its entries move to it.
-    func storeWriteAnswer(_ answer: RemoteAnswer<Entity>, sentID: String? = nil) async throws {
+    func storeWriteAnswer(_ answer: RemoteAnswer<Entity>, sentID: String? = nil, sent: Entity? = nil) async throws {
+        let sentObject = try sent.map { try JSONMapping.object($0) }
         let collection = self.collection
         let object = try EncodedRecord.encode(answer.entity)
         let snapshotText = try answer.json?.objectValue.map(EncodedRecord.text)
@@ -138,7 +139,7 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
             etag: answer.etag)
         let storage = self.storage
         try await storage.transaction { tx in
-            try tx.storeServerAnswer(record, collection: collection, sentID: sentID ?? record.id, in: storage)
+            try tx.storeServerAnswer(record, collection: collection, sentID: sentID ?? record.id, sent: sentObject, in: storage)
         }.value
     }
 

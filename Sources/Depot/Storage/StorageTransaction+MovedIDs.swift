@@ -29,9 +29,12 @@ enum MovedIDs {
 
     /// The fields of `local` holding `oldID` whose value in `server` is `newID`: where the
     /// entity's object names its id (`id`, or whatever the model calls it), with the server's value.
-    static func identityFields(local: JSONObject, oldID: String, server: JSONObject, newID: String) -> JSONObject {
+    /// Without the local object, every field of `server` holding `newID`.
+    static func identityFields(local: JSONObject?, oldID: String, server: JSONObject, newID: String) -> JSONObject {
         var fields: JSONObject = [:]
-        for (key, value) in server where idText(value) == newID && idText(local[key]) == oldID { fields[key] = value }
+        for (key, value) in server where idText(value) == newID && (local.map { idText($0[key]) == oldID } ?? true) {
+            fields[key] = value
+        }
         return fields
     }
 }
