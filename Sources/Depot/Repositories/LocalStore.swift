@@ -139,7 +139,8 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
             etag: answer.etag)
         let storage = self.storage
         try await storage.transaction { tx in
-            try tx.storeServerAnswer(record, collection: collection, sentID: sentID ?? record.id, sent: sentObject, in: storage)
+            try tx.storeServerAnswer(
+                record, collection: collection, sentID: sentID ?? record.id, sent: sentObject, in: storage)
         }.value
     }
 

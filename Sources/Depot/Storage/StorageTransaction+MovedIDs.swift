@@ -57,7 +57,8 @@ extension StorageTransaction {
         var current = id
         var fields: JSONObject = [:]
         var visited: Set<String> = [id]
-        while let moved = try fetch(collection: MovedIDs.collection, id: MovedIDs.key(collection: collection, id: current)),
+        while let moved = try fetch(
+            collection: MovedIDs.collection, id: MovedIDs.key(collection: collection, id: current)),
             case .string(let next)? = moved.object["to"], visited.insert(next).inserted
         {
             current = next

@@ -47,7 +47,8 @@ extension StorageTransaction {
         if answer.id != sentID {
             // The server chose the id: the record and the entity's waiting entries move to it.
             let server = try answer.decoded().object
-            fields = MovedIDs.identityFields(local: record?.object ?? sent, oldID: sentID, server: server, newID: answer.id)
+            fields = MovedIDs.identityFields(
+                local: record?.object ?? sent, oldID: sentID, server: server, newID: answer.id)
             if record != nil { try delete(collection: collection, id: sentID) }
             try recordIDMove(collection: collection, from: sentID, to: answer.id, fields: fields)
         }
