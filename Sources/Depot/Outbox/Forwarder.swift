@@ -115,7 +115,12 @@ public final class Forwarder: Sendable {
             // Its configuration is published with it: a local-first write's immediate send and
             // `synchronize()`'s entity-by-entity push of this storage use the same clock, lease
             // duration, request timeout and backoff.
-            let token = OutboxCoordinator.of(storage).addObserver(configuration: configuration) { [weak self] in
+            let token = OutboxCoordinator.of(storage).addObserver(
+                configuration: configuration,
+                isRunning: { [weak self] in
+                    self?.machine.withLock { $0.lifecycle == .running } ?? false
+                }
+            ) { [weak self] in
                 self?.wake()
             }
             shell.withLock { $0.observer = token }

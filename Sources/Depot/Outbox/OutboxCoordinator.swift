@@ -10,6 +10,8 @@ final class OutboxCoordinator: Sendable {
     private struct Observer {
         var handler: @Sendable () -> Void
         var configuration: ForwarderConfiguration?
+        /// Whether its forwarder is running (started, not stopping), so a write's wake-up is sent.
+        var isRunning: @Sendable () -> Bool
         /// Registration order: the first registered forwarder's configuration wins.
         var order: Int
     }
@@ -47,6 +49,15 @@ final class OutboxCoordinator: Sendable {
         }
     }
 
+    /// Whether a forwarder of this process is running on `storage` now: a local-first write's
+    /// immediate send is then left to it (the write's wake-up reaches it), not raced for the lease.
+    static func hasRunningForwarder(_ storage: Storage) -> Bool {
+        let key = ObjectIdentifier(storage as AnyObject)
+        guard let coordinator = all.withLock({ $0[key] }) else { return false }
+        let running = coordinator.observers.withLock { $0.values.map(\.isRunning) }
+        return running.contains { $0() }
+    }
+
     /// Wakes the observers of `storage`, if it has any.
     static func notify(_ storage: Storage) {
         let key = ObjectIdentifier(storage as AnyObject)
@@ -63,7 +74,8 @@ final class OutboxCoordinator: Sendable {
     /// Calls `handler` after every local write that records an outbox entry, until `removeObserver`;
     /// meanwhile `configuration` (a forwarder's) is what the storage's other roads send with.
     func addObserver(
-        configuration: ForwarderConfiguration? = nil, _ handler: @escaping @Sendable () -> Void
+        configuration: ForwarderConfiguration? = nil, isRunning: @escaping @Sendable () -> Bool = { false },
+        _ handler: @escaping @Sendable () -> Void
     ) -> UUID {
         let token = UUID()
         let order = registrations.withLock { count in
@@ -74,7 +86,7 @@ final class OutboxCoordinator: Sendable {
             // Registered again in case the last observer's removal dropped this coordinator.
             all[key] = all[key] ?? self
             observers.withLock {
-                $0[token] = Observer(handler: handler, configuration: configuration, order: order)
+                $0[token] = Observer(handler: handler, configuration: configuration, isRunning: isRunning, order: order)
             }
         }
         return token

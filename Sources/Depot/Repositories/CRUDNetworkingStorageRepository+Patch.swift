@@ -40,7 +40,7 @@ extension CRUDNetworkingStorageRepository {
                         entity, patch: true, idempotencyKey: sentFirst ? idempotencyKey : nil))
             },
             afterRemote: { try await local.storeWriteAnswer($0) },
-            afterLocal: { try await Self.forward($0.entity.id.pathComponent, outbox) }
+            afterLocal: { try await Self.forward($0.entity.id.pathComponent, outbox, handingOff: true) }
         ).map { $0.map(\.entity) }
     }
 

@@ -100,7 +100,7 @@ extension CRUDNetworkingStorageRepository {
                 RemoteAnswer(entity: try await writes.create(entity, idempotencyKey: sentFirst ? idempotencyKey : nil))
             },
             afterRemote: { try await local.storeWriteAnswer($0, sentID: key, sent: entity) },
-            afterLocal: { _ in try await Self.forward(key, outbox) }
+            afterLocal: { _ in try await Self.forward(key, outbox, handingOff: true) }
         ).map { $0.map(\.entity) }
     }
 
@@ -140,7 +140,7 @@ extension CRUDNetworkingStorageRepository {
                     entity: try await writes.create(entity, idempotencyKey: sentFirst ? idempotencyKey : nil))
             },
             afterRemote: { try await local.storeWriteAnswer($0) },
-            afterLocal: { try await Self.forward($0.entity.id.pathComponent, outbox) }
+            afterLocal: { try await Self.forward($0.entity.id.pathComponent, outbox, handingOff: true) }
         ).map { $0.map(\.entity) }
     }
 
@@ -172,7 +172,7 @@ extension CRUDNetworkingStorageRepository {
                 RemoteAnswer(entity: try await writes.update(entity, idempotencyKey: sentFirst ? idempotencyKey : nil))
             },
             afterRemote: { try await local.storeWriteAnswer($0) },
-            afterLocal: { try await Self.forward($0.entity.id.pathComponent, outbox) }
+            afterLocal: { try await Self.forward($0.entity.id.pathComponent, outbox, handingOff: true) }
         ).map { $0.map(\.entity) }
     }
 
@@ -203,7 +203,7 @@ extension CRUDNetworkingStorageRepository {
                 return try await local.moved(id: key)?.id ?? key
             },
             afterRemote: { (sentID: String) in try await local.storeDeleteAnswer(sentID: sentID) },
-            afterLocal: { (sentID: String) in try await Self.forward(sentID, outbox) }
+            afterLocal: { (sentID: String) in try await Self.forward(sentID, outbox, handingOff: true) }
         ).map { $0.map { _ in () } }
     }
 
@@ -242,10 +242,13 @@ extension CRUDNetworkingStorageRepository {
             configuration: OutboxCoordinator.configuration(of: storage) ?? ForwarderConfiguration())
     }
 
-    /// Sends the entity's outbox entries now (a synchronizing local-first write).
+    /// Sends the entity's outbox entries now (a synchronizing local-first write). With
+    /// `handingOff`, when a forwarder of this process is running on the storage, the send is left
+    /// to it (the write already woke it): one sender, no race for the lease; its events report it.
     ///
     /// - Throws: what kept an entry from going through: the retry's error, or the refusal.
-    static func forward(_ id: String, _ outbox: OutboxEngine) async throws {
+    static func forward(_ id: String, _ outbox: OutboxEngine, handingOff: Bool = false) async throws {
+        if handingOff, OutboxCoordinator.hasRunningForwarder(outbox.storage) { return }
         let report = try await outbox.deliver(collection: outbox.channels.keys.first ?? "", entityID: id)
         if let error = report.errors.first { throw error }
         if let refused = report.rejected.first, let rejection = refused.rejection {

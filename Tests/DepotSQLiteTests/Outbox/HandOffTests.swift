@@ -1,0 +1,43 @@
+import Depot
+import DepotSQLite
+import DepotTesting
+import Foundation
+import Testing
+
+/// One sender per storage: a local-first write's immediate send is left to the forwarder running
+/// on the storage, instead of racing it for the entry's lease.
+@Suite struct HandOffTests {
+    @Test(
+        "with a forwarder running, a local-first write is sent by the forwarder, once; stopped, by the call",
+        arguments: StoreKind.allCases)
+    func runningForwarderSends(kind: StoreKind) async throws {
+        try await withOutboxFixture(kind) { fixture in
+            // Given: a running forwarder on the storage, watched
+            let repository = fixture.repository(strategy: .localFirst)
+            let forwarder = fixture.forwarder(repository)
+            var events = forwarder.events.makeAsyncIterator()
+            forwarder.start()
+
+            // When: the app creates an entity local-first
+            let answer = try await repository.create(Message(id: "m1", text: "hello")).value
+
+            // Then: the call answers from the store; the forwarder delivers the create, once
+            #expect(answer.origin == .local && answer.synchronizationError == nil)
+            var delivered: OutboxEntry?
+            while delivered == nil, let event = await events.next() {
+                if case .delivered(let entry) = event { delivered = entry }
+            }
+            #expect(delivered?.entityID == "m1" && delivered?.operation == .create)
+            #expect(fixture.server.requests.filter { $0.method == "POST" }.count == 1)
+
+            // When: the forwarder stops, and the app edits the entity
+            await forwarder.stop()
+            _ = try await repository.update(Message(id: "m1", text: "edited")).value
+
+            // Then: the call sent it itself, as it does with no forwarder
+            #expect(fixture.serverObject("m1")?["text"] == "edited")
+            #expect(try await fixture.outbox().isEmpty)
+            #expect(try await fixture.stored("m1")?.syncState == .synced)
+        }
+    }
+}
