@@ -45,6 +45,36 @@ final class OutboxClaim: Sendable {
         return (claim, entries)
     }
 
+    /// Claims every pending entry of one entity, in one transaction that reads them, claims them
+    /// (all or none: an entry held by another sender means that sender sends them all) and reads
+    /// the entity's record; nothing when one of them was refused. Returns the claim, the entries
+    /// it holds in order, and the record as that transaction read it.
+    static func take(
+        entityOf collection: String, id entityID: String, in storage: Storage, duration: TimeInterval = defaultDuration,
+        clock: any ForwarderClock = SystemForwarderClock()
+    ) async throws -> (claim: OutboxClaim, entries: [OutboxEntry], record: StoredRecord?) {
+        let duration = duration.isFinite ? min(max(duration, 1), 86_400) : defaultDuration
+        let claim = OutboxClaim(storage: storage, duration: duration, clock: clock, held: [], expiry: .distantPast)
+        let now = clock.now
+        let lease = OutboxLease(owner: claim.owner, expiry: now.addingTimeInterval(duration))
+        let (entries, record) = try await storage.transaction { tx -> ([OutboxEntry], StoredRecord?) in
+            let pending = try tx.outboxEntries(collection: collection, entityID: entityID)
+            guard !pending.isEmpty, !pending.contains(where: \.isRejected),
+                pending.allSatisfy({ $0.isClaimable(at: now) })
+            else { return ([], nil) }
+            let taken = try tx.claimOutboxInOrder(sequences: pending.map(\.sequence), lease: lease, now: now)
+            return (taken, try tx.fetch(collection: collection, id: entityID))
+        }.value
+        claim.state.withLock { $0 = (Set(entries.map(\.sequence)), lease.expiry) }
+        return (claim, entries, record)
+    }
+
+    /// Stops holding `sequence` without a write: its entry is gone from the store (delivered), so
+    /// there is no lease left to release.
+    func settled(_ sequence: Int64) {
+        state.withLock { _ = $0.held.remove(sequence) }
+    }
+
     /// The sequences this claim holds.
     var held: Set<Int64> { state.withLock { $0.held } }
 

@@ -11,15 +11,26 @@ extension OutboxEngine {
     /// entry is read again right before it goes (a write since the claim, such as the id the server
     /// gave the entity's create, goes with it), and the claim's leases are renewed while it is in
     /// flight. Returns the result and the entity's key as the entry was sent.
-    func process(_ claimed: OutboxEntry, claim: OutboxClaim, report: inout ForwardingReport) async throws
-        -> (result: EntryResult, key: EntityKey)
-    {
+    ///
+    /// `prefetched` is the entry and its record as the claim's own transaction read them, for the
+    /// first entry a claim sends: nothing can have changed them since, so they are not read again.
+    /// A delivered entry leaves the claim with its removal (no lease left to release).
+    func process(
+        _ claimed: OutboxEntry, claim: OutboxClaim, report: inout ForwardingReport,
+        prefetched: (OutboxEntry, StoredRecord?)? = nil
+    ) async throws -> (result: EntryResult, key: EntityKey) {
         guard let channel = channels[claimed.collection] else {
             let failure = DepotError(.invalidRequest, "no repository forwards \(claimed.collection)")
             let refused = try await reject(claimed, failure, &report)
             return (refused, EntityKey(claimed))
         }
-        guard let (entry, record) = try await reread(claimed) else {
+        let current: (OutboxEntry, StoredRecord?)?
+        if let prefetched, prefetched.0.sequence == claimed.sequence {
+            current = prefetched
+        } else {
+            current = try await reread(claimed)
+        }
+        guard let (entry, record) = current else {
             // Gone (discarded by the app): nothing to send. Taken by another sender: theirs now.
             let gone = try await storage.transaction { tx in try tx.outboxEntry(sequence: claimed.sequence) == nil }
                 .value
@@ -42,6 +53,7 @@ extension OutboxEngine {
             return (result, processed)
         }
         report.add(processed)
+        if case .done = result { claim.settled(entry.sequence) }
         return (result, EntityKey(entry))
     }
 

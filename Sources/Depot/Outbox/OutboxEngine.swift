@@ -226,29 +226,28 @@ struct OutboxEngine: Sendable {
 
     /// Sends the pending entries of one entity now, in order, stopping at the first that does not
     /// go through: a local-first write's immediate send.
+    ///
+    /// One transaction claims the entity's entries and reads its record; the first entry goes
+    /// with what it read (no second read), and a delivered entry's lease goes with the entry, so a
+    /// create delivered at once costs three storage transactions: the write, the claim, the answer.
     func deliver(collection: String, entityID: String) async throws -> ForwardingReport {
-        let entries = try await storage.transaction { tx in
-            try tx.outboxEntries(collection: collection, entityID: entityID)
-        }.value
         var report = ForwardingReport()
-        guard !entries.contains(where: \.isRejected) else { return report }
-        let (claim, taken) = try await OutboxClaim.take(
-            entries.map(\.sequence), in: storage, duration: configuration.leaseSeconds,
+        // Held by another sender (or one refused): that sender sends them all, in order.
+        let (claim, taken, record) = try await OutboxClaim.take(
+            entityOf: collection, id: entityID, in: storage, duration: configuration.leaseSeconds,
             clock: configuration.clock)
+        guard let first = taken.first else { return report }
         return try await claim.releasing {
-            guard taken.count == entries.count else {
-                // A forwarder is sending some of them: it sends the rest too.
-                try await unmarkAttempted(taken)
-                return report
-            }
             var unsent = taken[...]
+            var prefetched: (OutboxEntry, StoredRecord?)? = (first, record)
             while let entry = unsent.popFirst() {
                 guard try await claim.holds(entry.sequence),
-                    case .done = try await process(entry, claim: claim, report: &report).result
+                    case .done = try await process(entry, claim: claim, report: &report, prefetched: prefetched).result
                 else {
                     try await unmarkAttempted(unsent)
                     break
                 }
+                prefetched = nil
             }
             return report
         }

@@ -40,4 +40,23 @@ import Testing
             #expect(try await fixture.stored("m1")?.syncState == .synced)
         }
     }
+
+    @Test("a local-first create sent at once costs three storage transactions, and no other call")
+    func createHops() async throws {
+        try await withOutboxFixture(.sqlite) { fixture in
+            // Given: a local-first repository over a storage that counts its round trips
+            let storage = CountingStorage(fixture.storage)
+            let repository = OutboxMessages(store: fixture.session, storage: storage, strategy: .localFirst)
+
+            // When: the app creates an entity, which is sent at once
+            let answer = try await repository.create(Message(id: "m1", text: "hello")).value
+
+            // Then: stored, delivered, synced: the write, the claim (with the record read), the
+            // answer (with the entry's removal and its lease) — before, six round trips
+            #expect(answer.synchronizationError == nil && fixture.serverObject("m1")?["text"] == "hello")
+            #expect(try await fixture.stored("m1")?.syncState == .synced)
+            let calls = storage.calls
+            #expect(calls.transactions == 3 && calls.others == 0, "\(calls)")
+        }
+    }
 }
