@@ -51,12 +51,21 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
         guard let record = try await record(id: id) else {
             throw DepotError(.notFound, "no \(collection) with id \(id) in the local store")
         }
-        return try JSONMapping.entity(Entity.self, from: .object(record.object))
+        return try decoded(record)
     }
 
     func readAll(_ criteria: Criteria) async throws -> [Entity] {
-        try await storage.fetch(collection: collection, matching: criteria).value.map {
-            try JSONMapping.entity(Entity.self, from: .object($0.object))
+        try await storage.fetch(collection: collection, matching: criteria).value.map(decoded)
+    }
+
+    /// The entity a stored record holds; a record the model cannot read (written by another
+    /// version of the app) fails with `.decoding` naming its collection and id.
+    func decoded(_ record: StoredRecord) throws -> Entity {
+        do {
+            return try JSONMapping.entity(Entity.self, from: .object(record.object))
+        } catch var error as DepotError {
+            error.message = "stored \(record.collection) record \(record.id): " + error.message
+            throw error
         }
     }
 

@@ -33,7 +33,10 @@ extension StorageTransaction {
     func storeServerAnswer(
         _ answer: EncodedRecord?, collection: String, sentID: String, sent: JSONObject? = nil, in storage: Storage
     ) throws {
-        DeliveryLog.noteDelivery(storage, collection: collection, ids: [sentID] + (answer.map { [$0.id] } ?? []))
+        let ids = [sentID] + (answer.map { [$0.id] } ?? [])
+        DeliveryLog.noteDelivery(storage, collection: collection, ids: ids)
+        // A row of the entity a pull could not read is older than this answer.
+        try releaseQuarantine(collection: collection, ids: ids)
         let record = try fetch(collection: collection, id: sentID)
         var pending = try outboxEntries(collection: collection, entityID: sentID)
         guard let answer else {

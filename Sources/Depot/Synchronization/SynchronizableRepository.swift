@@ -76,6 +76,20 @@ extension SynchronizableRepository {
         return Promise { try await synchronizer.run(progress: progress) }
     }
 
+    /// The pulled rows of this collection the app could not read, kept raw in the store's
+    /// quarantine (oldest first): out of local reads, read again at the start of every pull and
+    /// merged once the app can read them. See ``UnreadableRow``.
+    ///
+    /// ```swift
+    /// for row in try await notes.quarantined().value {
+    ///     print(row.id ?? "?", row.firstSeen as Any, row.error.message)
+    /// }
+    /// ```
+    public func quarantined() -> Promise<[UnreadableRow]> {
+        let (storage, collection) = (self.storage, self.collection)
+        return Promise { try await Quarantine.rows(of: collection, in: storage) }
+    }
+
     /// Forgets the stored cursor of every incremental pull of this collection: the next
     /// `synchronize()` reads the whole list again (and may prune).
     ///

@@ -39,6 +39,9 @@ public struct SynchronizationReport: Sendable {
     /// old cursor when the row carries no stamp or the cursor is the server's token), so the next
     /// pull brings them again.
     public var unreadable: [UnreadableRow] = []
+    /// Rows kept in the quarantine by an earlier pull that the app can read now: merged by this
+    /// pull, and gone from the quarantine.
+    public var recovered = 0
     /// What the run decided on its own, for logs: e.g. that the server has no batch endpoint and
     /// changes went entity by entity.
     public var notes: [String] = []

@@ -1,6 +1,12 @@
 import Foundation
 
 extension Synchronizer {
+    /// Whether the collection has rows in the quarantine (kept before this pull, or put there
+    /// by it): only then does a merged row look for a kept version of itself to let go.
+    struct QuarantineUse: Sendable {
+        var inUse: Bool
+    }
+
     /// What merging one page did.
     struct PageOutcome: Sendable {
         var pulled = 0
@@ -29,9 +35,22 @@ extension Synchronizer {
         // An answer to a write stored after this pull's first request is newer than its pages.
         let reader = DeliveryLog.beginRead(storage)
         defer { reader.endRead() }
+        // Rows an earlier pull could not read go first: those the app reads now are merged (this
+        // pull's pages, newer, come after them).
+        let kept = try await Quarantine.rows(of: collection, in: storage)
+        var quarantine = QuarantineUse(inUse: !kept.isEmpty)
+        if !kept.isEmpty {
+            var unseen: Set<String> = []
+            let request = try firstRequest(configuration.query.sortedQueryItems, 1)
+            let outcome = try await merge(
+                page: kept.map(\.raw), request: request, seen: &unseen, report: &report, reader: reader,
+                quarantine: &quarantine, fromQuarantine: true)
+            report.recovered += outcome.pulled + outcome.conflicts
+        }
         let complete = try await walk(&errors, extraQuery: extra) { request, elements, response, document in
             let outcome = try await merge(
-                page: elements, request: request, seen: &seen, report: &report, reader: reader)
+                page: elements, request: request, seen: &seen, report: &report, reader: reader,
+                quarantine: &quarantine)
             report.pulled += outcome.pulled
             report.conflicts += outcome.conflicts
             report.removed += outcome.removed
@@ -294,11 +313,12 @@ extension Synchronizer {
     /// sync states with one query and writes text only.
     func merge(
         page elements: [JSON], request: NetworkRequest, seen: inout Set<String>, report: inout SynchronizationReport,
-        reader: DeliveryLog.Reader
+        reader: DeliveryLog.Reader, quarantine: inout QuarantineUse, fromQuarantine: Bool = false
     ) async throws -> PageOutcome {
         var entries: [EncodedRecord] = []
         var deleted: [String] = []
         var skipped: [Int] = []
+        var unreadableRows: [UnreadableRow] = []
         entries.reserveCapacity(elements.count)
         for (index, element) in elements.enumerated() {
             if case .flag(let flag)? = configuration.incremental?.deletions, element[flag] == .bool(true) {
@@ -322,21 +342,33 @@ extension Synchronizer {
                 entries.append(record)
             } catch {
                 var failure = error as? DepotError ?? DepotError(.decoding, "\(error)", underlying: error)
-                failure.message = "list element \(index): " + failure.message
+                failure.message = (fromQuarantine ? "kept row: " : "list element \(index): ") + failure.message
                 failure.request = failure.request ?? summary(of: request)
-                report.errors.append(failure)
-                report.unreadable.append(
-                    UnreadableRow(
-                        collection: collection,
-                        id: Self.idText(element[configuration.identityKey]) ?? Self.idText(element["id"]),
-                        raw: element, error: failure))
+                let row = UnreadableRow(
+                    collection: collection,
+                    id: Self.idText(element[configuration.identityKey]) ?? Self.idText(element["id"]),
+                    raw: element, error: failure, firstSeen: Date())
+                if !fromQuarantine {
+                    // A row kept from an earlier pull and still unreadable was reported then.
+                    report.errors.append(failure)
+                    report.unreadable.append(row)
+                }
+                unreadableRows.append(row)
                 skipped.append(index)
             }
         }
-        guard !entries.isEmpty || !deleted.isEmpty else { return PageOutcome(unreadable: skipped) }
+        if !unreadableRows.isEmpty { quarantine.inUse = true }
+        guard !entries.isEmpty || !deleted.isEmpty || !unreadableRows.isEmpty else {
+            return PageOutcome(unreadable: skipped)
+        }
         let (collection, page, gone, unreadable) = (self.collection, entries, deleted, skipped)
+        let (rows, releasing) = (unreadableRows, quarantine.inUse)
         return try await storage.transaction { tx in
             var outcome = PageOutcome(unreadable: unreadable)
+            // Kept raw, out of the app's reads, and read again on the next pull.
+            try tx.quarantine(rows, now: Date())
+            // A readable version of a kept row (or its deletion) supersedes it.
+            if releasing { try tx.releaseQuarantine(collection: collection, ids: gone + page.map(\.id)) }
             let states = try tx.syncStates(collection: collection, ids: gone + page.map(\.id))
             for id in gone {
                 guard let state = states[id], !reader.deliveredSince(collection: collection, id: id) else { continue }
