@@ -7,8 +7,11 @@ import Foundation
 /// ```swift
 /// let clock = ManualForwarderClock()
 /// let forwarder = Forwarder(for: cached, configuration: ForwarderConfiguration(jitter: 0, clock: clock))
+/// var events = forwarder.events.makeAsyncIterator()
 /// forwarder.start()                          // a 503 schedules a retry 1 s ahead
-/// await clock.waitForSleepers(1)
+/// while let event = await events.next() {    // wait until the retry is scheduled
+///     if case .retrying = event { break }
+/// }
 /// clock.advance(by: .seconds(1))             // the retry goes now
 /// ```
 public final class ManualForwarderClock: ForwarderClock {

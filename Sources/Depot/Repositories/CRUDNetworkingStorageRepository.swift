@@ -124,7 +124,9 @@ extension CRUDNetworkingStorageRepository {
         return run(
             .create,
             remote: {
-                try await remote.createAnswer(
+                // An entity named by its id may have earlier offline writes: they go first.
+                if let id = MovedIDs.idText(body["id"]) { try await Self.forwardEarlier(id, outbox) }
+                return try await remote.createAnswer(
                     body: remote.applyingNilEncoding(body), keepJSON: true, idempotencyKey: idempotencyKey
                 ).value
             },

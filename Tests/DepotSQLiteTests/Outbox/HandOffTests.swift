@@ -60,3 +60,30 @@ import Testing
         }
     }
 }
+
+/// A remote create from a JSON object that names its id sends the entity's earlier offline writes
+/// first, as the other remote writes do.
+@Suite struct DictionaryCreateOrderTests {
+    @Test("create(_ dictionary:) sends an earlier queued delete of its id first", arguments: StoreKind.allCases)
+    func earlierDeleteGoesFirst(kind: StoreKind) async throws {
+        try await withOutboxFixture(kind, objects: [["id": "x", "text": "old"]]) { fixture in
+            // Given: a delete of "x" made offline, waiting in the outbox
+            let messages = fixture.repository(strategy: .remoteFirst)
+            _ = try await messages.readAll().value
+            try await fixture.server.goOffline()
+            #expect(try await messages.delete(id: "x").value.origin == .local)
+            try await fixture.server.goOnline()
+
+            // When: online again, the app creates "x" anew from a JSON object
+            let created = try await messages.create(["id": "x", "text": "new"]).value
+            _ = try await fixture.forwarder(messages).flush().value
+
+            // Then: the delete went first, so the new "x" stands
+            #expect(created.origin == .remote)
+            let writes = fixture.server.requests.filter { $0.method != "GET" }.map(\.method)
+            #expect(writes.suffix(2) == ["DELETE", "POST"])
+            #expect(fixture.serverObject("x")?["text"] == "new")
+            #expect(try await fixture.outbox().isEmpty)
+        }
+    }
+}
