@@ -73,7 +73,9 @@ import Testing
         #expect(try await storage.outboxCount(OutboxQuery(selection: .all)).value == 2)
     }
 
-    @Test("erase(force: true) erases unsynced work, and later calls reject with .storage", arguments: StorageKind.allCases)
+    @Test(
+        "erase(force: true) erases unsynced work, and later calls reject with .storage", arguments: StorageKind.allCases
+    )
     func forceErases(kind: StorageKind) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
@@ -129,6 +131,7 @@ import Testing
     ) async throws {
         let error = await #expect(throws: DepotError.self, sourceLocation: sourceLocation) { _ = try await call() }
         #expect(error?.code == .storage, sourceLocation: sourceLocation)
-        #expect(error?.message.contains("was erased") == true, "\(error?.message ?? "")", sourceLocation: sourceLocation)
+        #expect(
+            error?.message.contains("was erased") == true, "\(error?.message ?? "")", sourceLocation: sourceLocation)
     }
 }
