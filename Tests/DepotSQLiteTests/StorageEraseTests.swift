@@ -36,7 +36,7 @@ import Testing
         try await storage.upsert([record("1", ["text": "hi"])]).value
         try await Self.recordPendingWrite(storage)
         // When / Then
-        await Self.expectRefusal(storage, saying: ["would lose 1 write ", "1 pending write", "erase(force: true)"])
+        await Self.expectRefusal(storage, saying: ["would lose what the server has not accepted: 1 pending write;", "erase(force: true)"])
         #expect(try await storage.outboxCount(OutboxQuery()).value == 1)
         #expect(try await storage.fetch(collection: "messages", id: "1").value?.object["text"] == "hi")
         #expect(try await storage.unsyncedSummary() == UnsyncedSummary(pendingEntries: 1))
@@ -49,7 +49,7 @@ import Testing
         let storage = try makeStore(kind, directory)
         try await storage.upsert([record("1", ["text": "a"]), record("2", ["text": "b"], state: .updated)]).value
 
-        await Self.expectRefusal(storage, saying: ["would lose 0 writes", "1 unsynced record"])
+        await Self.expectRefusal(storage, saying: [": 1 unsynced record;", "nothing was erased"])
         let kept = try await storage.fetch(collection: "messages", matching: .all).value
         #expect(kept.map(\.id) == ["1", "2"])
     }
@@ -69,7 +69,7 @@ import Testing
 
         #expect(
             try await storage.unsyncedSummary() == UnsyncedSummary(pendingEntries: 1, rejectedEntries: 1))
-        await Self.expectRefusal(storage, saying: ["would lose 2 writes", "1 pending write, 1 rejected write"])
+        await Self.expectRefusal(storage, saying: [": 1 pending write, 1 rejected write;"])
         #expect(try await storage.outboxCount(OutboxQuery(selection: .all)).value == 2)
     }
 

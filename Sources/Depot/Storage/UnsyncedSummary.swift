@@ -25,12 +25,14 @@ public struct UnsyncedSummary: Sendable, Hashable, CustomStringConvertible {
     /// The outbox entries, pending and rejected: the writes that would never reach the server.
     public var outboxEntries: Int { pendingEntries + rejectedEntries }
 
-    /// `"2 pending writes, 1 rejected write, 3 unsynced records"`.
+    /// `"2 pending writes, 1 rejected write, 3 unsynced records"`, zero counts left out;
+    /// `"nothing unsynced"` when empty.
     public var description: String {
-        [
-            Self.count(pendingEntries, "pending write"), Self.count(rejectedEntries, "rejected write"),
-            Self.count(unsyncedRecords, "unsynced record"),
-        ].joined(separator: ", ")
+        let parts = [
+            (pendingEntries, "pending write"), (rejectedEntries, "rejected write"),
+            (unsyncedRecords, "unsynced record"),
+        ].filter { $0.0 != 0 }.map { Self.count($0.0, $0.1) }
+        return parts.isEmpty ? "nothing unsynced" : parts.joined(separator: ", ")
     }
 
     private static func count(_ number: Int, _ noun: String) -> String {
@@ -45,8 +47,8 @@ public struct UnsyncedSummary: Sendable, Hashable, CustomStringConvertible {
         guard !isEmpty else { return nil }
         return DepotError(
             .unsyncedWrites,
-            "erasing \(store) would lose \(outboxEntries) write\(outboxEntries == 1 ? "" : "s") the server has not "
-                + "accepted (\(self)); nothing was erased. Synchronize first, or call erase(force: true)"
+            "erasing \(store) would lose what the server has not accepted: \(self); nothing was erased. "
+                + "Synchronize first, or call erase(force: true)"
         )
     }
 }
