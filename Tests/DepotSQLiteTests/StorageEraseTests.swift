@@ -36,7 +36,8 @@ import Testing
         try await storage.upsert([record("1", ["text": "hi"])]).value
         try await Self.recordPendingWrite(storage)
         // When / Then
-        await Self.expectRefusal(storage, saying: ["would lose what the server has not accepted: 1 pending write;", "erase(force: true)"])
+        await Self.expectRefusal(
+            storage, saying: ["would lose what the server has not accepted: 1 pending write;", "erase(force: true)"])
         #expect(try await storage.outboxCount(OutboxQuery()).value == 1)
         #expect(try await storage.fetch(collection: "messages", id: "1").value?.object["text"] == "hi")
         #expect(try await storage.unsyncedSummary() == UnsyncedSummary(pendingEntries: 1))
