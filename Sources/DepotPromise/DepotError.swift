@@ -46,6 +46,9 @@ public struct DepotError: Error, Sendable, CustomStringConvertible {
         /// The answer's body was larger than the session allows (its `maximumResponseSize`); the
         /// transport stopped reading and cancelled the request. Never retried.
         public static let responseTooLarge = Code("responseTooLarge")
+        /// Erasing a store would lose writes the server has not accepted (outbox entries pending
+        /// or rejected, records not synced); the message says how many, and nothing was erased.
+        public static let unsyncedWrites = Code("unsyncedWrites")
     }
 
     /// The request a failure belongs to: its method and full URL.

@@ -5,14 +5,23 @@ import GRDB
 /// A `Storage` in an SQLite file, on GRDB: entities stored as JSON per collection with
 /// their sync state and last server snapshot; criteria evaluated in SQL with `json_extract`;
 /// WAL mode (many readers, one writer); the schema created and migrated by versioned migrations.
+/// Deleted rows are overwritten on disk (`PRAGMA secure_delete`), not left in free pages.
+///
+/// Keep one file per account: open the signed-in user's store, and at logout ``erase(force:)``
+/// it, which removes the file once nothing in it still waits for the server. A store is never
+/// shared between accounts, so nothing of one user's data can reach another's requests.
 ///
 /// ```swift
 /// let storage = try SQLiteStorage(path: "/var/lib/app/depot.sqlite", indexes: ["messages": ["author"]])
 /// try await storage.upsert([record]).value
 /// let anns = try await storage.fetch(collection: "messages", matching: Criteria(["author": "ann"])).value
+///
+/// let accountStore = try SQLiteStorage(path: "\(directory)/\(accountID).sqlite")  // one file per account
 /// ```
 public final class SQLiteStorage: Storage {
-    private let writer: any DatabaseWriter
+    let writer: any DatabaseWriter
+    /// Open, closed or erased: checked before and inside every database access.
+    let lifecycle = LockedValue(Lifecycle.open)
     /// The file's path, or nil for an in-memory store.
     public let path: String?
     /// collection → keys with an index, as declared at opening.
@@ -52,12 +61,17 @@ public final class SQLiteStorage: Storage {
     /// Closes the database; later calls reject with `.storage`. Open it again with `init(path:)`.
     public func close() throws {
         try Self.storageErrors("cannot close the database") { try writer.close() }
+        lifecycle.withLock { if $0 == .open { $0 = .closed } }
     }
 
     private static var configuration: Configuration {
         var configuration = Configuration()
         configuration.label = "Depot"
         configuration.busyMode = .timeout(5)
+        configuration.prepareDatabase { db in
+            // Deleted rows and records overwritten with zeros, not left readable in free pages.
+            try db.execute(sql: "PRAGMA secure_delete = ON")
+        }
         return configuration
     }
 
@@ -301,7 +315,7 @@ public final class SQLiteStorage: Storage {
     }
 
     /// Carries an error a transaction body threw past the `.storage` wrapping.
-    private struct BodyFailure: Error {
+    struct BodyFailure: Error {
         let error: any Error
     }
 
@@ -342,40 +356,5 @@ public final class SQLiteStorage: Storage {
             if removed { recorder.deleted(collection, id) }
             return removed
         }
-    }
-
-    // MARK: Errors
-
-    func run<T: Sendable>(_ what: String, _ body: @escaping @Sendable (Database) throws -> T) -> Promise<T> {
-        let writer = self.writer
-        return Promise { try await Self.storageErrors("cannot \(what)") { try await writer.write(body) } }
-    }
-
-    func read<T: Sendable>(_ what: String, _ body: @escaping @Sendable (Database) throws -> T) -> Promise<T> {
-        let writer = self.writer
-        return Promise { try await Self.storageErrors("cannot \(what)") { try await writer.read(body) } }
-    }
-
-    static func storageErrors<T>(_ what: String, _ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch {
-            throw wrap(error, what)
-        }
-    }
-
-    static func storageErrors<T>(_ what: String, _ body: () async throws -> T) async throws -> T {
-        do {
-            return try await body()
-        } catch {
-            throw wrap(error, what)
-        }
-    }
-
-    private static func wrap(_ error: any Error, _ what: String) -> any Error {
-        if let failure = error as? BodyFailure { return failure.error }
-        if error is DepotError { return error }
-        if error is CancellationError { return DepotError(.cancelled, "\(what): cancelled", underlying: error) }
-        return DepotError(.storage, "\(what): \(error)", underlying: error)
     }
 }

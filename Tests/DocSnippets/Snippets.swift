@@ -327,3 +327,23 @@ let answer = try await Messages(store: session, storage: storage).read("42").val
 print(answer.origin)  // .local when the server could not be reached
 #sourceLocation()
 }
+
+func snippet_Sources_DepotSQLite_DepotSQLite_docc_DepotSQLite_md_33() async throws {
+#sourceLocation(file: "Sources/DepotSQLite/DepotSQLite.docc/DepotSQLite.md", line: 34)
+// Signing in: the account's own file.
+let directory = FileManager.default.temporaryDirectory
+let accountStore = try SQLiteStorage(path: directory.appendingPathComponent("account-42.sqlite").path)
+
+// Logging out: push what waits, then erase.
+_ = try await cached.synchronize().value
+do {
+    try await accountStore.erase()
+} catch let error as DepotError where error.code == .unsyncedWrites {
+    let unsynced = try await accountStore.unsyncedSummary()
+    print("logging out would lose \(unsynced)")  // ask the user, then erase(force: true)
+}
+
+// An account removed while no store of it is open: just its files.
+try SQLiteStorage.destroy(path: path)
+#sourceLocation()
+}

@@ -2,18 +2,20 @@ import Foundation
 
 /// A ``Storage`` in memory: for tests, previews and caches that need not survive a restart.
 public final class InMemoryStorage: Storage {
-    private let contents = LockedValue(Contents())
+    let contents = LockedValue(Contents())
     /// Held by every write, and by a transaction for its whole body, so writes never interleave;
     /// reads take only `contents`' lock, briefly, so a transaction body may read the store.
-    private let writer = Lock()
+    let writer = Lock()
     /// The thread inside a transaction body, so a write it makes to the store directly (which
     /// would wait for itself) is refused instead of hanging.
     private let writerThread = LockedValue<pthread_t?>(nil)
 
     /// Everything the store holds, under one lock so a transaction covers records and outbox.
-    private struct Contents {
+    struct Contents {
         var collections: [String: [String: StoredRecord]] = [:]
         var outbox = Outbox()
+        /// Set by ``erase(force:)``: every later call rejects.
+        var erased = false
     }
 
     /// Makes an empty store.
@@ -23,12 +25,14 @@ public final class InMemoryStorage: Storage {
     public func insert(_ record: StoredRecord) -> Promise<Void> {
         if let refusal = reentrantWrite() { return Promise(error: refusal) }
         let inserted = writer.withLock {
-            contents.withLock { contents in
+            contents.withLock { contents -> Bool? in
+                guard !contents.erased else { return nil }
                 guard contents.collections[record.collection]?[record.id] == nil else { return false }
                 contents.collections[record.collection, default: [:]][record.id] = record
                 return true
             }
         }
+        guard let inserted else { return Promise(error: Self.erasedError("insert into \(record.collection)")) }
         if inserted { publish { $0.changed(record.collection, record.id) } }
         if inserted { return Promise(()) }
         return Promise(error: DepotError(.conflict, "\(record.collection) already has a record with id \(record.id)"))
@@ -37,24 +41,28 @@ public final class InMemoryStorage: Storage {
     /// Adds or replaces every record at once.
     public func upsert(_ records: [StoredRecord]) -> Promise<Void> {
         if let refusal = reentrantWrite() { return Promise(error: refusal) }
-        writer.withLock {
+        let written = writer.withLock {
             contents.withLock { contents in
+                guard !contents.erased else { return false }
                 for record in records { contents.collections[record.collection, default: [:]][record.id] = record }
+                return true
             }
         }
+        guard written else { return Promise(error: Self.erasedError("upsert \(records.count) records")) }
         publish { recorder in for record in records { recorder.changed(record.collection, record.id) } }
         return Promise(())
     }
 
     /// The record with `id`, or nil.
     public func fetch(collection: String, id: String) -> Promise<StoredRecord?> {
-        Promise(contents.withLock { $0.collections[collection]?[id] })
+        read("fetch \(collection)/\(id)") { $0.collections[collection]?[id] }
     }
 
     /// The records matching `criteria`.
     public func fetch(collection: String, matching criteria: Criteria) -> Promise<[StoredRecord]> {
         do { try criteria.validate() } catch { return Promise(error: error) }
-        let records = contents.withLock { Array(($0.collections[collection] ?? [:]).values) }
+        let records = contents.withLock { $0.erased ? nil : Array(($0.collections[collection] ?? [:]).values) }
+        guard let records else { return Promise(error: Self.erasedError("query \(collection)")) }
         return Promise(CriteriaEvaluator.apply(criteria, to: records))
     }
 
@@ -62,8 +70,9 @@ public final class InMemoryStorage: Storage {
     public func delete(collection: String, id: String) -> Promise<Bool> {
         if let refusal = reentrantWrite() { return Promise(error: refusal) }
         let removed = writer.withLock {
-            contents.withLock { $0.collections[collection]?.removeValue(forKey: id) != nil }
+            contents.withLock { $0.erased ? nil : $0.collections[collection]?.removeValue(forKey: id) != nil }
         }
+        guard let removed else { return Promise(error: Self.erasedError("delete \(collection)/\(id)")) }
         if removed { publish { $0.deleted(collection, id) } }
         return Promise(removed)
     }
@@ -71,7 +80,14 @@ public final class InMemoryStorage: Storage {
     /// Removes every record of `collection`.
     public func deleteAll(collection: String) -> Promise<Void> {
         if let refusal = reentrantWrite() { return Promise(error: refusal) }
-        writer.withLock { contents.withLock { _ = $0.collections.removeValue(forKey: collection) } }
+        let cleared = writer.withLock {
+            contents.withLock { contents in
+                guard !contents.erased else { return false }
+                contents.collections.removeValue(forKey: collection)
+                return true
+            }
+        }
+        guard cleared else { return Promise(error: Self.erasedError("delete all of \(collection)")) }
         publish { $0.cleared(collection) }
         return Promise(())
     }
@@ -87,6 +103,8 @@ public final class InMemoryStorage: Storage {
         if let refusal = reentrantWrite() { return Promise(error: refusal) }
         do {
             let output = try writer.withLock {
+                // Erasing takes the writer lock, so the store stays as it is checked here until the commit.
+                if contents.withLock({ $0.erased }) { throw Self.erasedError("run a transaction") }
                 writerThread.withLock { $0 = pthread_self() }
                 defer { writerThread.withLock { $0 = nil } }
                 let transaction = Transaction(contents)
@@ -109,7 +127,7 @@ public final class InMemoryStorage: Storage {
     }
 
     /// `.invalidRequest` when called from inside one of this store's transaction bodies.
-    private func reentrantWrite() -> DepotError? {
+    func reentrantWrite() -> DepotError? {
         let inside = writerThread.withLock { thread in thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
         guard inside else { return nil }
         return DepotError(
@@ -120,14 +138,26 @@ public final class InMemoryStorage: Storage {
 
     /// The outbox entries `query` selects, by sequence.
     public func outbox(_ query: OutboxQuery) -> Promise<[OutboxEntry]> {
-        Promise(contents.withLock { $0.outbox.entries(query) })
+        read("read the outbox") { $0.outbox.entries(query) }
     }
 
     /// How many outbox entries `query` selects.
     public func outboxCount(_ query: OutboxQuery) -> Promise<Int> {
         var unlimited = query
         unlimited.limit = nil
-        return Promise(contents.withLock { $0.outbox.entries(unlimited).count })
+        return read("count the outbox") { $0.outbox.entries(unlimited).count }
+    }
+
+    /// `body`'s answer on the contents, under their lock; `.storage` once the store is erased.
+    private func read<Value: Sendable>(_ what: String, _ body: (Contents) -> Value) -> Promise<Value> {
+        let value: Value? = contents.withLock { $0.erased ? nil : body($0) }
+        guard let value else { return Promise(error: Self.erasedError(what)) }
+        return Promise(value)
+    }
+
+    /// The error a call on an erased store rejects with.
+    static func erasedError(_ what: String) -> DepotError {
+        DepotError(.storage, "cannot \(what): the store was erased")
     }
 
     /// The outbox: entries in sequence order (appends go at the end), and the last sequence given.
