@@ -46,6 +46,9 @@ public struct DepotError: Error, Sendable, CustomStringConvertible {
         /// The answer's body was larger than the session allows (its `maximumResponseSize`); the
         /// transport stopped reading and cancelled the request. Never retried.
         public static let responseTooLarge = Code("responseTooLarge")
+        /// A stored record could not be migrated to the app's schema version: a migration threw,
+        /// or the declared migrations are out of order. The store is left as it was.
+        public static let migration = Code("migration")
     }
 
     /// The request a failure belongs to: its method and full URL.
