@@ -58,7 +58,8 @@ func writeV1Notes(to storage: any Storage) async throws {
                 collection: "notes", id: "2", object: ["id": "2", "text": "local text"], syncState: .updated,
                 snapshot: ["id": "2", "text": "server text"]))
         try tx.upsert(record("3", ["text": "three"], state: .created, collection: "notes"))
-        try tx.recordOutbox(collection: "notes", entityID: "3", operation: .create, payload: ["id": "3", "text": "three"])
+        try tx.recordOutbox(
+            collection: "notes", entityID: "3", operation: .create, payload: ["id": "3", "text": "three"])
         try tx.recordOutbox(
             collection: "notes", entityID: "2", operation: .update, payload: ["id": "2", "text": "local text"])
         // A patch after an update would fold into it: the patch is an entry of its own, sent once.

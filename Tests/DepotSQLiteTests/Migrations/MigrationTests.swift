@@ -109,7 +109,8 @@ import Testing
         #expect(notes.map(\.kind) == [.plain, .plain, .plain])
     }
 
-    @Test("a synced record is read again from its server snapshot; an unreadable one is kept and reported",
+    @Test(
+        "a synced record is read again from its server snapshot; an unreadable one is kept and reported",
         arguments: StorageKind.allCases)
     func redecodeFromSnapshot(kind: StorageKind) async throws {
         let directory = try TemporaryDirectory()
@@ -150,11 +151,34 @@ import Testing
         let storage = InMemoryStorage()
         try await storage.upsert(record("1", ["text": "one"], collection: "notes")).value
         let schema = CollectionSchema(
-            "notes", entity: NoteV2.self, migrations: versions.map { version in Migration(to: version) { record in record["kind"] = "plain" } })
+            "notes", entity: NoteV2.self,
+            migrations: versions.map { version in Migration(to: version) { record in record["kind"] = "plain" } })
         let error = await #expect(throws: DepotError.self) { try await storage.migrate(schema) }
         #expect(error?.code == .migration)
         #expect(error?.message.contains("notes") == true)
         #expect(try await storage.fetch(collection: "notes", id: "1").value?.object == ["id": "1", "text": "one"])
+    }
+
+    @Test("a store whose transactions cannot list is listed just before its transaction")
+    func storeWithoutListing() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        // Given
+        let storage = PlainTransactionStorage(try await notesAsV1Wrote(.sqliteFile, in: directory))
+
+        // When
+        let report = try await storage.migrate([
+            CollectionSchema("notes", entity: NoteV2.self, migrations: [NoteMigrations.toV2(.migrate)])
+        ])
+
+        // Then
+        #expect(
+            report == [
+                MigrationReport(
+                    collection: "notes", fromVersion: 0, toVersion: 2, recordsMigrated: 3, queuedWritesMigrated: 2)
+            ])
+        #expect(try await NotesV2(storage: storage).readAll().value.map(\.kind) == [.plain, .plain, .plain])
+        #expect(try await notePayloads(storage)[.patch] == ["text": "patched"])
     }
 
     @Test("resetPullCursors forgets the collection's cursors only")
