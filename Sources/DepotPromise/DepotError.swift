@@ -49,6 +49,9 @@ public struct DepotError: Error, Sendable, CustomStringConvertible {
         /// Erasing a store would lose writes the server has not accepted (outbox entries pending
         /// or rejected, records not synced); the message says how many, and nothing was erased.
         public static let unsyncedWrites = Code("unsyncedWrites")
+        /// A stored record could not be migrated to the app's schema version: a migration threw,
+        /// or the declared migrations are out of order. The store is left as it was.
+        public static let migration = Code("migration")
     }
 
     /// The request a failure belongs to: its method and full URL.

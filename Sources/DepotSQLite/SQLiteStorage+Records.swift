@@ -163,3 +163,21 @@ extension SQLiteStorage {
         }
     }
 }
+
+extension SQLiteStorage.Transaction: ListingStorageTransaction {
+    func records(collection: String) throws -> [StoredRecord] {
+        try SQLiteStorage.storageErrors("cannot list \(collection)") {
+            try SQLiteStorage.records(
+                db.cachedStatement(
+                    sql: "SELECT \(SQLiteStorage.recordColumns) FROM records WHERE collection = ? ORDER BY id ASC"),
+                [collection])
+        }
+    }
+
+    func outbox(_ query: OutboxQuery) throws -> [OutboxEntry] {
+        let (sql, arguments) = SQLiteStorage.outboxSQL("SELECT *", query)
+        return try SQLiteStorage.storageErrors("cannot read the outbox") {
+            try SQLiteStorage.outboxEntries(db.makeStatement(sql: sql), arguments)
+        }
+    }
+}

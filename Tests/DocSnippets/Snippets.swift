@@ -225,6 +225,53 @@ print(proxy.statistics)                       // duration, requests, bytes, inse
 #sourceLocation()
 }
 
+func snippet_Sources_Depot_Depot_docc_ShippingANewVersion_md_22() async throws {
+#sourceLocation(file: "Sources/Depot/Depot.docc/ShippingANewVersion.md", line: 23)
+// App v1 stored notes like these.
+struct NoteV1: Codable, Identifiable, Sendable {
+    var id: String
+    var text: String
+}
+
+// App v2 adds a required kind, with a case v1 never knew.
+struct NoteV2: Codable, Identifiable, Sendable {
+    enum Kind: String, Codable, Sendable {
+        case plain
+        case checklist
+    }
+
+    var id: String
+    var text: String
+    var kind: Kind
+}
+
+let notes = CollectionSchema(
+    "notes", entity: NoteV2.self,
+    migrations: [
+        Migration(to: 2) { record in
+            record["kind"] = record["kind"] ?? "plain"
+        }
+    ])
+let storage = try await SQLiteStorage.open(path: path, migrating: [notes])
+#sourceLocation()
+}
+
+func snippet_Sources_Depot_Depot_docc_ShippingANewVersion_md_57() async throws {
+#sourceLocation(file: "Sources/Depot/Depot.docc/ShippingANewVersion.md", line: 58)
+struct Notes: StorageRepository {
+    typealias Entity = Note
+    static var migrations: [Migration] {
+        [Migration(to: 2) { record in record["kind"] = record["kind"] ?? "plain" }]
+    }
+    let storage: Storage
+    let collection = "notes"
+}
+
+let report = try await Notes(storage: storage).migrate().value
+print(report.fromVersion, report.toVersion, report.recordsMigrated, report.unreadable)
+#sourceLocation()
+}
+
 func snippet_Sources_Depot_Depot_docc_StoreAndForward_md_17() async throws {
 #sourceLocation(file: "Sources/Depot/Depot.docc/StoreAndForward.md", line: 18)
 let forwarder = Forwarder(for: cached)

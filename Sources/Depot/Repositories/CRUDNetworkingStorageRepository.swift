@@ -27,6 +27,9 @@ public protocol CRUDNetworkingStorageRepository: NetworkingRepository {
     /// What the outbox does when the server refuses a forwarded write because the entity changed
     /// there (409/412); ``ConflictPolicy/serverWins`` by default.
     var conflictPolicy: ConflictPolicy { get }
+    /// The ordered migrations of the collection's stored JSON, run by `migrate()`; none by
+    /// default.
+    static var migrations: [Migration] { get }
 }
 
 extension CRUDNetworkingStorageRepository {

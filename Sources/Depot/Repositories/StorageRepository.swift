@@ -16,6 +16,9 @@ public protocol StorageRepository: Repository {
     var storage: Storage { get }
     /// The collection's name in the store.
     var collection: String { get }
+    /// The ordered migrations of the collection's stored JSON, run by `migrate()`; none by
+    /// default.
+    static var migrations: [Migration] { get }
 }
 
 extension StorageRepository {

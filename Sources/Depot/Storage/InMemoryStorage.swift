@@ -240,7 +240,7 @@ public final class InMemoryStorage: Storage {
 
     /// A transaction's view: its own writes, kept aside, over the store as committed (which no
     /// other write changes while the transaction runs, since it holds the writer lock).
-    private final class Transaction: StorageTransaction {
+    private final class Transaction: ListingStorageTransaction {
         private let contents: LockedValue<Contents>
         /// collection → id → the record written, or nil for deleted.
         private var records: [String: [String: StoredRecord?]] = [:]
@@ -266,6 +266,24 @@ public final class InMemoryStorage: Storage {
             guard fetch(collection: collection, id: id) != nil else { return false }
             records[collection, default: [:]][id] = .some(nil)
             return true
+        }
+
+        func records(collection: String) -> [StoredRecord] {
+            var all = contents.withLock { $0.collections[collection] ?? [:] }
+            for (id, record) in records[collection] ?? [:] { all[id] = record }
+            return all.values.sorted { $0.id < $1.id }
+        }
+
+        func outbox(_ query: OutboxQuery) -> [OutboxEntry] {
+            var unlimited = query
+            unlimited.limit = nil
+            var all = Dictionary(
+                uniqueKeysWithValues: contents.withLock { $0.outbox.entries(unlimited) }.map { ($0.sequence, $0) })
+            for (sequence, entry) in entries {
+                all[sequence] = entry.flatMap { unlimited.matches($0) ? $0 : nil }
+            }
+            let selected = all.values.sorted { $0.sequence < $1.sequence }
+            return query.limit.map { Array(selected.prefix($0)) } ?? selected
         }
 
         func outboxEntries(collection: String, entityID: String) -> [OutboxEntry] {

@@ -96,14 +96,7 @@ extension SynchronizableRepository {
     /// - Throws: (in the promise) `DepotError` `.storage` when the store fails.
     @discardableResult
     public func resetPullCursor() -> Promise<Void> {
-        let (storage, prefix) = (self.storage, collection + "?")
-        return Promise {
-            let cursors = try await storage.fetch(collection: PullCursors.collection, matching: Criteria()).value
-            try await storage.transaction { tx in
-                for cursor in cursors where cursor.id.hasPrefix(prefix) {
-                    try tx.delete(collection: PullCursors.collection, id: cursor.id)
-                }
-            }.value
-        }
+        let (storage, collection) = (self.storage, self.collection)
+        return Promise { try await storage.resetPullCursors(collection: collection) }
     }
 }
