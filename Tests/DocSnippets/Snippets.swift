@@ -157,6 +157,23 @@ for await waiting in forwarder.pendingCounts { badge(waiting) }  // "3 changes w
 #sourceLocation()
 }
 
+func snippet_README_md_211() async throws {
+#sourceLocation(file: "README.md", line: 212)
+let notes = CollectionSchema(
+    "notes", entity: Note.self,
+    migrations: [Migration(to: 2) { record in record["kind"] = record["kind"] ?? "plain" }])
+let store = try await SQLiteStorage.open(path: path, migrating: [notes])   // one file per account
+
+let report = try await cached.synchronize().value
+print(report.unreadable.count, report.recovered)      // kept this pull; merged from the quarantine
+for row in try await cached.quarantined().value { log(row.error) }
+
+print(try await store.unsyncedSummary())              // "1 pending write, 2 unsynced records"
+try await store.erase()                               // throws .unsyncedWrites while that is not empty
+try await store.erase(force: true)                    // the app decided: the file, -wal and -shm go
+#sourceLocation()
+}
+
 func snippet_Sources_Depot_Depot_docc_Concurrency_md_25() async throws {
 #sourceLocation(file: "Sources/Depot/Depot.docc/Concurrency.md", line: 26)
 try await storage.transaction { tx in
