@@ -6,7 +6,7 @@ import Testing
 
 @Suite struct LiveQueryTests {
     @Test(
-        "observe: the current result, then the latest after 1,000 concurrent writes from two repositories and a pull",
+        "observe: the current result, then the latest after 400 concurrent writes from two repositories and a pull",
         arguments: StoreKind.allCases)
     func observeCriteria(kind: StoreKind) async throws {
         let serverObjects: [JSONObject] = (1...100).map {
@@ -23,14 +23,15 @@ import Testing
                 }
             }
             #expect(await eventuallyTrue { seen.withLock { $0.first } == ["seed"] })
-            // 1,000 writes from two repositories at once, a quarter of them by another author, and a pull
+            // 400 writes from two repositories at once (1,000 before: CPU the README suite does not need
+            // for the race), a quarter of them by another author, and a pull
             let puller = PullOnlyMessages(store: fixture.session, storage: fixture.storage)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     let report = try await puller.synchronize().value
                     #expect(report.pullCompleted && report.pulled == 100)
                 }
-                for index in 0..<1_000 {
+                for index in 0..<400 {
                     let repository = index.isMultiple(of: 2) ? first : second
                     group.addTask {
                         _ = try await repository.create(
@@ -42,7 +43,7 @@ import Testing
             }
             _ = try await first.delete(id: "seed").value
             let expected =
-                ((0..<1_000).filter { !$0.isMultiple(of: 4) }.map { "m\($0)" }
+                ((0..<400).filter { !$0.isMultiple(of: 4) }.map { "m\($0)" }
                 + (1...100).filter { $0.isMultiple(of: 2) }.map { "s\($0)" }).sorted()
             // The last emission equals the store
             #expect(await eventuallyTrue { seen.withLock { $0.last } == expected })
@@ -50,7 +51,7 @@ import Testing
                 .value.map(\.id).sorted()
             #expect(stored == expected)
             // Coalesced: far fewer emissions than writes is allowed, a backlog is not needed
-            #expect(seen.withLock { $0.count } <= 1_003)
+            #expect(seen.withLock { $0.count } <= 403)
             observer.cancel()
         }
     }
