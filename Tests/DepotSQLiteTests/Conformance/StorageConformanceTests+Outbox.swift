@@ -51,6 +51,30 @@ extension StorageConformanceTests {
         #expect(next[0] > sequences[3])
     }
 
+    @Test("an outbox entry reads back with every field it was stored with", arguments: StorageKind.allCases)
+    func outboxRoundTrip(kind: StorageKind) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let storage = try kind.make(in: directory)
+        // Given
+        let sequence = try await Conformance.append([Conformance.entry("a", .patch, payload: ["n": nil])], to: storage)[
+            0]
+        let full = OutboxEntry(
+            sequence: sequence, collection: "messages", entityID: "a", operation: .patch,
+            payload: ["n": nil, "deep": ["x": [1, "two", 3.5, true]]], idempotencyKey: "key-é", attempts: 3,
+            failures: 2,
+            nextAttempt: Conformance.now.addingTimeInterval(30), lastError: "503 busy",
+            rejection: OutboxRejection(status: nil, message: "unreadable"),
+            lease: Conformance.lease(Conformance.peerA, for: 45))
+        // When
+        let replaced = try await storage.transaction { tx in try tx.replaceOutbox(full) }.value
+        // Then
+        #expect(replaced)
+        #expect(try await storage.outbox(OutboxQuery(selection: .all)).value == [full])
+        let inside = try await storage.transaction { tx in try tx.outboxEntry(sequence: sequence) }.value
+        #expect(inside == full)
+    }
+
     @Test("outbox(_:) selects by state, collections, entity, after and limit", arguments: StorageKind.allCases)
     func outboxQueries(kind: StorageKind) async throws {
         let directory = try TemporaryDirectory()

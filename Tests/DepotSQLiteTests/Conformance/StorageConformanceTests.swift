@@ -45,6 +45,38 @@ import Testing
         #expect(try await storage.fetch(collection: "notes", id: "a").value == nil)
     }
 
+    @Test("upsert(encoded:) reads back as the record it was made from", arguments: StorageKind.allCases)
+    func upsertEncoded(kind: StorageKind) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let storage = try kind.make(in: directory)
+        // Given
+        var synced = record(
+            "a", ["text": "é \"quoted\"", "n": .integer(Int64.max), "x": 1.5, "nested": ["k": [1, nil]]])
+        synced.etag = "W/\"7\""
+        let created = record("b", ["text": "local"], state: .created)
+        // When
+        try await storage.upsert(encoded: [try EncodedRecord(synced), try EncodedRecord(created)]).value
+        // Then
+        #expect(try await storage.fetch(collection: "messages", id: "a").value == synced)
+        #expect(try await storage.fetch(collection: "messages", id: "b").value == created)
+    }
+
+    @Test("criteria a store cannot evaluate reject with .invalidRequest", arguments: StorageKind.allCases)
+    func invalidCriteria(kind: StorageKind) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let storage = try kind.make(in: directory)
+        // Given
+        try await storage.upsert(Self.rows).value
+        // When / Then
+        for criteria in [Criteria(["tags": ["a"]]), Criteria(["meta": ["k": 1]]), Criteria(limit: -1)] {
+            await #expect("\(criteria)") {
+                try await storage.fetch(collection: "messages", matching: criteria).value
+            } throws: { ($0 as? DepotError)?.code == .invalidRequest }
+        }
+    }
+
     @Test("delete says whether it removed; deleteAll leaves other collections", arguments: StorageKind.allCases)
     func deletes(kind: StorageKind) async throws {
         let directory = try TemporaryDirectory()
