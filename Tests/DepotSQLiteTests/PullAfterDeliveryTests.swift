@@ -48,4 +48,39 @@ import Testing
             #expect(try await fixture.stored("3")?.object["text"] == "fresh")
         }
     }
+
+    @Test(
+        "a remote readAll whose request left before a delivery keeps the delivery: no overwrite, no resurrection",
+        arguments: StoreKind.allCases)
+    func olderReadKeepsDelivery(kind: StoreKind) async throws {
+        try await withOutboxFixture(kind) { fixture in
+            // Given: the server holds 1 ("old") and 2; the app has both, synced
+            fixture.server.resource(
+                "messages", objects: [["id": "1", "text": "old"], ["id": "2", "text": "doomed"]])
+            let remote = fixture.repository(strategy: .remoteFirst)
+            _ = try await remote.readAll().value
+            #expect(try await fixture.stored("2")?.syncState == .synced)
+
+            // And: the next list read answers as the server stood before the writes below,
+            // after a delay, and tells the test when it has arrived
+            let stale: JSON = [["id": "1", "text": "old"], ["id": "2", "text": "doomed"]]
+            fixture.server.route(.get, "/messages", response: .json(stale, delay: .milliseconds(700)))
+            let (arrived, signal) = AsyncStream<Void>.makeStream()
+            fixture.server.observe(.get, "/messages") { _ in signal.yield() }
+
+            // When: a remote readAll is out while the app updates 1 and deletes 2, remote-first
+            let read = Task { try await remote.readAll().value }
+            var iterator = arrived.makeAsyncIterator()
+            _ = await iterator.next()
+            _ = try await remote.update(Message(id: "1", text: "new")).value
+            _ = try await remote.delete(id: "2").value
+            let answer = try await read.value
+
+            // Then: the app gets what the server sent, and the store keeps the newer writes
+            #expect(answer.value.map(\.text).sorted() == ["doomed", "old"])
+            let one = try #require(try await fixture.stored("1"))
+            #expect(one.object["text"] == "new" && one.syncState == .synced)
+            #expect(try await fixture.stored("2") == nil)
+        }
+    }
 }

@@ -47,7 +47,9 @@ extension CRUDNetworkingStorageRepository {
     /// Reads the entity with `id`; a remote answer is stored locally (the server's JSON as the
     /// snapshot, with its `ETag`), unless the local record has changes not yet sent.
     public func read(_ id: Entity.ID) -> Promise<Sourced<Entity>> {
-        let (local, remote, key) = (self.local, self.remote, id.pathComponent)
+        let (local, remote, key, storage) = (self.local, self.remote, id.pathComponent, self.storage)
+        // A write's answer stored while the read is out is newer than the read's answer.
+        let reads = DeliveryLog.Scope()
         return run(
             .read,
             remote: {
@@ -55,26 +57,32 @@ extension CRUDNetworkingStorageRepository {
                 // cannot say does not keep the server's answer from the app (its failure shows
                 // when the answer is stored).
                 let moved = try? await local.moved(id: key)
+                reads.begin(storage)
                 return try await remote.readAnswer(id: moved?.id ?? key, keepJSON: true).value
             },
             local: { _ in RemoteAnswer(entity: try await local.read(id: key)) },
-            afterRemote: { try await local.storeAnswers([$0], keepingUnsynced: true) },
+            afterRemote: { try await local.storeAnswers([$0], keepingUnsynced: true, reads: reads) },
             afterLocal: nil
-        ).map { $0.map(\.entity) }
+        ).ensure { reads.end() }.map { $0.map(\.entity) }
     }
 
     /// Reads the entities matching `query`: on the server as URL query items, locally as equality on
     /// the same keys compared as strings. Remote answers are stored locally, except over records
     /// with changes not yet sent.
     public func readAll(query: [String: String] = [:]) -> Promise<Sourced<[Entity]>> {
-        let (local, remote) = (self.local, self.remote)
+        let (local, remote, storage) = (self.local, self.remote, self.storage)
+        // A write's answer stored while the read is out is newer than the read's answers.
+        let reads = DeliveryLog.Scope()
         return run(
             .readAll,
-            remote: { try await remote.readAllAnswers(queryItems: query.sortedQueryItems, keepJSON: true).value },
+            remote: {
+                reads.begin(storage)
+                return try await remote.readAllAnswers(queryItems: query.sortedQueryItems, keepJSON: true).value
+            },
             local: { _ in try await local.readAll(Criteria(query: query)).map { RemoteAnswer(entity: $0) } },
-            afterRemote: { try await local.storeAnswers($0, keepingUnsynced: true) },
+            afterRemote: { try await local.storeAnswers($0, keepingUnsynced: true, reads: reads) },
             afterLocal: nil
-        ).map { $0.map { $0.map(\.entity) } }
+        ).ensure { reads.end() }.map { $0.map { $0.map(\.entity) } }
     }
 
     /// Creates the entity. A local create is stored `.created` and recorded in the outbox in the

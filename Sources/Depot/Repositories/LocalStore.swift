@@ -103,7 +103,12 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
     /// (the entity's own object when the answer kept none) and the answer's `ETag`. With
     /// `keepingUnsynced` (answers to reads), a record with local changes not yet sent is left as it
     /// is: its outbox entries will bring the server up to date, and a read must not undo them.
-    func storeAnswers(_ answers: [RemoteAnswer<Entity>], keepingUnsynced: Bool = false) async throws {
+    ///
+    /// `reads` is the read these answers came from: a record a write's answer was stored for
+    /// since that read's request left is newer than the answer, and kept.
+    func storeAnswers(
+        _ answers: [RemoteAnswer<Entity>], keepingUnsynced: Bool = false, reads: DeliveryLog.Scope? = nil
+    ) async throws {
         let collection = self.collection
         let records = try answers.map { answer in
             let object = try EncodedRecord.encode(answer.entity)
@@ -119,11 +124,13 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
                 snapshot: snapshot, etag: answer.etag)
         }
         guard keepingUnsynced else { return try await storage.upsert(encoded: records).value }
+        let reader = reads?.current
         try await storage.transaction { tx in
             for record in records {
                 if let current = try tx.fetch(collection: collection, id: record.id), current.syncState != .synced {
                     continue
                 }
+                if reader?.deliveredSince(collection: collection, id: record.id) == true { continue }
                 try tx.upsert(encoded: record)
             }
         }.value

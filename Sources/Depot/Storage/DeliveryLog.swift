@@ -34,6 +34,31 @@ final class DeliveryLog: Sendable {
         func endRead() { log.end(start) }
     }
 
+    /// A read that may or may not go to the server (a repository's `read` under its strategy):
+    /// ``begin(_:)`` right before its request, ``end()`` once it has settled, whichever way.
+    final class Scope: Sendable {
+        private let reader = LockedValue<Reader?>(nil)
+
+        /// Makes a scope with no read begun.
+        init() {}
+
+        /// Begins the read of `storage`'s server (once).
+        func begin(_ storage: Storage) {
+            reader.withLock { $0 = $0 ?? DeliveryLog.beginRead(storage) }
+        }
+
+        /// The read begun, if any.
+        var current: Reader? { reader.withLock { $0 } }
+
+        /// Ends the read begun, if any.
+        func end() {
+            reader.withLock { reader in
+                reader?.endRead()
+                reader = nil
+            }
+        }
+    }
+
     private let state = LockedValue(State())
     private let key: ObjectIdentifier
 
