@@ -101,13 +101,7 @@ struct Synchronizer<Entity: Identifiable & Sendable>: Sendable where Entity.ID: 
     }
 
     /// An id as the store keys it: a string, or an integer's digits; nil for anything else.
-    static func idText(_ json: JSON?) -> String? {
-        switch json {
-        case .string(let text): text
-        case .integer(let number): String(number)
-        default: nil
-        }
-    }
+    static func idText(_ json: JSON?) -> String? { MovedIDs.idText(json) }
 
     /// A server object as the entity's JSON (keys it does not model dropped), with its id.
     static func decode(_ object: JSONObject) throws -> (id: String, object: JSONObject) {
