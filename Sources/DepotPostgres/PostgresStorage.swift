@@ -14,7 +14,7 @@
     /// ```swift
     /// let storage = try await PostgresStorage.open(url: "postgres://app@db.internal:5432/app")
     /// let notes = NoteRepository(store: storage)
-    /// try await notes.create(Note(id: "1", text: "hi")).value
+    /// try await notes.create(Note(id: "1", text: "hi")).value  // repositories keep their promises
     /// await storage.close()
     /// ```
     ///
