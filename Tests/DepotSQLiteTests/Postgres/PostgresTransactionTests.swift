@@ -8,7 +8,7 @@
     struct PostgresTransactionTests {
         @Test("a transaction that throws leaves no record and no outbox entry, for any object")
         func throwingTransactionLeavesNothing() async throws {
-            try await withPostgresReplicas { first, second in
+            try await withPostgresReplicas { (first: PostgresStorage, second: PostgresStorage) async throws in
                 // When: a body writes a record and an entry, then throws
                 await #expect(throws: ConformanceFailure.self) {
                     try await first.transaction { tx in
