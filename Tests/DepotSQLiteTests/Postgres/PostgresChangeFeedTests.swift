@@ -29,7 +29,9 @@
                 // When: one transaction deletes the record and records an outbox entry
                 try await first.transaction { tx in
                     try tx.delete(collection: "messages", id: "1")
-                    try tx.appendOutbox(OutboxEntry(sequence: 0, collection: "messages", entityID: "1", operation: .delete, payload: nil))
+                    try tx.appendOutbox(
+                        OutboxEntry(
+                            sequence: 0, collection: "messages", entityID: "1", operation: .delete, payload: nil))
                 }
                 // Then: the other object hears of the delete
                 let change = await iterator.next()

@@ -50,8 +50,10 @@
                     #expect(Set(server.appliedWrites.compactMap(\.idempotencyKey)).count == 100)
                     #expect(server.replayedWrites == 0)
                     for index in 0..<50 {
-                        let methods = server.appliedWrites.filter { $0.id == "m\(index)" }.sorted { $0.sequence < $1.sequence }
-                            .map(\.method)
+                        let methods = server.appliedWrites.filter { $0.id == "m\(index)" }.sorted {
+                            $0.sequence < $1.sequence
+                        }
+                        .map(\.method)
                         #expect(methods == ["POST", "DELETE"], "m\(index): \(methods)")
                     }
                     #expect(try await first.outboxCount(OutboxQuery(selection: .all)) == 0)
