@@ -66,5 +66,49 @@
                 }
             }
         }
+
+        @Test("a running forwarder on one replica is woken by a write committed through another")
+        func forwarderWokenAcrossReplicas() async throws {
+            try await withPostgresReplicas { first, second in
+                try await withStubServer { server in
+                    server.resource("messages")
+                    let session = NetworkingSession(url: server.url)
+                    let forwarder = Forwarder(
+                        for: OutboxMessages(store: session, storage: second, strategy: recordOnly),
+                        configuration: ForwarderConfiguration(jitter: 0, pollInterval: .seconds(3600)))
+                    // Given: a forwarder running on the second replica, polling only once an hour,
+                    // that has delivered what was queued when it started (its first pass is over)
+                    _ = try await OutboxMessages(store: session, storage: second, strategy: recordOnly)
+                        .create(Message(id: "m0", text: "first")).value
+                    let events = forwarder.events
+                    forwarder.start()
+                    #expect(try await Self.delivered(events)?.entityID == "m0")
+                    // When: the first replica records a create
+                    let writer = OutboxMessages(store: session, storage: first, strategy: recordOnly)
+                    _ = try await writer.create(Message(id: "m1", text: "hello")).value
+                    // Then: the second replica's forwarder delivers it, woken by the change notice
+                    let delivered = try await Self.delivered(events)
+                    await forwarder.stop()
+                    #expect(delivered?.entityID == "m1")
+                    #expect(server.requests.filter { $0.method == "POST" }.count == 2)
+                }
+            }
+        }
+
+        /// The next entry `events` reports delivered, or nil after 10 seconds.
+        static func delivered(_ events: AsyncStream<ForwarderEvent>) async throws -> OutboxEntry? {
+            try await withThrowingTaskGroup(of: OutboxEntry?.self) { group in
+                group.addTask {
+                    for await event in events { if case .delivered(let entry) = event { return entry } }
+                    return nil
+                }
+                group.addTask {
+                    try await Task.sleep(for: .seconds(10))
+                    return nil
+                }
+                defer { group.cancelAll() }
+                return try await group.next() ?? nil
+            }
+        }
     }
 #endif
