@@ -49,9 +49,13 @@
         func write<Output: Sendable>(
             _ what: String, _ body: @escaping @Sendable (PostgresTransaction) throws -> Output
         ) async throws -> Output {
-            try await write(what) { transaction in
-                try await transaction.onThread { try body(transaction) }
-            }
+            // Its own task, as SQLiteStorage's: a caller's cancellation must not abort a write
+            // half-way, or an answer the server gave would not be stored.
+            try await Task {
+                try await write(what) { transaction in
+                    try await transaction.onThread { try body(transaction) }
+                }
+            }.value
         }
 
         /// ``write(_:_:)`` with an async body (the app's transactional outbox): the body runs on

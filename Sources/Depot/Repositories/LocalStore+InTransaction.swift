@@ -1,13 +1,16 @@
 import Foundation
 
-// A repository's local writes inside a transaction the caller runs (a transactional outbox: the
-// app's own SQL beside Depot's writes). The same rules as the `async` forms in
-// LocalStore+Batch.swift, run on the caller's `StorageTransaction`; the forwarder is woken by the
-// caller after its commit.
+// A repository's local writes on a `StorageTransaction`: the one rule for each, used by the async
+// forms (LocalStore+Batch.swift, each in its own transaction) and by a transaction the caller runs
+// (a transactional outbox: the app's own SQL beside Depot's writes), whose caller wakes the
+// forwarder after its commit.
 
 extension LocalStore {
-    /// Stores local creates in `tx` (see ``create(_:idempotencyKey:)``).
-    func create(_ entities: [Entity], in tx: any StorageTransaction) throws -> [Entity] {
+    /// Stores local creates in `tx`. Each is recorded in the outbox when ``outboxPayload`` is set,
+    /// under `idempotencyKey` when given (one entity only: the key of a direct send that fell back).
+    ///
+    /// - Throws: `DepotError` `.conflict` when an id is taken.
+    func create(_ entities: [Entity], idempotencyKey: String? = nil, in tx: any StorageTransaction) throws -> [Entity] {
         let collection = self.collection
         for entity in entities {
             let (id, object, payload) = (
@@ -25,14 +28,25 @@ extension LocalStore {
             }
             if let payload {
                 try tx.recordOutbox(
-                    collection: collection, entityID: id, operation: .create, payload: .object(payload))
+                    collection: collection, entityID: id, operation: .create, payload: .object(payload),
+                    idempotencyKey: idempotencyKey)
             }
         }
         return entities
     }
 
-    /// Stores local updates in `tx` (see ``update(_:patch:idempotencyKey:)``, without `patch`).
-    func update(_ entities: [Entity], in tx: any StorageTransaction) throws -> [Entity] {
+    /// Stores local updates in `tx` (`.updated`, or still `.created`). Each is recorded in the
+    /// outbox when ``outboxPayload`` is set: the whole object, or with `patch` a merge patch from
+    /// the stored object (no change, no entry); under `idempotencyKey` when given (one entity
+    /// only: the key of a direct send that fell back).
+    ///
+    /// An entity whose id the server replaced (a create the server gave its own id) is written
+    /// under the server's id, its id fields rewritten, and returned so; its old id still reaches it.
+    /// A patch that changes nothing leaves the record as it is (a write that fell back after the
+    /// server took it, and a pull stored it meanwhile, is already in place).
+    func update(
+        _ entities: [Entity], patch: Bool = false, idempotencyKey: String? = nil, in tx: any StorageTransaction
+    ) throws -> [Entity] {
         let collection = self.collection
         return try entities.map { entity in
             let sentID = entity.id.pathComponent
@@ -47,21 +61,39 @@ extension LocalStore {
                 existing = try tx.fetch(collection: collection, id: id)
                 moved = true
             }
+            let stored = moved ? try JSONMapping.entity(Entity.self, from: .object(object)) : entity
+            var diff: JSON?
+            if patch, payload != nil, let existing {
+                diff = try EntityMergePatch.patch(Entity.self, from: .object(existing.object), to: object)
+                // Nothing changed: the record stays as it is, synced or not.
+                if diff == nil { return stored }
+            }
             let state: SyncState = existing == nil || existing?.syncState == .created ? .created : .updated
             try tx.upsert(
                 StoredRecord(
                     collection: collection, id: id, object: object, syncState: state,
                     snapshot: existing?.snapshot, etag: existing?.etag))
-            if let payload {
+            guard let payload else { return stored }
+            if let diff {
                 try tx.recordOutbox(
-                    collection: collection, entityID: id, operation: .update, payload: .object(payload))
+                    collection: collection, entityID: id, operation: .patch, payload: diff,
+                    idempotencyKey: idempotencyKey)
+            } else {
+                try tx.recordOutbox(
+                    collection: collection, entityID: id, operation: .update, payload: .object(payload),
+                    idempotencyKey: idempotencyKey)
             }
-            return moved ? try JSONMapping.entity(Entity.self, from: .object(object)) : entity
+            return stored
         }
     }
 
-    /// Deletes locally in `tx` (see ``delete(ids:idempotencyKey:)``).
-    func delete(ids: [String], in tx: any StorageTransaction) throws {
+    /// Deletes locally in `tx`. A record the server never saw goes at once (with its pending
+    /// create, when the outbox is on); any other becomes a `.deleted` tombstone, recorded in the
+    /// outbox when it is on (under `idempotencyKey` when given: one id only, the key of a direct
+    /// send that fell back).
+    ///
+    /// - Throws: `DepotError` `.notFound` when an id has no record (nothing is deleted).
+    func delete(ids: [String], idempotencyKey: String? = nil, in tx: any StorageTransaction) throws {
         let (collection, recordsOutbox) = (self.collection, outboxPayload != nil)
         for sentID in ids {
             var id = sentID
@@ -71,20 +103,30 @@ extension LocalStore {
                 id = current.id  // the server replaced the id: the delete goes to its entity
             }
             guard var existing = try tx.fetch(collection: collection, id: id), existing.syncState != .deleted else {
+                // A direct delete that may have reached the server is forwarded all the same
+                // (under its key), even for an entity this store never held.
+                if let idempotencyKey, recordsOutbox {
+                    try tx.recordOutbox(
+                        collection: collection, entityID: id, operation: .delete, payload: nil,
+                        idempotencyKey: idempotencyKey)
+                    continue
+                }
                 throw DepotError(.notFound, "no \(collection) with id \(id) in the local store")
             }
             // A create already sent may have reached the server: then the delete must go too.
             let createSent =
                 try recordsOutbox
                 && tx.outboxEntries(collection: collection, entityID: id).contains { $0.attempts > 0 }
-            if existing.syncState == .created, !createSent {
+            if existing.syncState == .created, !createSent, idempotencyKey == nil {
                 try tx.delete(collection: collection, id: id)
             } else {
                 existing.syncState = .deleted
                 try tx.upsert(existing)
             }
             if recordsOutbox {
-                try tx.recordOutbox(collection: collection, entityID: id, operation: .delete, payload: nil)
+                try tx.recordOutbox(
+                    collection: collection, entityID: id, operation: .delete, payload: nil,
+                    idempotencyKey: idempotencyKey)
             }
         }
     }
