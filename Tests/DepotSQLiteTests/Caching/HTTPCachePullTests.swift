@@ -5,7 +5,9 @@ import Testing
 
 /// A pull's pages through the HTTP cache in the store.
 @Suite struct HTTPCachePullTests {
-    @Test("a pull of an unchanged list: a conditional GET and a 304 for every page, counted, nothing written", arguments: StorageKind.allCases)
+    @Test(
+        "a pull of an unchanged list: a conditional GET and a 304 for every page, counted, nothing written",
+        arguments: StorageKind.allCases)
     func unchangedList(kind: StorageKind) async throws {
         try await withHTTPCacheFixture(kind) { fixture in
             // Given: a first pull (two pages of two) stored the list and each page's validators.
