@@ -1,6 +1,6 @@
 import Foundation
 
-extension StorageTransaction {
+extension RecordTransaction {
     /// The cache entry stored under `key`; nil for none or one that cannot be read.
     func httpCacheEntry(_ key: String) throws -> HTTPCacheEntry? {
         try fetch(collection: HTTPCache.collection, id: key).flatMap { HTTPCacheEntry(object: $0.object) }
