@@ -106,7 +106,7 @@ extension CRUDNetworkingRepository {
 
     /// The answers of a list answer, unwrapped from the collection envelope; kept in the snapshot
     /// cache with their JSON when `keepJSON` is set.
-    private func readAnswers(_ response: NetworkResponse, keepJSON keep: Bool) throws -> [RemoteAnswer<Entity>] {
+    func readAnswers(_ response: NetworkResponse, keepJSON keep: Bool) throws -> [RemoteAnswer<Entity>] {
         let envelope = configuration.collectionEnvelope
         guard keep else {
             return try JSONMapping.entities(Entity.self, from: response.body, envelope: envelope).map {

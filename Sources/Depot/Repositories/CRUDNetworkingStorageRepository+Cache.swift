@@ -125,3 +125,69 @@ extension CRUDNetworkingStorageRepository {
         return (Sourced(value: try local.decoded(record), origin: .local, isStale: true), true)
     }
 }
+
+/// A list read's answers, and what they do to the store's HTTP cache.
+struct ListAnswer<Entity: Sendable>: Sendable {
+    /// The entities, from the server's body or (after a `304`) from the store.
+    var answers: [RemoteAnswer<Entity>]
+    /// The list's cache entry to write with its records (nil entry: forget it); nil for none.
+    var page: (key: String, entry: HTTPCacheEntry?)?
+}
+
+extension CRUDNetworkingStorageRepository {
+    /// `GET /path?…` through the store's HTTP cache: conditional when the store holds the list's
+    /// validators and every record it listed, still synced; a `304` answers with those records in
+    /// the listed order (nothing written); a `200` replaces the list's entry.
+    func conditionalReadAll(queryItems: [URLQueryItem]) async throws -> ListAnswer<Entity> {
+        let request = try remote.operationRequest(.readAll, id: nil, query: queryItems)
+        let fields = HTTPCache.fields(try await store.prepared(request).headers)
+        let url = CacheLookup.url(of: request)
+        let key = HTTPCache.pageKey(collection: collection, url: url)
+        let collection = self.collection
+        var stored: (entry: HTTPCacheEntry, records: [StoredRecord])?
+        do {
+            stored = try await storage.transaction { tx -> (HTTPCacheEntry, [StoredRecord])? in
+                guard let entry = try tx.httpCacheEntry(key), let ids = entry.ids,
+                    entry.matches(url: url, request: fields)
+                else { return nil }
+                var records: [StoredRecord] = []
+                for id in ids {
+                    guard let record = try tx.fetch(collection: collection, id: id), record.syncState == .synced
+                    else { return nil }
+                    records.append(record)
+                }
+                return (entry, records)
+            }
+        } catch let error as DepotError where error.code == .storage {
+            // A store that cannot be read does not keep the server's answer from the app.
+        }
+        let sent =
+            try stored.map {
+                try remote.operationRequest(.readAll, id: nil, query: queryItems, headers: $0.entry.conditionalHeaders)
+            } ?? request
+        let response = try await store.exchange(sent) { $0 }.value
+        if response.status == 304 {
+            guard let stored else {
+                throw statusError(
+                    for: response, request: DepotError.Request(method: sent.method.rawValue, url: sent.path))
+            }
+            let local = self.local
+            return ListAnswer(
+                answers: try stored.records.map {
+                    RemoteAnswer(
+                        entity: try local.decoded($0), etag: $0.etag,
+                        caching: .notModified(refreshed: nil, key: key))
+                },
+                page: nil)
+        }
+        let answers = try remote.readAnswers(response, keepJSON: true)
+        let headers = CacheHeaders(fields: HTTPCache.fields(response.headers))
+        guard
+            var entry = HTTPCacheEntry(
+                headers: headers, url: url, now: configuration.cacheClock.now, request: fields),
+            entry.etag != nil || entry.lastModified != nil
+        else { return ListAnswer(answers: answers, page: (key, nil)) }
+        entry.ids = answers.map { $0.entity.id.pathComponent }
+        return ListAnswer(answers: answers, page: (key, entry))
+    }
+}

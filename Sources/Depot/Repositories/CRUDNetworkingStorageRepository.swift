@@ -105,20 +105,28 @@ extension CRUDNetworkingStorageRepository {
     /// Reads the entities matching `query`: on the server as URL query items, locally as equality on
     /// the same keys compared as strings. Remote answers are stored locally, except over records
     /// with changes not yet sent.
+    ///
+    /// The GET goes through the store's HTTP cache: it carries the list's validators when the
+    /// store holds them and every record the list named, still synced; a `304` answers with those
+    /// records, in the server's order, with nothing downloaded or written.
     public func readAll(query: [String: String] = [:]) -> Promise<Sourced<[Entity]>> {
-        let (local, remote, storage) = (self.local, self.remote, self.storage)
+        let (local, storage) = (self.local, self.storage)
         // A write's answer stored while the read is out is newer than the read's answers.
         let reads = DeliveryLog.Scope()
         return run(
             .readAll,
             remote: {
                 reads.begin(storage)
-                return try await remote.readAllAnswers(queryItems: query.sortedQueryItems, keepJSON: true).value
+                return try await conditionalReadAll(queryItems: query.sortedQueryItems)
             },
-            local: { _ in try await local.readAll(Criteria(query: query)).map { RemoteAnswer(entity: $0) } },
-            afterRemote: { try await local.storeAnswers($0, keepingUnsynced: true, reads: reads) },
+            local: { _ in
+                ListAnswer(answers: try await local.readAll(Criteria(query: query)).map { RemoteAnswer(entity: $0) })
+            },
+            afterRemote: {
+                try await local.storeAnswers($0.answers, keepingUnsynced: true, reads: reads, page: $0.page)
+            },
             afterLocal: nil
-        ).ensure { reads.end() }.map { $0.map { $0.map(\.entity) } }
+        ).ensure { reads.end() }.map { $0.map { $0.answers.map(\.entity) } }
     }
 
     /// Creates the entity. A local create is stored `.created` and recorded in the outbox in the

@@ -105,9 +105,11 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
     /// is: its outbox entries will bring the server up to date, and a read must not undo them.
     ///
     /// `reads` is the read these answers came from: a record a write's answer was stored for
-    /// since that read's request left is newer than the answer, and kept.
+    /// since that read's request left is newer than the answer, and kept. `page` is the list's
+    /// HTTP cache entry (nil entry: forget it), written in the same transaction.
     func storeAnswers(
-        _ answers: [RemoteAnswer<Entity>], keepingUnsynced: Bool = false, reads: DeliveryLog.Scope? = nil
+        _ answers: [RemoteAnswer<Entity>], keepingUnsynced: Bool = false, reads: DeliveryLog.Scope? = nil,
+        page: (key: String, entry: HTTPCacheEntry?)? = nil
     ) async throws {
         let collection = self.collection
         // A 304 writes no record (at most its renewed cache entry); a stale answer after an
@@ -121,7 +123,8 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
             case .store, .forget, nil: stored.append(answer)
             }
         }
-        if stored.count != answers.count || answers.contains(where: { $0.caching != nil }) {
+        if let page { entries.append(page) }
+        if stored.count != answers.count || page != nil || answers.contains(where: { $0.caching != nil }) {
             return try await storeCaching(stored, entries: entries, reads: reads)
         }
         let records = try answers.map { answer in

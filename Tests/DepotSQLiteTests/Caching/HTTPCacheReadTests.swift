@@ -229,4 +229,30 @@ import Testing
             }
         }
     }
+
+    @Test(
+        "readAll twice: the second is a 304 answered from the store, in the server's order",
+        arguments: StorageKind.allCases)
+    func readAllTwice(kind: StorageKind) async throws {
+        try await withHTTPCacheFixture(kind) { fixture in
+            // Given: one readAll stored the list and its validators.
+            let messages = fixture.messages()
+            let first = try await messages.readAll().value
+            let before = try await fixture.storage.fetch(collection: "messages", matching: .all)
+
+            // When: the unchanged list is read again.
+            let second = try await messages.readAll().value
+
+            // Then: a conditional GET, a 304, the same entities in the same order, the store as it was.
+            #expect(fixture.gets("/messages").last?.header("if-none-match") != nil)
+            #expect(fixture.server.notModifiedCount == 1 && second.origin == .remote)
+            #expect(second.value == first.value && second.value.map(\.id) == ["1", "2", "3"])
+            #expect(try await fixture.storage.fetch(collection: "messages", matching: .all) == before)
+
+            // And: once a listed record changes locally, the list is read in full again.
+            _ = try await LocalMessages(storage: fixture.storage).update(Message(id: "2", text: "mine")).value
+            _ = try await messages.readAll().value
+            #expect(fixture.gets("/messages").last?.header("if-none-match") == nil)
+        }
+    }
 }
