@@ -6,8 +6,8 @@ import Testing
 /// The logout rule on every store: erase refuses while writes would be lost, erases when forced
 /// or clean, and leaves a spent store behind.
 @Suite struct StorageEraseTests {
-    func makeStore(_ kind: StorageKind, _ directory: TemporaryDirectory) throws -> any ErasableStorage {
-        try #require(try kind.make(in: directory) as? any ErasableStorage)
+    func makeStore(_ kind: StorageKind, _ directory: TemporaryDirectory) async throws -> any ErasableStorage {
+        try #require(try await kind.make(in: directory) as? any ErasableStorage)
     }
 
     static func recordPendingWrite(_ storage: any Storage, id: String = "1") async throws {
@@ -32,7 +32,7 @@ import Testing
         // Given
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let storage = try makeStore(kind, directory)
+        let storage = try await makeStore(kind, directory)
         try await storage.upsert([record("1", ["text": "hi"])])
         try await Self.recordPendingWrite(storage)
         // When / Then
@@ -47,7 +47,7 @@ import Testing
     func refusesUnsyncedRecord(kind: StorageKind) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let storage = try makeStore(kind, directory)
+        let storage = try await makeStore(kind, directory)
         try await storage.upsert([record("1", ["text": "a"]), record("2", ["text": "b"], state: .updated)])
 
         await Self.expectRefusal(storage, saying: [": 1 unsynced record;", "nothing was erased"])
@@ -59,7 +59,7 @@ import Testing
     func refusesRejectedEntry(kind: StorageKind) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let storage = try makeStore(kind, directory)
+        let storage = try await makeStore(kind, directory)
         try await Self.recordPendingWrite(storage, id: "1")
         try await Self.recordPendingWrite(storage, id: "2")
         _ = try await storage.transaction { transaction in
@@ -80,7 +80,7 @@ import Testing
     func forceErases(kind: StorageKind) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let storage = try makeStore(kind, directory)
+        let storage = try await makeStore(kind, directory)
         try await storage.upsert([record("1", ["text": "a"], state: .created)])
         try await Self.recordPendingWrite(storage)
 
@@ -94,7 +94,7 @@ import Testing
     func cleanStoreErases(kind: StorageKind) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let storage = try makeStore(kind, directory)
+        let storage = try await makeStore(kind, directory)
         try await storage.upsert([record("1", ["text": "a"]), record("2", ["text": "b"])])
         #expect(try await storage.unsyncedSummary().isEmpty)
 
@@ -107,7 +107,7 @@ import Testing
     func callsAfterErase(kind: StorageKind) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let storage = try makeStore(kind, directory)
+        let storage = try await makeStore(kind, directory)
         try await storage.erase()
 
         let row = record("1", ["text": "a"])
