@@ -58,7 +58,7 @@ func withHTTPCacheFixture(_ kind: StorageKind, _ body: (HTTPCacheFixture) async 
                 ["id": "1", "text": "one"], ["id": "2", "text": "two"], ["id": "3", "text": "three"],
             ])
         server.servesValidators = true
-        let storage = try kind.make(in: directory)
+        let storage = try await kind.make(in: directory)
         let session = NetworkingSession(url: server.url, configuration: SessionConfiguration(timeout: .seconds(5)))
         try await body(
             HTTPCacheFixture(server: server, storage: storage, session: session, clock: ManualForwarderClock()))
