@@ -9,11 +9,14 @@ struct RemoteAnswer<Entity: Sendable>: Sendable {
     var json: JSON?
     /// The answer's `ETag`; nil for none (list answers carry none per item).
     var etag: String?
+    /// What the answer does to the store's HTTP cache; nil: nothing.
+    var caching: AnswerCaching?
 
-    init(entity: Entity, json: JSON? = nil, etag: String? = nil) {
+    init(entity: Entity, json: JSON? = nil, etag: String? = nil, caching: AnswerCaching? = nil) {
         self.entity = entity
         self.json = json
         self.etag = etag
+        self.caching = caching
     }
 }
 
@@ -103,7 +106,7 @@ extension CRUDNetworkingRepository {
 
     /// The answers of a list answer, unwrapped from the collection envelope; kept in the snapshot
     /// cache with their JSON when `keepJSON` is set.
-    private func readAnswers(_ response: NetworkResponse, keepJSON keep: Bool) throws -> [RemoteAnswer<Entity>] {
+    func readAnswers(_ response: NetworkResponse, keepJSON keep: Bool) throws -> [RemoteAnswer<Entity>] {
         let envelope = configuration.collectionEnvelope
         guard keep else {
             return try JSONMapping.entities(Entity.self, from: response.body, envelope: envelope).map {

@@ -63,30 +63,8 @@ enum RetryAfter {
             }
             return seconds
         }
-        guard let date = httpDate(trimmed) else { return nil }
+        guard let date = HTTPDate.parse(trimmed, now: now) else { return nil }
         let interval = date.timeIntervalSince(now)
         return interval.isFinite ? max(interval, 0) : nil
-    }
-
-    /// The three date forms RFC 9110 §5.6.7 says a recipient accepts.
-    private static let formats = [
-        "EEE, dd MMM yyyy HH:mm:ss 'GMT'",  // IMF-fixdate: Sun, 06 Nov 1994 08:49:37 GMT
-        "EEEE, dd-MMM-yy HH:mm:ss 'GMT'",  // RFC 850: Sunday, 06-Nov-94 08:49:37 GMT
-        "EEE MMM d HH:mm:ss yyyy",  // asctime: Sun Nov  6 08:49:37 1994
-    ]
-
-    /// Parses an HTTP date in any of the three forms, or nil.
-    static func httpDate(_ text: String) -> Date? {
-        // asctime pads the day with a space ("Nov  6"); collapse runs of spaces.
-        let collapsed = text.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
-        for format in formats {
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.timeZone = TimeZone(identifier: "GMT")
-            formatter.isLenient = false
-            formatter.dateFormat = format
-            if let date = formatter.date(from: collapsed) { return date }
-        }
-        return nil
     }
 }

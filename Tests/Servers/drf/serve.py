@@ -69,9 +69,13 @@ try:
             "depot_drf",
         ],
         # `startproject`'s middleware (minus messages), with the request log
-        # outermost so it records the final status of every response.
+        # outermost so it records the final status of every response, and
+        # ConditionalGetMiddleware next: an ETag on every GET answer and a 304
+        # for a matching If-None-Match (or an If-Modified-Since no older than
+        # a Last-Modified).
         MIDDLEWARE=[
             "depot_drf.requestlog.RequestLogMiddleware",
+            "django.middleware.http.ConditionalGetMiddleware",
             "django.middleware.security.SecurityMiddleware",
             "django.contrib.sessions.middleware.SessionMiddleware",
             "django.middleware.common.CommonMiddleware",

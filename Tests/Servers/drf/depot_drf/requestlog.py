@@ -35,6 +35,9 @@ class RequestLogMiddleware:
                     "depot.raw_content_type", request.META.get("CONTENT_TYPE") or None
                 ),
                 "idempotency_key": request.headers.get("Idempotency-Key"),
+                # The validators of a conditional GET (None when absent).
+                "if_none_match": request.headers.get("If-None-Match"),
+                "if_modified_since": request.headers.get("If-Modified-Since"),
             }
             with _lock:
                 _entries.append(entry)

@@ -7,6 +7,7 @@ router = DefaultRouter()  # trailing slashes (the default)
 router.register("notes", views.NoteViewSet, basename="note")
 router.register("limit-notes", views.LimitNoteViewSet, basename="limit-note")
 router.register("cursor-notes", views.CursorNoteViewSet, basename="cursor-note")
+router.register("cached-notes", views.CachedNoteViewSet, basename="cached-note")
 
 urlpatterns = [
     path("__reset/", views.reset),

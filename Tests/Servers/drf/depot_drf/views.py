@@ -3,6 +3,8 @@ import json
 from django.core.management.color import no_style
 from django.db import connection, transaction
 from django.http import HttpResponse, JsonResponse
+from django.utils.decorators import method_decorator
+from django.views.decorators.cache import cache_control
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 from rest_framework import pagination, serializers, status, viewsets
@@ -82,6 +84,12 @@ class CursorNoteViewSet(viewsets.ModelViewSet):
     queryset = Note.objects.filter(deleted=False).order_by("id")
     serializer_class = NoteSerializer
     pagination_class = NoteCursorPagination
+
+
+@method_decorator(cache_control(max_age=60), name="dispatch")
+class CachedNoteViewSet(NoteViewSet):
+    """`cached-notes/`: `notes/` with `Cache-Control: max-age=60` on every answer (and, as on
+    every GET, an ETag from ConditionalGetMiddleware), for cache-first reads."""
 
 
 # ---- test-control endpoints (plain Django views, no auth, no CSRF) ----------
