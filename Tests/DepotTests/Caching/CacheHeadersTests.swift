@@ -340,7 +340,7 @@ import Testing
     ]
 
     static func hostileValue(using generator: inout SplitMix64) -> String {
-        switch Int.random(in: 0..<20, using: &generator) {
+        switch Int.random(in: 0..<50, using: &generator) {
         case 0: return String(repeating: ",", count: Int.random(in: 0...10_000, using: &generator))
         case 1: return String(repeating: "max-age=1,", count: Int.random(in: 60...70, using: &generator))
         default:
