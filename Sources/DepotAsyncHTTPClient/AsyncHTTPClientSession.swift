@@ -122,6 +122,11 @@
             if ownsClient { try await client.shutdown() }
         }
 
+        /// `request` with the session's headers merged and its interceptors run.
+        public func prepared(_ request: NetworkRequest) async throws -> NetworkRequest {
+            try await pipeline.prepared(request)
+        }
+
         /// Sends `request` through the pipeline and async-http-client.
         public func send(_ request: NetworkRequest) async throws -> NetworkResponse {
             let attempt = self.attempt

@@ -39,6 +39,8 @@ public final class StubServer: Sendable {
         var appliedWrites: [StubAppliedWrite] = []
         var appliedSequence = 0
         var replayedWrites = 0
+        /// How resources answer for HTTP caching (StubServer+Caching.swift).
+        var caching = StubCaching()
     }
 
     private init(port: Int, group: MultiThreadedEventLoopGroup, listener: any Channel) {
@@ -254,6 +256,7 @@ public final class StubServer: Sendable {
                 }
             }
             var response = Self.answerFromResources(request, state: &state)
+            response = Self.applyingCaching(response, to: request, caching: &state.caching)
             if thenDrop { return .reply(.drop) }
             if let delay { response.delay = (response.delay ?? .zero) + delay }
             return .reply(.respond(response))

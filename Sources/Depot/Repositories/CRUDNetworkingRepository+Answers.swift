@@ -9,11 +9,14 @@ struct RemoteAnswer<Entity: Sendable>: Sendable {
     var json: JSON?
     /// The answer's `ETag`; nil for none (list answers carry none per item).
     var etag: String?
+    /// What the answer does to the store's HTTP cache; nil: nothing.
+    var caching: AnswerCaching?
 
-    init(entity: Entity, json: JSON? = nil, etag: String? = nil) {
+    init(entity: Entity, json: JSON? = nil, etag: String? = nil, caching: AnswerCaching? = nil) {
         self.entity = entity
         self.json = json
         self.etag = etag
+        self.caching = caching
     }
 }
 

@@ -108,6 +108,20 @@ extension CRUDNetworkingRepository {
         onFailure: (@Sendable (any Error) -> Void)? = nil,
         read: @escaping @Sendable (NetworkResponse) throws -> Output
     ) -> Promise<Output> {
+        let request: NetworkRequest
+        do {
+            request = try operationRequest(operation, id: id, query: query, headers: extra, body: body)
+        } catch {
+            return Promise(error: error)
+        }
+        return store.exchange(request, read: read, onFailure: onFailure)
+    }
+
+    /// The request for `operation`, as ``send(_:id:query:headers:body:onFailure:read:)`` sends it.
+    func operationRequest(
+        _ operation: RepositoryOperation, id: String?, query: [URLQueryItem] = [], headers extra: [String: String] = [:],
+        body: JSON? = nil
+    ) throws -> NetworkRequest {
         let configuration = self.configuration
         let route = route(for: operation, configuration: configuration)
         var headers = configuration.headers
@@ -115,14 +129,8 @@ extension CRUDNetworkingRepository {
             let names = Set(extra.keys.map { $0.lowercased() })
             headers = headers.filter { !names.contains($0.key.lowercased()) }.merging(extra) { _, new in new }
         }
-        let request: NetworkRequest
-        do {
-            request = try makeRequest(
-                route.method, try route.checkedPath(id: id), template: route.path, query: query, headers: headers,
-                body: body)
-        } catch {
-            return Promise(error: error)
-        }
-        return store.exchange(request, read: read, onFailure: onFailure)
+        return try makeRequest(
+            route.method, try route.checkedPath(id: id), template: route.path, query: query, headers: headers,
+            body: body)
     }
 }

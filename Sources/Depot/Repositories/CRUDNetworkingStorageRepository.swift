@@ -46,8 +46,35 @@ extension CRUDNetworkingStorageRepository {
 
     /// Reads the entity with `id`; a remote answer is stored locally (the server's JSON as the
     /// snapshot, with its `ETag`), unless the local record has changes not yet sent.
+    ///
+    /// The GET goes through the store's HTTP cache: it carries `If-None-Match` /
+    /// `If-Modified-Since` when the store holds the record's validators, and a `304` answers with
+    /// the stored record (no body, nothing written). Under a rule whose ``Rule/cache`` is
+    /// ``CacheUse/cacheFirst`` or ``CacheUse/staleWhileRevalidate`` a fresh stored answer comes
+    /// with no request at all (origin `.local`), and a stale one may come at once
+    /// (``Sourced/isStale``) while it is revalidated in the background.
     public func read(_ id: Entity.ID) -> Promise<Sourced<Entity>> {
-        let (local, remote, key, storage) = (self.local, self.remote, id.pathComponent, self.storage)
+        let rule = strategy.rule(for: .read)
+        guard rule.target == .remote, rule.cache != .revalidate else { return readThrough(id) }
+        let (local, key) = (self.local, id.pathComponent)
+        return Promise {
+            let current = (try? await local.moved(id: key))?.id ?? key
+            if let (answer, revalidate) = try await cachedAnswer(id: current, use: rule.cache) {
+                if revalidate {
+                    // Background revalidation: its answer is stored, and live queries see it; a
+                    // failure leaves the stored copy as it is, for the next read to try again.
+                    let read = readThrough(id)
+                    Task { _ = try? await read.value }
+                }
+                return answer
+            }
+            return try await readThrough(id).value
+        }
+    }
+
+    /// ``read(_:)`` asking the server first (conditionally), as its rule says.
+    func readThrough(_ id: Entity.ID) -> Promise<Sourced<Entity>> {
+        let (local, key, storage) = (self.local, id.pathComponent, self.storage)
         // A write's answer stored while the read is out is newer than the read's answer.
         let reads = DeliveryLog.Scope()
         return run(
@@ -58,12 +85,21 @@ extension CRUDNetworkingStorageRepository {
                 // when the answer is stored).
                 let moved = try? await local.moved(id: key)
                 reads.begin(storage)
-                return try await remote.readAnswer(id: moved?.id ?? key, keepJSON: true).value
+                return try await conditionalRead(id: moved?.id ?? key)
             },
             local: { _ in RemoteAnswer(entity: try await local.read(id: key)) },
             afterRemote: { try await local.storeAnswers([$0], keepingUnsynced: true, reads: reads) },
             afterLocal: nil
-        ).ensure { reads.end() }.map { $0.map(\.entity) }
+        ).ensure { reads.end() }.map { answer in
+            var sourced = answer.map(\.entity)
+            if case .staleAfterError(let error)? = answer.value.caching {
+                // The server failed; the stored copy answered within its stale-if-error window.
+                sourced.origin = .local
+                sourced.isStale = true
+                sourced.fallbackError = error
+            }
+            return sourced
+        }
     }
 
     /// Reads the entities matching `query`: on the server as URL query items, locally as equality on
@@ -354,7 +390,7 @@ extension Sourced {
     func map<Output: Sendable>(_ transform: (Value) -> Output) -> Sourced<Output> {
         Sourced<Output>(
             value: transform(value), origin: origin, fallbackError: fallbackError,
-            synchronizationError: synchronizationError)
+            synchronizationError: synchronizationError, isStale: isStale)
     }
 }
 

@@ -14,6 +14,7 @@ extension LocalStore {
             for (id, object, payload) in records {
                 // A new entity under an id the server once replaced: writes to it are its own.
                 try tx.forgetIDMove(collection: collection, id: id)
+                try tx.dropHTTPCacheEntry(collection: collection, id: id)
                 if let existing = try tx.fetch(collection: collection, id: id), existing.syncState == .deleted {
                     try tx.upsert(
                         StoredRecord(
@@ -68,6 +69,8 @@ extension LocalStore {
                     if diff == nil { continue }
                 }
                 let state: SyncState = existing == nil || existing?.syncState == .created ? .created : .updated
+                // The server's validators no longer describe the record.
+                try tx.dropHTTPCacheEntry(collection: collection, id: id)
                 try tx.upsert(
                     StoredRecord(
                         collection: collection, id: id, object: object, syncState: state,
@@ -124,6 +127,7 @@ extension LocalStore {
                 let createSent =
                     try recordsOutbox
                     && tx.outboxEntries(collection: collection, entityID: id).contains { $0.attempts > 0 }
+                try tx.dropHTTPCacheEntry(collection: collection, id: id)
                 if existing.syncState == .created, !createSent, idempotencyKey == nil {
                     try tx.delete(collection: collection, id: id)
                 } else {

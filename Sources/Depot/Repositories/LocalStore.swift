@@ -110,6 +110,20 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
         _ answers: [RemoteAnswer<Entity>], keepingUnsynced: Bool = false, reads: DeliveryLog.Scope? = nil
     ) async throws {
         let collection = self.collection
+        // A 304 writes no record (at most its renewed cache entry); a stale answer after an
+        // error writes nothing.
+        var entries: [(key: String, entry: HTTPCacheEntry?)] = []
+        var stored: [RemoteAnswer<Entity>] = []
+        for answer in answers {
+            switch answer.caching {
+            case .notModified(let refreshed?, let key): entries.append((key, refreshed))
+            case .notModified, .staleAfterError: continue
+            case .store, .forget, nil: stored.append(answer)
+            }
+        }
+        if stored.count != answers.count || answers.contains(where: { $0.caching != nil }) {
+            return try await storeCaching(stored, entries: entries, reads: reads)
+        }
         let records = try answers.map { answer in
             let object = try EncodedRecord.encode(answer.entity)
             let snapshot: EncodedRecord.Snapshot
@@ -132,6 +146,42 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
                 }
                 if reader?.deliveredSince(collection: collection, id: record.id) == true { continue }
                 try tx.upsert(encoded: record)
+            }
+        }.value
+    }
+
+    /// ``storeAnswers(_:keepingUnsynced:reads:)`` of answers to reads through the store's HTTP
+    /// cache: each record (unless it has unsynced changes or a newer delivery) with its cache
+    /// entry, and the renewed `entries` of `304`s, in one transaction.
+    private func storeCaching(
+        _ answers: [RemoteAnswer<Entity>], entries: [(key: String, entry: HTTPCacheEntry?)],
+        reads: DeliveryLog.Scope?
+    ) async throws {
+        let collection = self.collection
+        let records = try answers.map { answer in
+            let object = try EncodedRecord.encode(answer.entity)
+            let text = try answer.json?.objectValue.map(EncodedRecord.text)
+            let record = EncodedRecord(
+                unchecked: collection, id: answer.entity.id.pathComponent, object: object, syncState: .synced,
+                snapshot: text.map { $0 == object ? .sameAsObject : .encoded($0) } ?? .sameAsObject,
+                etag: answer.etag)
+            return (record, answer.caching)
+        }
+        guard !records.isEmpty || !entries.isEmpty else { return }
+        let reader = reads?.current
+        try await storage.transaction { tx in
+            for (key, entry) in entries { try tx.storeHTTPCacheEntry(entry, key: key) }
+            for (record, caching) in records {
+                if let current = try tx.fetch(collection: collection, id: record.id), current.syncState != .synced {
+                    continue
+                }
+                if reader?.deliveredSince(collection: collection, id: record.id) == true { continue }
+                try tx.upsert(encoded: record)
+                switch caching {
+                case .store(let entry, let key)?: try tx.storeHTTPCacheEntry(entry, key: key)
+                case .forget(let key)?: try tx.storeHTTPCacheEntry(nil, key: key)
+                default: break
+                }
             }
         }.value
     }

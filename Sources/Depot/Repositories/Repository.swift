@@ -131,6 +131,13 @@ public struct RepositoryConfiguration: Sendable {
     /// object as `application/json`) or `.jsonPatch` (RFC 6902). A 415 answer is negotiated
     /// (see ``PatchFormat``).
     public var patchFormat: PatchFormat
+    /// How long, in seconds, a GET answer stays fresh in the store's HTTP cache when the server
+    /// sends neither `Cache-Control: max-age` nor `Expires` (see ``CacheUse``); nil (the default):
+    /// such an answer is never fresh, and is revalidated (conditionally) on each read.
+    public var defaultMaxAge: Int?
+    /// The clock the store's HTTP cache reads freshness by; the system's by default. Inject a
+    /// `ManualForwarderClock` (DepotTesting) to test expiry without waiting.
+    public var cacheClock: any ForwarderClock = SystemForwarderClock()
 
     /// Makes a configuration.
     public init(
@@ -142,7 +149,8 @@ public struct RepositoryConfiguration: Sendable {
         conditionalWrites: Bool = true,
         itemTrailingSlash: Bool = false,
         createMethod: NetworkRequest.Method = .post,
-        patchFormat: PatchFormat = .mergePatch
+        patchFormat: PatchFormat = .mergePatch,
+        defaultMaxAge: Int? = nil
     ) {
         precondition(createMethod == .post || createMethod == .put, "createMethod is .post or .put")
         self.envelope = envelope
@@ -154,6 +162,7 @@ public struct RepositoryConfiguration: Sendable {
         self.itemTrailingSlash = itemTrailingSlash
         self.createMethod = createMethod
         self.patchFormat = patchFormat
+        self.defaultMaxAge = defaultMaxAge.map { max(0, $0) }
     }
 }
 

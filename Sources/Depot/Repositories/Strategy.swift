@@ -35,13 +35,16 @@ public struct Rule: Sendable, Hashable {
     /// its outbox entries at once, with the configuration of the ``Forwarder`` started on that
     /// storage (clock, lease duration, request timeout, backoff), else the default one.
     public var synchronize: Bool
+    /// How a remote read uses the HTTP cache in the store (``CacheUse``); writes ignore it.
+    public var cache: CacheUse
 
     /// Makes a rule.
-    public init(target: Origin, fallback: Origin? = nil, synchronize: Bool = true) {
+    public init(target: Origin, fallback: Origin? = nil, synchronize: Bool = true, cache: CacheUse = .revalidate) {
         precondition(fallback != target, "a rule cannot fall back to its own target")
         self.target = target
         self.fallback = fallback
         self.synchronize = synchronize
+        self.cache = cache
     }
 }
 
@@ -76,6 +79,15 @@ public struct Strategy: Sendable, Hashable {
     public static let remoteFirst = Strategy(Rule(target: .remote, fallback: .local, synchronize: true))
     /// Local store first; what it lacks comes from the server. Local writes are sent on.
     public static let localFirst = Strategy(Rule(target: .local, fallback: .remote, synchronize: true))
+    /// ``remoteFirst`` whose reads answer from the store while the stored answer is fresh (no
+    /// request), and else revalidate it with a conditional GET (``CacheUse/cacheFirst``).
+    public static let cacheFirst = Strategy(
+        Rule(target: .remote, fallback: .local, synchronize: true, cache: .cacheFirst))
+    /// ``remoteFirst`` whose reads answer from the store at once and revalidate in the background
+    /// (``CacheUse/staleWhileRevalidate``): the answer's origin is `.local`, and
+    /// ``Sourced/isStale`` says whether it was past its freshness.
+    public static let staleWhileRevalidate = Strategy(
+        Rule(target: .remote, fallback: .local, synchronize: true, cache: .staleWhileRevalidate))
 }
 
 /// A value with where it came from and what went wrong on the way.
@@ -90,14 +102,21 @@ public struct Sourced<Value: Sendable>: Sendable {
     public var fallbackError: DepotError?
     /// The error of bringing the other side in step, when that failed (the value stands).
     public var synchronizationError: DepotError?
+    /// Whether the store answered with a copy past its freshness (RFC 9111): under
+    /// ``CacheUse/staleWhileRevalidate`` while it is revalidated, or after the server failed
+    /// within the answer's `stale-if-error` window (then ``fallbackError`` says how).
+    public var isStale: Bool
 
     /// Makes a sourced value.
-    public init(value: Value, origin: Origin, fallbackError: DepotError? = nil, synchronizationError: DepotError? = nil)
-    {
+    public init(
+        value: Value, origin: Origin, fallbackError: DepotError? = nil, synchronizationError: DepotError? = nil,
+        isStale: Bool = false
+    ) {
         self.value = value
         self.origin = origin
         self.fallbackError = fallbackError
         self.synchronizationError = synchronizationError
+        self.isStale = isStale
     }
 }
 

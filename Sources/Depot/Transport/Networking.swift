@@ -49,6 +49,14 @@ public protocol Networking: Sendable {
     /// Where metrics about this transport's work go (requests, synchronizations, the outbox); nil
     /// uses the bootstrapped `MetricsSystem`. Nil by default.
     var metricsFactory: (any MetricsFactory)? { get }
+
+    /// `request` as it would go out (the transport's own headers merged, its interceptors run),
+    /// without sending it: what the HTTP cache in the store compares with the request headers an
+    /// answer `Vary`s on. The default returns `request` unchanged (a wrapper should return its
+    /// base's).
+    ///
+    /// - Throws: what an interceptor throws.
+    func prepared(_ request: NetworkRequest) async throws -> NetworkRequest
 }
 
 /// A request under way, started by ``Networking/send(_:completion:)``.
@@ -67,6 +75,9 @@ extension Networking {
 
     /// Nil: the bootstrapped `MetricsSystem`.
     public var metricsFactory: (any MetricsFactory)? { nil }
+
+    /// `request` unchanged.
+    public func prepared(_ request: NetworkRequest) async throws -> NetworkRequest { request }
 
     /// Runs ``send(_:)`` in a new task and calls `completion` with its outcome; cancelling the
     /// call cancels the task (a `CancellationError` reaches `completion` as `DepotError`

@@ -89,6 +89,11 @@ public final class NetworkingSession: Networking {
         session.finishTasksAndInvalidate()
     }
 
+    /// `request` with the session's headers merged and its interceptors run.
+    public func prepared(_ request: NetworkRequest) async throws -> NetworkRequest {
+        try await pipeline.prepared(request)
+    }
+
     /// Sends `request` through the pipeline and URLSession.
     public func send(_ request: NetworkRequest) async throws -> NetworkResponse {
         let attempt = self.attempt

@@ -106,7 +106,9 @@ public struct RequestPipeline: Sendable {
         switch result {
         case .success(let response):
             let elapsed = ContinuousClock.now - start
-            if response.isSuccess {
+            // A 304 to a conditional GET is the answer its validators asked for: the stored copy
+            // is current (HTTP cache in the store). Counted as 3xx, never an error.
+            if response.isSuccess || (response.status == 304 && request.isConditional) {
                 telemetry?.end(status: response.status, error: nil)
                 configuration.onResponse?(request, .success(response), elapsed)
                 configuration.logger.debug(
@@ -125,6 +127,19 @@ public struct RequestPipeline: Sendable {
         }
         configuration.logger.warning("\(failure)")
         return .failure(failure)
+    }
+
+    /// `request` as it goes out: the configuration's headers merged and every interceptor's
+    /// `adapt` run (so an `Authorization` an interceptor adds is there). What an HTTP cache in the
+    /// store compares against the request headers an answer `Vary`s on.
+    ///
+    /// - Throws: what an interceptor throws.
+    public func prepared(_ request: NetworkRequest) async throws -> NetworkRequest {
+        var prepared = mergingHeaders(request)
+        for interceptor in configuration.interceptors {
+            prepared = try await interceptor.adapt(prepared)
+        }
+        return prepared
     }
 
     /// Merges the headers, runs the interceptors, builds the URL and checks the headers.

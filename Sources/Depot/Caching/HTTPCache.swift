@@ -1,0 +1,64 @@
+import Foundation
+import HTTPTypes
+
+/// Where the store's HTTP cache lives and how it names things: one synced record per GET answer
+/// (``HTTPCacheEntry``) in a collection of Depot's own, written in the transaction that stores
+/// the records it describes, so every store keeps it without a schema of its own.
+enum HTTPCache {
+    /// The reserved collection.
+    static let collection = "__depot_http_cache"
+
+    /// Request headers every entry varies on, whatever the server's `Vary` says: a private cache
+    /// never gives one account (or one media type) another's answer.
+    static let alwaysVaried = ["accept", "authorization"]
+
+    /// The longest validator kept; a longer one is cut (and then simply never matches).
+    static let maximumValidatorLength = 1024
+
+    /// The most header names an entry varies on; a longer `Vary` is treated as `Vary: *`.
+    static let maximumVaried = 32
+
+    /// The record id of the entry of record `id` of `collection`.
+    static func recordKey(collection: String, id: String) -> String {
+        "r" + MovedIDs.key(collection: collection, id: id)
+    }
+
+    /// The record id of the entry of the list page at `url` of `collection`.
+    static func pageKey(collection: String, url: String) -> String {
+        "p" + MovedIDs.key(collection: collection, id: url)
+    }
+
+    /// The names an entry varies on: ``alwaysVaried`` and the answer's `Vary`, sorted, once each.
+    static func varied(_ vary: [String]) -> [String] {
+        if vary.contains("*") || vary.count > maximumVaried { return ["*"] }
+        return Array(Set(alwaysVaried + vary.map { $0.lowercased() })).sorted()
+    }
+
+    /// A request's header fields as name/value pairs.
+    static func fields(_ headers: HTTPFields) -> [(name: String, value: String)] {
+        headers.map { (name: $0.name.canonicalName, value: $0.value) }
+    }
+
+    /// A hash of the values `request` has for each of `names` (repeated fields in order), so the
+    /// store never keeps an `Authorization` value itself: 128 bits of two FNV-1a passes.
+    static func varyHash(of request: [(name: String, value: String)], names: [String]) -> String {
+        var first: UInt64 = 0xcbf2_9ce4_8422_2325
+        var second: UInt64 = 0x6c62_272e_07bb_0142
+        func mix(_ bytes: some Sequence<UInt8>) {
+            for byte in bytes {
+                first = (first ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+                second = (second ^ UInt64(byte ^ 0x5a)) &* 0x0000_0100_0000_01b3
+            }
+        }
+        for name in names {
+            mix(name.lowercased().utf8)
+            mix([0])
+            for field in request where field.name.lowercased() == name {
+                mix(field.value.utf8)
+                mix([1])
+            }
+            mix([2])
+        }
+        return String(first, radix: 16) + "-" + String(second, radix: 16)
+    }
+}
