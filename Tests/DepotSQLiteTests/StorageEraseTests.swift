@@ -14,7 +14,7 @@ import Testing
         _ = try await storage.transaction { transaction in
             try transaction.recordOutbox(
                 collection: "messages", entityID: id, operation: .create, payload: ["id": .string(id), "text": "hi"])
-        }.value
+        }
     }
 
     static func expectRefusal(
@@ -33,13 +33,13 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let storage = try makeStore(kind, directory)
-        try await storage.upsert([record("1", ["text": "hi"])]).value
+        try await storage.upsert([record("1", ["text": "hi"])])
         try await Self.recordPendingWrite(storage)
         // When / Then
         await Self.expectRefusal(
             storage, saying: ["would lose what the server has not accepted: 1 pending write;", "erase(force: true)"])
-        #expect(try await storage.outboxCount(OutboxQuery()).value == 1)
-        #expect(try await storage.fetch(collection: "messages", id: "1").value?.object["text"] == "hi")
+        #expect(try await storage.outboxCount(OutboxQuery()) == 1)
+        #expect(try await storage.fetch(collection: "messages", id: "1")?.object["text"] == "hi")
         #expect(try await storage.unsyncedSummary() == UnsyncedSummary(pendingEntries: 1))
     }
 
@@ -48,10 +48,10 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let storage = try makeStore(kind, directory)
-        try await storage.upsert([record("1", ["text": "a"]), record("2", ["text": "b"], state: .updated)]).value
+        try await storage.upsert([record("1", ["text": "a"]), record("2", ["text": "b"], state: .updated)])
 
         await Self.expectRefusal(storage, saying: [": 1 unsynced record;", "nothing was erased"])
-        let kept = try await storage.fetch(collection: "messages", matching: .all).value
+        let kept = try await storage.fetch(collection: "messages", matching: .all)
         #expect(kept.map(\.id) == ["1", "2"])
     }
 
@@ -66,12 +66,12 @@ import Testing
             var entry = try #require(try transaction.outboxEntries(collection: "messages", entityID: "2").first)
             entry.rejection = OutboxRejection(status: 422, message: "text too short")
             return try transaction.replaceOutbox(entry)
-        }.value
+        }
 
         #expect(
             try await storage.unsyncedSummary() == UnsyncedSummary(pendingEntries: 1, rejectedEntries: 1))
         await Self.expectRefusal(storage, saying: [": 1 pending write, 1 rejected write;"])
-        #expect(try await storage.outboxCount(OutboxQuery(selection: .all)).value == 2)
+        #expect(try await storage.outboxCount(OutboxQuery(selection: .all)) == 2)
     }
 
     @Test(
@@ -81,13 +81,13 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let storage = try makeStore(kind, directory)
-        try await storage.upsert([record("1", ["text": "a"], state: .created)]).value
+        try await storage.upsert([record("1", ["text": "a"], state: .created)])
         try await Self.recordPendingWrite(storage)
 
         try await storage.erase(force: true)
 
-        try await Self.expectErased { try await storage.fetch(collection: "messages", id: "1").value }
-        try await Self.expectErased { try await storage.outboxCount(OutboxQuery()).value }
+        try await Self.expectErased { try await storage.fetch(collection: "messages", id: "1") }
+        try await Self.expectErased { try await storage.outboxCount(OutboxQuery()) }
     }
 
     @Test("a clean store erases without force", arguments: StorageKind.allCases)
@@ -95,7 +95,7 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let storage = try makeStore(kind, directory)
-        try await storage.upsert([record("1", ["text": "a"]), record("2", ["text": "b"])]).value
+        try await storage.upsert([record("1", ["text": "a"]), record("2", ["text": "b"])])
         #expect(try await storage.unsyncedSummary().isEmpty)
 
         try await storage.erase()
@@ -111,18 +111,18 @@ import Testing
         try await storage.erase()
 
         let row = record("1", ["text": "a"])
-        try await Self.expectErased { try await storage.insert(row).value }
-        try await Self.expectErased { try await storage.upsert([row]).value }
-        try await Self.expectErased { try await storage.fetch(collection: "messages", id: "1").value }
-        try await Self.expectErased { try await storage.fetch(collection: "messages", matching: .all).value }
+        try await Self.expectErased { try await storage.insert(row) }
+        try await Self.expectErased { try await storage.upsert([row]) }
+        try await Self.expectErased { try await storage.fetch(collection: "messages", id: "1") }
+        try await Self.expectErased { try await storage.fetch(collection: "messages", matching: .all) }
         try await Self.expectErased {
-            try await storage.fetch(collection: "messages", syncStates: [.created], after: nil, limit: 10).value
+            try await storage.fetch(collection: "messages", syncStates: [.created], after: nil, limit: 10)
         }
-        try await Self.expectErased { try await storage.delete(collection: "messages", id: "1").value }
-        try await Self.expectErased { try await storage.deleteAll(collection: "messages").value }
+        try await Self.expectErased { try await storage.delete(collection: "messages", id: "1") }
+        try await Self.expectErased { try await storage.deleteAll(collection: "messages") }
         try await Self.expectErased { try await Self.recordPendingWrite(storage) }
-        try await Self.expectErased { try await storage.outbox(OutboxQuery()).value }
-        try await Self.expectErased { try await storage.outboxCount(OutboxQuery()).value }
+        try await Self.expectErased { try await storage.outbox(OutboxQuery()) }
+        try await Self.expectErased { try await storage.outboxCount(OutboxQuery()) }
         try await Self.expectErased { try await storage.unsyncedSummary() }
         try await Self.expectErased { try await storage.erase(force: true) }
     }

@@ -119,7 +119,8 @@ extension CRUDNetworkingRepository {
 
     /// The request for `operation`, as ``send(_:id:query:headers:body:onFailure:read:)`` sends it.
     func operationRequest(
-        _ operation: RepositoryOperation, id: String?, query: [URLQueryItem] = [], headers extra: [String: String] = [:],
+        _ operation: RepositoryOperation, id: String?, query: [URLQueryItem] = [],
+        headers extra: [String: String] = [:],
         body: JSON? = nil
     ) throws -> NetworkRequest {
         let configuration = self.configuration

@@ -37,9 +37,15 @@ extension CRUDNetworkingStorageRepository {
         let key = HTTPCache.recordKey(collection: collection, id: id)
         let url = CacheLookup.url(of: request)
         let collection = self.collection
-        let (entry, record) = try await storage.transaction { tx in
-            (try tx.httpCacheEntry(key), try tx.fetch(collection: collection, id: id))
-        }.value
+        var (entry, record): (HTTPCacheEntry?, StoredRecord?) = (nil, nil)
+        do {
+            (entry, record) = try await storage.transaction { tx in
+                (try tx.httpCacheEntry(key), try tx.fetch(collection: collection, id: id))
+            }.value
+        } catch let error as DepotError where error.code == .storage {
+            // A store that cannot be read does not keep the server's answer from the app: the
+            // GET goes out unconditionally (storing its answer reports the store's failure).
+        }
         let usable = entry.flatMap { entry in
             record?.syncState == .synced && entry.matches(url: url, request: fields) ? entry : nil
         }

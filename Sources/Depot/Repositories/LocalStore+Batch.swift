@@ -29,7 +29,7 @@ extension LocalStore {
                         idempotencyKey: idempotencyKey)
                 }
             }
-        }.value
+        }
         notifyOutbox()
         return entities
     }
@@ -87,7 +87,7 @@ extension LocalStore {
                 }
             }
             return moved
-        }.value
+        }
         notifyOutbox()
         guard !moved.isEmpty else { return entities }
         return try entities.indices.map { index in
@@ -140,7 +140,7 @@ extension LocalStore {
                         idempotencyKey: idempotencyKey)
                 }
             }
-        }.value
+        }
         notifyOutbox()
     }
 

@@ -180,7 +180,7 @@ extension CRUDNetworkingRepository {
         )
         return PageSequence { deliver in
             var errors: [DepotError] = []
-            let complete = try await synchronizer.walk(&errors) { request, elements, _, _ in
+            let complete = try await synchronizer.walk(&errors) { request, elements, _, _, _ in
                 var page: [Entity] = []
                 page.reserveCapacity(elements.count)
                 for (index, element) in elements.enumerated() {

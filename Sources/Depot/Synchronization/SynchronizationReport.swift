@@ -22,8 +22,11 @@ public struct SynchronizationReport: Sendable {
     public var incremental = false
     /// Batches sent to the synchronize route.
     public var batches = 0
-    /// Pages read by the pull.
+    /// Pages read by the pull (``notModified`` ones included).
     public var pages = 0
+    /// Pages the server answered `304 Not Modified` to the pull's conditional GET: the stored
+    /// records were current, so nothing was downloaded, decoded or written for them.
+    public var notModified = 0
     /// Whether the pull read every page; pruning only happens after a complete pull.
     public var pullCompleted = false
     /// Whether a graceful stop (``ActionContext/isStopping``: ``ActionProxy/stop()``,

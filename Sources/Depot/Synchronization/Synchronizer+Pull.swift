@@ -23,7 +23,7 @@ extension Synchronizer {
         let cursorID = PullCursors.id(collection: collection, query: configuration.query.sortedQueryItems)
         var since: String?
         if incremental != nil {
-            let stored = try await storage.fetch(collection: PullCursors.collection, id: cursorID).value
+            let stored = try await storage.fetch(collection: PullCursors.collection, id: cursorID)
             since = stored?.object["cursor"].flatMap(PullCursors.text)
         }
         report.incremental = since != nil
@@ -47,10 +47,25 @@ extension Synchronizer {
                 quarantine: &quarantine, fromQuarantine: true)
             report.recovered += outcome.pulled + outcome.conflicts
         }
-        let complete = try await walk(&errors, extraQuery: extra) { request, elements, response, document in
+        // Pages of a full pull go through the store's HTTP cache; an incremental pull's ask for
+        // changes since a cursor that moves, so they do not.
+        let cachesPages = incremental == nil
+        let complete = try await walk(&errors, extraQuery: extra, cachesPages: cachesPages) {
+            request, elements, response, document, caching in
+            if case .notModified(let ids, let refreshed, let key)? = caching {
+                // A 304: the stored records are current; only their ids count (for prune).
+                if configuration.prune { seen.formUnion(ids) }
+                if let refreshed {
+                    try await storage.transaction { tx in try tx.storeHTTPCacheEntry(refreshed, key: key) }.value
+                }
+                report.notModified += 1
+                report.pages += 1
+                progress?(report)
+                return
+            }
             let outcome = try await merge(
                 page: elements, request: request, seen: &seen, report: &report, reader: reader,
-                quarantine: &quarantine)
+                quarantine: &quarantine, caching: caching)
             report.pulled += outcome.pulled
             report.conflicts += outcome.conflicts
             report.removed += outcome.removed
@@ -69,7 +84,7 @@ extension Synchronizer {
             try await storage.upsert(
                 StoredRecord(
                     collection: PullCursors.collection, id: cursorID, object: ["cursor": cursor], syncState: .synced)
-            ).value
+            )
         }
         // An incremental pull sees only changes: only a full one may prune.
         if configuration.prune, since == nil {
@@ -81,9 +96,14 @@ extension Synchronizer {
     /// Reads the server's list page by page as ``SynchronizationConfiguration/pagination`` says,
     /// handing each page's elements to `onPage` (one page held at a time). Returns true when it
     /// read to the real end of the list; false after a failure, which is in `errors`.
+    ///
+    /// With `cachesPages`, each page's GET goes through the store's HTTP cache: conditional when
+    /// the store holds the page's validators, a `304` replayed from the stored entry (its ids as
+    /// elements holding only their id, nothing to merge), and `onPage` is told what the answer
+    /// does to the cache.
     func walk(
-        _ errors: inout [DepotError], extraQuery: [URLQueryItem] = [],
-        onPage: (NetworkRequest, [JSON], NetworkResponse, JSON) async throws -> Void
+        _ errors: inout [DepotError], extraQuery: [URLQueryItem] = [], cachesPages: Bool = false,
+        onPage: (NetworkRequest, [JSON], NetworkResponse, JSON, PageCaching?) async throws -> Void
     ) async throws -> Bool {
         let baseQuery = configuration.query.sortedQueryItems + extraQuery
         var pageNumber = 1
@@ -96,10 +116,11 @@ extension Synchronizer {
             // A graceful stop: after the page in flight, merged; the list is not complete.
             if shouldStop() { return false }
             visited.insert(summary(of: request).url)
-            let response: NetworkResponse
-            let elements: [JSON]
-            let document: JSON
-            switch try await send(request) {
+            var response: NetworkResponse
+            var elements: [JSON]
+            var document: JSON
+            let lookup = cachesPages ? try await pageLookup(request) : nil
+            switch try await send(Self.conditional(request, lookup?.entry)) {
             case .failure(let error) where Self.endsList(error, pageNumber: pageNumber, configuration.pagination):
                 break pages
             case .failure(let error):
@@ -108,12 +129,28 @@ extension Synchronizer {
             case .success(let answer):
                 response = answer
             }
-            switch page(in: response, of: request) {
-            case .failure(let error):
-                errors.append(error)
-                return false
-            case .success(let answer):
-                (elements, document) = answer
+            var caching: PageCaching?
+            if response.status == 304, let lookup, let entry = lookup.entry {
+                // The page is as stored: no body, nothing to decode or merge.
+                var replayed: NetworkResponse
+                (elements, replayed, document) = Self.replay(
+                    entry, notModified: response, identityKey: configuration.identityKey)
+                // A pull always revalidates, so a page's freshness is never renewed: no write.
+                caching = .notModified(ids: entry.ids ?? [], refreshed: nil, key: lookup.key)
+                replayed.status = 200
+                response = replayed
+            } else {
+                switch page(in: response, of: request) {
+                case .failure(let error):
+                    errors.append(error)
+                    return false
+                case .success(let answer):
+                    (elements, document) = answer
+                }
+                if let lookup {
+                    caching = pageCaching(
+                        response, lookup: lookup, elements: elements, document: document, now: Date())
+                }
             }
             let firstID = elements.first.flatMap { Self.idText($0["id"]) }
             if pageNumber > 1, firstID != nil, firstID == previousFirstID {
@@ -124,7 +161,7 @@ extension Synchronizer {
                 return false
             }
             previousFirstID = firstID
-            try await onPage(request, elements, response, document)
+            try await onPage(request, elements, response, document, caching)
             read += elements.count
 
             switch configuration.pagination {
@@ -313,7 +350,8 @@ extension Synchronizer {
     /// sync states with one query and writes text only.
     func merge(
         page elements: [JSON], request: NetworkRequest, seen: inout Set<String>, report: inout SynchronizationReport,
-        reader: DeliveryLog.Reader, quarantine: inout QuarantineUse, fromQuarantine: Bool = false
+        reader: DeliveryLog.Reader, quarantine: inout QuarantineUse, fromQuarantine: Bool = false,
+        caching: PageCaching? = nil
     ) async throws -> PageOutcome {
         var entries: [EncodedRecord] = []
         var deleted: [String] = []
@@ -358,13 +396,22 @@ extension Synchronizer {
             }
         }
         if !unreadableRows.isEmpty { quarantine.inUse = true }
-        guard !entries.isEmpty || !deleted.isEmpty || !unreadableRows.isEmpty else {
+        // The page's cache entry, written with its records: kept only for a page merged whole.
+        var cacheWrite: (key: String, entry: HTTPCacheEntry?)?
+        switch caching {
+        case .store(let entry, let key)?: cacheWrite = (key, skipped.isEmpty ? entry : nil)
+        case .forget(let key)?: cacheWrite = (key, nil)
+        case .notModified, nil: break
+        }
+        guard !entries.isEmpty || !deleted.isEmpty || !unreadableRows.isEmpty || cacheWrite != nil else {
             return PageOutcome(unreadable: skipped)
         }
         let (collection, page, gone, unreadable) = (self.collection, entries, deleted, skipped)
         let (rows, releasing) = (unreadableRows, quarantine.inUse)
+        let pageEntry = cacheWrite
         return try await storage.transaction { tx in
             var outcome = PageOutcome(unreadable: unreadable)
+            if let pageEntry { try tx.storeHTTPCacheEntry(pageEntry.entry, key: pageEntry.key) }
             // Kept raw, out of the app's reads, and read again on the next pull.
             try tx.quarantine(rows, now: Date())
             // A readable version of a kept row (or its deletion) supersedes it.
@@ -390,7 +437,7 @@ extension Synchronizer {
                 outcome.pulled += 1
             }
             return outcome
-        }.value
+        }
     }
 
     /// A server object as a synced record, in one pass each way: its JSON text is written once
@@ -418,7 +465,7 @@ extension Synchronizer {
             try checkCancellation()
             let synced = try await storage.fetch(
                 collection: collection, syncStates: [.synced], after: after, limit: 1000
-            ).value
+            )
             guard let last = synced.last else { return }
             after = last.id
             let doomed = synced.map(\.id).filter { !seen.contains($0) }
@@ -433,7 +480,7 @@ extension Synchronizer {
                     removed += 1
                 }
                 return removed
-            }.value
+            }
         }
     }
 }

@@ -60,6 +60,7 @@ func withHTTPCacheFixture(_ kind: StorageKind, _ body: (HTTPCacheFixture) async 
         server.servesValidators = true
         let storage = try kind.make(in: directory)
         let session = NetworkingSession(url: server.url, configuration: SessionConfiguration(timeout: .seconds(5)))
-        try await body(HTTPCacheFixture(server: server, storage: storage, session: session, clock: ManualForwarderClock()))
+        try await body(
+            HTTPCacheFixture(server: server, storage: storage, session: session, clock: ManualForwarderClock()))
     }
 }

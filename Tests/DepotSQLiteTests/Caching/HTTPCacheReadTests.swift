@@ -5,7 +5,9 @@ import Testing
 
 /// `read(id)` through the HTTP cache in the store: conditional GETs, 304s, strategies, Vary.
 @Suite struct HTTPCacheReadTests {
-    @Test("read(id) twice: the second is a conditional GET answered 304, the store untouched", arguments: StorageKind.allCases)
+    @Test(
+        "read(id) twice: the second is a conditional GET answered 304, the store untouched",
+        arguments: StorageKind.allCases)
     func readTwice(kind: StorageKind) async throws {
         try await withHTTPCacheFixture(kind) { fixture in
             // Given: one read stored message 1 with its ETag.
@@ -81,7 +83,9 @@ import Testing
         }
     }
 
-    @Test("no-cache and must-revalidate: cacheFirst revalidates every time", arguments: ["no-cache", "max-age=0, must-revalidate"])
+    @Test(
+        "no-cache and must-revalidate: cacheFirst revalidates every time",
+        arguments: ["no-cache", "max-age=0, must-revalidate"])
     func forcedRevalidation(cacheControl: String) async throws {
         try await withHTTPCacheFixture(.sqliteFile) { fixture in
             fixture.server.cacheControl = cacheControl
@@ -93,7 +97,9 @@ import Testing
         }
     }
 
-    @Test("staleWhileRevalidate: the stored copy at once, stale; a live query sees the revalidated value", arguments: StorageKind.allCases)
+    @Test(
+        "staleWhileRevalidate: the stored copy at once, stale; a live query sees the revalidated value",
+        arguments: StorageKind.allCases)
     func staleWhileRevalidate(kind: StorageKind) async throws {
         try await withHTTPCacheFixture(kind) { fixture in
             // Given: message 1 stored, then changed on the server.
@@ -115,7 +121,9 @@ import Testing
         }
     }
 
-    @Test("Vary: Authorization: a second account never gets the first one's cached answer", arguments: StorageKind.allCases)
+    @Test(
+        "Vary: Authorization: a second account never gets the first one's cached answer",
+        arguments: StorageKind.allCases)
     func varyAuthorization(kind: StorageKind) async throws {
         try await withHTTPCacheFixture(kind) { fixture in
             // Given: answers fresh for a minute, varying on Authorization; account A read message 1.
@@ -148,7 +156,8 @@ import Testing
             let messages = fixture.messages(.cacheFirst)
             _ = try await messages.read("1").value
             _ = try await messages.read("1").value
-            #expect(fixture.gets("/messages/1").count == 2 && fixture.gets("/messages/1")[1].header("if-none-match") == nil)
+            #expect(
+                fixture.gets("/messages/1").count == 2 && fixture.gets("/messages/1")[1].header("if-none-match") == nil)
         }
     }
 
@@ -160,7 +169,8 @@ import Testing
             _ = try await messages.read("1").value
             _ = try await messages.read("1").value
             #expect(try await fixture.cacheEntries().isEmpty)
-            #expect(fixture.gets("/messages/1").count == 2 && fixture.gets("/messages/1")[1].header("if-none-match") == nil)
+            #expect(
+                fixture.gets("/messages/1").count == 2 && fixture.gets("/messages/1")[1].header("if-none-match") == nil)
         }
     }
 
@@ -196,7 +206,8 @@ import Testing
             // Then: its entry is gone, and a read asks the server, unconditionally.
             #expect(try await fixture.cacheEntries().isEmpty)
             let read = try await messages.read("1").value
-            #expect(fixture.gets("/messages/1").count == 2 && fixture.gets("/messages/1")[1].header("if-none-match") == nil)
+            #expect(
+                fixture.gets("/messages/1").count == 2 && fixture.gets("/messages/1")[1].header("if-none-match") == nil)
             #expect(read.origin == .remote)
         }
     }
