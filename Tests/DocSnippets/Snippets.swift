@@ -174,8 +174,15 @@ try await store.erase(force: true)                    // the app decided: the fi
 #sourceLocation()
 }
 
-func snippet_Sources_Depot_Depot_docc_Caching_md_63() async throws {
-#sourceLocation(file: "Sources/Depot/Depot.docc/Caching.md", line: 64)
+func snippet_Sources_Depot_Depot_docc_Caching_md_28() async throws {
+#sourceLocation(file: "Sources/Depot/Depot.docc/Caching.md", line: 29)
+let report = try await cached.synchronize().value
+log("\(report.pages) pages, \(report.notModified) answered 304, \(report.pulled) entities pulled")
+#sourceLocation()
+}
+
+func snippet_Sources_Depot_Depot_docc_Caching_md_74() async throws {
+#sourceLocation(file: "Sources/Depot/Depot.docc/Caching.md", line: 75)
 let headers = CacheHeaders(fields: [
     (name: "Cache-Control", value: "max-age=60, stale-while-revalidate=30"),
     (name: "ETag", value: "\"v7\""),
@@ -189,8 +196,8 @@ log((lifetime, fresh, served))
 #sourceLocation()
 }
 
-func snippet_Sources_Depot_Depot_docc_Caching_md_97() async throws {
-#sourceLocation(file: "Sources/Depot/Depot.docc/Caching.md", line: 98)
+func snippet_Sources_Depot_Depot_docc_Caching_md_108() async throws {
+#sourceLocation(file: "Sources/Depot/Depot.docc/Caching.md", line: 109)
 struct RecentMessages: CRUDNetworkingStorageRepository {
     typealias Entity = Message
     let store: Networking
@@ -208,8 +215,8 @@ log((first.origin, again.origin))  // (.remote, .local)
 #sourceLocation()
 }
 
-func snippet_Sources_Depot_Depot_docc_Caching_md_117() async throws {
-#sourceLocation(file: "Sources/Depot/Depot.docc/Caching.md", line: 118)
+func snippet_Sources_Depot_Depot_docc_Caching_md_128() async throws {
+#sourceLocation(file: "Sources/Depot/Depot.docc/Caching.md", line: 129)
 try await withStubServer { server in
     server.resource("messages", objects: [["id": "1", "text": "hi"]])
     server.servesValidators = true

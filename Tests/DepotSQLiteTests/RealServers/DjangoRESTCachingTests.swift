@@ -48,7 +48,7 @@ extension DjangoRESTTests {
         try await withCachingDRF(notes: 1) { server, notes, _ in
             // Given: note 1 read once, its ETag (from ConditionalGetMiddleware) stored.
             let first = try await notes.read(1).value
-            let stored = try await notes.storage.fetch(collection: notes.collection, id: "1").value
+            let stored = try await notes.storage.fetch(collection: notes.collection, id: "1")
 
             // When: it is read again.
             let second = try await notes.read(1).value
@@ -61,7 +61,7 @@ extension DjangoRESTTests {
             let sent = try #require(log.last?["if_none_match"]?.stringValue)
             #expect(sent.hasPrefix("\"") && sent.hasSuffix("\""))
             #expect(second.value == first.value && second.value.title == "Note 1" && second.origin == .remote)
-            #expect(try await notes.storage.fetch(collection: notes.collection, id: "1").value == stored)
+            #expect(try await notes.storage.fetch(collection: notes.collection, id: "1") == stored)
         }
     }
 
@@ -83,7 +83,7 @@ extension DjangoRESTTests {
             #expect(changed.value.title == "edited")
             #expect(try await gets(server, "/notes/1/").map { $0["status"] } == [200, 200, 304])
             #expect(
-                try await notes.storage.fetch(collection: notes.collection, id: "1").value?.object["title"] == "edited")
+                try await notes.storage.fetch(collection: notes.collection, id: "1")?.object["title"] == "edited")
         }
     }
 
@@ -106,6 +106,27 @@ extension DjangoRESTTests {
             #expect(fresh.origin == .local && !fresh.isStale && fresh.value.title == "Note 1")
             #expect(try await gets(server, "/cached-notes/1/").map { $0["status"] } == [200, 304])
             #expect(revalidated.value == fresh.value)
+        }
+    }
+
+    @Test("a second pull of an unchanged DRF list: every page a conditional GET answered 304, nothing pulled")
+    func conditionalPull() async throws {
+        try await withCachingDRF(notes: 30) { server, notes, _ in
+            // Given: a first pull stored 30 notes over DRF's two pages of 25, with each page's ETag.
+            let first = try await notes.synchronize().value
+            #expect(first.pulled == 30 && first.pages == 2 && first.notModified == 0)
+            let before = try await notes.storage.fetch(collection: notes.collection, matching: .all)
+
+            // When: the unchanged list is pulled again.
+            let second = try await notes.synchronize().value
+
+            // Then: both pages went out with If-None-Match, Django answered 304 for each, nothing
+            // was pulled or written, and the pull still counts as complete.
+            let pages = try await gets(server, "/notes/")
+            #expect(pages.map { $0["status"] } == [200, 200, 304, 304])
+            #expect(pages.suffix(2).allSatisfy { $0["if_none_match"]?.stringValue != nil })
+            #expect(second.notModified == 2 && second.pulled == 0 && second.pullCompleted)
+            #expect(try await notes.storage.fetch(collection: notes.collection, matching: .all) == before)
         }
     }
 }
