@@ -41,7 +41,7 @@ extension CRUDNetworkingStorageRepository {
         do {
             (entry, record) = try await storage.transaction { tx in
                 (try tx.httpCacheEntry(key), try tx.fetch(collection: collection, id: id))
-            }.value
+            }
         } catch let error as DepotError where error.code == .storage {
             // A store that cannot be read does not keep the server's answer from the app: the
             // GET goes out unconditionally (storing its answer reports the store's failure).

@@ -183,7 +183,7 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
                 default: break
                 }
             }
-        }.value
+        }
     }
 
     /// Stores the server's answer to a write this process sent directly (not through the outbox),

@@ -37,7 +37,7 @@ extension Synchronizer {
             else { return nil }
             // A record the store lost since (erased, pruned, removed) makes the page worth reading.
             return try tx.syncStates(collection: collection, ids: ids).count == Set(ids).count ? entry : nil
-        }.value
+        }
         return PageLookup(key: key, url: url, fields: fields, entry: entry)
     }
 

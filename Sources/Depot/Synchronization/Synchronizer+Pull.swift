@@ -56,7 +56,7 @@ extension Synchronizer {
                 // A 304: the stored records are current; only their ids count (for prune).
                 if configuration.prune { seen.formUnion(ids) }
                 if let refreshed {
-                    try await storage.transaction { tx in try tx.storeHTTPCacheEntry(refreshed, key: key) }.value
+                    try await storage.transaction { tx in try tx.storeHTTPCacheEntry(refreshed, key: key) }
                 }
                 report.notModified += 1
                 report.pages += 1

@@ -39,7 +39,7 @@ struct HTTPCacheFixture {
 
     /// The store's HTTP cache entries.
     func cacheEntries() async throws -> [StoredRecord] {
-        try await storage.fetch(collection: "__depot_http_cache", matching: .all).value
+        try await storage.fetch(collection: "__depot_http_cache", matching: .all)
     }
 
     /// A session to the server with `headers`.

@@ -14,7 +14,7 @@ import Testing
             let messages = fixture.messages()
             let first = try await messages.synchronize().value
             #expect(first.pages == 2 && first.pulled == 3 && first.notModified == 0)
-            let before = try await fixture.storage.fetch(collection: "messages", matching: .all).value
+            let before = try await fixture.storage.fetch(collection: "messages", matching: .all)
             fixture.server.clearRequests()
 
             // When: the unchanged list is pulled again.
@@ -27,7 +27,7 @@ import Testing
             #expect(fixture.server.notModifiedCount == 2)
             #expect(second.notModified == 2 && second.pages == 2 && second.pulled == 0 && second.pruned == 0)
             #expect(second.pullCompleted && second.errors.isEmpty)
-            #expect(try await fixture.storage.fetch(collection: "messages", matching: .all).value == before)
+            #expect(try await fixture.storage.fetch(collection: "messages", matching: .all) == before)
         }
     }
 
@@ -42,7 +42,7 @@ import Testing
             let report = try await messages.synchronize().value
             // Then: page one was read and merged, page two was a 304.
             #expect(report.notModified == 1 && report.pulled == 2 && report.pages == 2)
-            #expect(try await fixture.storage.fetch(collection: "messages", id: "1").value?.object["text"] == "uno")
+            #expect(try await fixture.storage.fetch(collection: "messages", id: "1")?.object["text"] == "uno")
         }
     }
 
@@ -52,7 +52,7 @@ import Testing
             let messages = fixture.messages()
             _ = try await messages.synchronize().value
             // Given: record 3 (page two) vanished from the store.
-            _ = try await fixture.storage.delete(collection: "messages", id: "3").value
+            _ = try await fixture.storage.delete(collection: "messages", id: "3")
             fixture.server.clearRequests()
             // When: the list is pulled again.
             let report = try await messages.synchronize().value
@@ -60,7 +60,7 @@ import Testing
             let pages = fixture.gets("/messages")
             #expect(pages.count == 2 && pages[1].header("if-none-match") == nil)
             #expect(report.notModified == 1 && report.pulled == 1)
-            #expect(try await fixture.storage.fetch(collection: "messages", id: "3").value != nil)
+            #expect(try await fixture.storage.fetch(collection: "messages", id: "3") != nil)
         }
     }
 }

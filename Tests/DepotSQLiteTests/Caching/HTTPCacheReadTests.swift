@@ -13,7 +13,7 @@ import Testing
             // Given: one read stored message 1 with its ETag.
             let messages = fixture.messages()
             let first = try await messages.read("1").value
-            let stored = try await fixture.storage.fetch(collection: "messages", id: "1").value
+            let stored = try await fixture.storage.fetch(collection: "messages", id: "1")
             let etag = try #require(stored?.etag)
 
             // When: it is read again.
@@ -24,7 +24,7 @@ import Testing
             #expect(fixture.gets("/messages/1").last?.header("if-none-match") == etag)
             #expect(fixture.server.notModifiedCount == 1)
             #expect(first.value == second.value && second.origin == .remote && !second.isStale)
-            #expect(try await fixture.storage.fetch(collection: "messages", id: "1").value == stored)
+            #expect(try await fixture.storage.fetch(collection: "messages", id: "1") == stored)
         }
     }
 
