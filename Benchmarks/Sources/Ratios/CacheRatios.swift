@@ -11,7 +11,7 @@ import Foundation
 // bytes received and time.
 
 /// Messages read through the store's HTTP cache (the default rule: always ask, conditionally).
-struct CachedMessages: CRUDNetworkingStorageRepository {
+struct ValidatedMessages: CRUDNetworkingStorageRepository {
     typealias Entity = Message
     let store: Networking
     let storage: Storage
@@ -19,7 +19,7 @@ struct CachedMessages: CRUDNetworkingStorageRepository {
 }
 
 /// The same messages pulled as a list, in pages of 100.
-struct CachedMessageList: CRUDNetworkingStorageRepository, SynchronizableRepository {
+struct ValidatedMessageList: CRUDNetworkingStorageRepository, SynchronizableRepository {
     typealias Entity = Message
     let store: Networking
     let storage: Storage
@@ -82,7 +82,7 @@ final class CountingNetworking: Networking, @unchecked Sendable {
             // The list: pulled once (stored, each page's validators kept), then timed again.
             let listStorage = try SQLiteStorage(
                 path: directory.appendingPathComponent("list-\(name)-\(validators).sqlite").path)
-            let list = CachedMessageList(store: session, storage: listStorage)
+            let list = ValidatedMessageList(store: session, storage: listStorage)
             _ = try await list.synchronize().value
             session.reset()
             var before = server.notModifiedCount
@@ -98,7 +98,7 @@ final class CountingNetworking: Networking, @unchecked Sendable {
             // The records: each read once by id, then timed again.
             let storage = try SQLiteStorage(
                 path: directory.appendingPathComponent("read-\(name)-\(validators).sqlite").path)
-            let messages = CachedMessages(store: session, storage: storage)
+            let messages = ValidatedMessages(store: session, storage: storage)
             for id in ids { _ = try await messages.read(id).value }
             session.reset()
             before = server.notModifiedCount
