@@ -39,6 +39,16 @@ struct CachedNotes: CRUDNetworkingStorageRepository, SynchronizableRepository {
     let path = "notes/"
 }
 
+/// The Caching article's repository: messages read cache-first, fresh for 30 s by default.
+struct RecentMessages: CRUDNetworkingStorageRepository {
+    typealias Entity = Message
+    let store: Networking
+    let storage: Storage
+    let path = "messages"
+    var strategy: Strategy = .cacheFirst
+    var configuration = RepositoryConfiguration(defaultMaxAge: 30)
+}
+
 /// Stands in for a value a block uses: compiled, never run.
 private func standIn<Value>() -> Value { fatalError("a documentation stand-in; snippets are compiled, not run") }
 

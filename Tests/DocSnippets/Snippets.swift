@@ -174,6 +174,62 @@ try await store.erase(force: true)                    // the app decided: the fi
 #sourceLocation()
 }
 
+func snippet_Sources_Depot_Depot_docc_Caching_md_28() async throws {
+#sourceLocation(file: "Sources/Depot/Depot.docc/Caching.md", line: 29)
+let report = try await cached.synchronize().value
+log("\(report.pages) pages, \(report.notModified) answered 304, \(report.pulled) entities pulled")
+#sourceLocation()
+}
+
+func snippet_Sources_Depot_Depot_docc_Caching_md_74() async throws {
+#sourceLocation(file: "Sources/Depot/Depot.docc/Caching.md", line: 75)
+let headers = CacheHeaders(fields: [
+    (name: "Cache-Control", value: "max-age=60, stale-while-revalidate=30"),
+    (name: "ETag", value: "\"v7\""),
+])
+let stored = Date()
+let lifetime = headers.freshnessLifetime(defaultMaxAge: nil)  // 60
+let fresh = headers.isFresh(storedAt: stored, now: stored.addingTimeInterval(45), defaultMaxAge: nil)  // true
+let served = headers.mayServeStaleWhileRevalidating(
+    storedAt: stored, now: stored.addingTimeInterval(75), defaultMaxAge: nil)  // true: 15 s past fresh
+log((lifetime, fresh, served))
+#sourceLocation()
+}
+
+func snippet_Sources_Depot_Depot_docc_Caching_md_108() async throws {
+#sourceLocation(file: "Sources/Depot/Depot.docc/Caching.md", line: 109)
+struct RecentMessages: CRUDNetworkingStorageRepository {
+    typealias Entity = Message
+    let store: Networking
+    let storage: Storage
+    let path = "messages"
+    var strategy: Strategy = .cacheFirst
+    var configuration = RepositoryConfiguration(defaultMaxAge: 30)
+}
+
+let messages = RecentMessages(store: session, storage: storage)
+let first = try await messages.read("1").value  // GET /messages/1 → 200, ETag stored
+let again = try await messages.read("1").value  // fresh: from the store, no request
+// 31 s later: GET /messages/1 with If-None-Match → 304, the stored copy
+log((first.origin, again.origin))  // (.remote, .local)
+#sourceLocation()
+}
+
+func snippet_Sources_Depot_Depot_docc_Caching_md_128() async throws {
+#sourceLocation(file: "Sources/Depot/Depot.docc/Caching.md", line: 129)
+try await withStubServer { server in
+    server.resource("messages", objects: [["id": "1", "text": "hi"]])
+    server.servesValidators = true
+    server.cacheControl = "max-age=0, must-revalidate"
+    let messages = RecentMessages(
+        store: NetworkingSession(url: server.url), storage: InMemoryStorage(), strategy: .remoteFirst)
+    _ = try await messages.read("1").value
+    let second = try await messages.read("1").value
+    #expect(server.notModifiedCount == 1 && second.value.text == "hi")
+}
+#sourceLocation()
+}
+
 func snippet_Sources_Depot_Depot_docc_Concurrency_md_25() async throws {
 #sourceLocation(file: "Sources/Depot/Depot.docc/Concurrency.md", line: 26)
 try await storage.transaction { tx in

@@ -63,9 +63,10 @@ struct CacheControlDirectives {
     static func smallest(_ old: Int?, _ new: Int) -> Int { min(old ?? new, new) }
 
     /// One directive starting at `start` (a non-separator byte): its lower-cased name and its
-    /// argument (a token, or a quoted-string unescaped), and the index after it. Nil for a
-    /// malformed directive (no name, an unbalanced quote, bytes after the argument), whose bytes up
-    /// to the next comma outside quotes are skipped.
+    /// argument (a token, or a quoted-string unescaped), and the index after it. A directive with
+    /// an unbalanced quote or bytes after its argument keeps its name with an empty (invalid)
+    /// argument; one with no name is nil. Either way its bytes up to the next comma outside quotes
+    /// are skipped.
     static func directive(in bytes: [UInt8], from start: Int) -> (
         directive: (name: [UInt8], argument: [UInt8]?)?, next: Int
     ) {
@@ -81,7 +82,8 @@ struct CacheControlDirectives {
             index = skipOWS(bytes, index + 1)
             if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
                 guard let (text, next) = quotedString(bytes, from: index) else {
-                    return (nil, bytes.count)  // unbalanced quote: the rest of the field is its text
+                    // An unbalanced quote: the rest of the field is its text, an invalid argument.
+                    return ((name, []), bytes.count)
                 }
                 argument = text
                 index = next
@@ -95,8 +97,11 @@ struct CacheControlDirectives {
             }
             index = skipOWS(bytes, index)
         }
-        if name.isEmpty || (index < bytes.count && bytes[index] != UInt8(ascii: ",")) {
-            return (nil, skipToComma(bytes, index))
+        if name.isEmpty { return (nil, skipToComma(bytes, index)) }
+        if index < bytes.count, bytes[index] != UInt8(ascii: ",") {
+            // Bytes after the argument: the directive counts, with an invalid argument (a flag
+            // stays on, a delta-seconds is stale).
+            return ((name, []), skipToComma(bytes, index))
         }
         return ((name, argument), index)
     }
