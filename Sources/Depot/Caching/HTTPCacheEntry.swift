@@ -48,15 +48,12 @@ struct HTTPCacheEntry: Sendable, Hashable {
         etag = headers.etag.map { String($0.prefix(HTTPCache.maximumValidatorLength)) }
         lastModified = headers.lastModified.map { String($0.prefix(HTTPCache.maximumValidatorLength)) }
         receivedAt = now
-        // Apparent age (the Date header's distance, never negative) or the Age header: the larger.
-        var apparent = 0
-        if let date = headers.date {
-            let seconds = now.timeIntervalSince(date)
-            if seconds.isFinite, seconds > 0 { apparent = seconds >= Double(Int32.max) ? Int(Int32.max) : Int(seconds) }
-        }
-        initialAge = max(apparent, max(0, headers.age))
+        // The age it arrived with (RFC 9111 §4.2.3): the Date header's distance or Age, the larger.
+        initialAge = headers.currentAge(storedAt: now, now: now)
+        // Expires without Date counts from the arrival (§4.2.1).
         lifetime =
-            headers.maxAge != nil || headers.expires != nil ? headers.freshnessLifetime(defaultMaxAge: nil) : nil
+            headers.maxAge != nil || headers.expires != nil
+            ? headers.freshnessLifetime(defaultMaxAge: nil, receivedAt: now) : nil
         noCache = headers.noCache
         mustRevalidate = headers.mustRevalidate
         staleWhileRevalidate = headers.staleWhileRevalidate
@@ -102,9 +99,10 @@ struct HTTPCacheEntry: Sendable, Hashable {
         return staleness(at: now, defaultMaxAge: defaultMaxAge) <= window
     }
 
-    /// Whether, stale at `now`, it may answer when the server fails (RFC 5861 §4).
+    /// Whether, stale at `now`, it may answer when the server fails (RFC 5861 §4; never under
+    /// `no-cache` or `must-revalidate`, RFC 9111 §4.2.4).
     func mayServeAfterError(at now: Date, defaultMaxAge: Int?) -> Bool {
-        guard !mustRevalidate, let window = staleIfError else { return false }
+        guard !noCache, !mustRevalidate, let window = staleIfError else { return false }
         return staleness(at: now, defaultMaxAge: defaultMaxAge) <= window
     }
 
@@ -121,14 +119,9 @@ struct HTTPCacheEntry: Sendable, Hashable {
     func refreshed(by headers: CacheHeaders, now: Date) -> HTTPCacheEntry {
         var entry = self
         entry.receivedAt = now
-        var apparent = 0
-        if let date = headers.date {
-            let seconds = now.timeIntervalSince(date)
-            if seconds.isFinite, seconds > 0 { apparent = seconds >= Double(Int32.max) ? Int(Int32.max) : Int(seconds) }
-        }
-        entry.initialAge = max(apparent, max(0, headers.age))
+        entry.initialAge = headers.currentAge(storedAt: now, now: now)
         if headers.maxAge != nil || headers.expires != nil {
-            entry.lifetime = headers.freshnessLifetime(defaultMaxAge: nil)
+            entry.lifetime = headers.freshnessLifetime(defaultMaxAge: nil, receivedAt: now)
         }
         if headers.noCache { entry.noCache = true }
         if headers.mustRevalidate { entry.mustRevalidate = true }

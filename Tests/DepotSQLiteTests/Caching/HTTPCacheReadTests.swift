@@ -195,6 +195,20 @@ import Testing
         }
     }
 
+    @Test("stale-if-error under no-cache: the stale copy is never served, the error reaches the caller")
+    func staleIfErrorUnderNoCache() async throws {
+        try await withHTTPCacheFixture(.memory) { fixture in
+            // Given: an answer that allows stale-if-error but must be revalidated before every use.
+            fixture.server.cacheControl = "no-cache, stale-if-error=60"
+            let messages = fixture.messages(Strategy(Rule(target: .remote)))
+            _ = try await messages.read("1").value
+            fixture.server.inject(.status(503), times: 3)
+
+            // When / Then: the failing revalidation is the answer (RFC 9111 §4.2.4).
+            await #expect { try await messages.read("1").value } throws: { ($0 as? DepotError)?.status == 503 }
+        }
+    }
+
     @Test("a local write drops the record's validators", arguments: StorageKind.allCases)
     func localWriteInvalidates(kind: StorageKind) async throws {
         try await withHTTPCacheFixture(kind) { fixture in

@@ -1,0 +1,36 @@
+import Foundation
+import Testing
+
+@testable import Depot
+
+/// What the store keeps of one answer: its freshness counted as RFC 9111 says.
+@Suite struct HTTPCacheEntryTests {
+    let arrival = Date(timeIntervalSince1970: 1_800_000_000)
+
+    @Test("Expires without a Date header counts from the answer's arrival (RFC 9111 §4.2.1)")
+    func expiresWithoutDate() throws {
+        // Given: an answer that expires 120 s after it arrived, and says nothing of its Date.
+        let headers = CacheHeaders(fields: [(name: "Expires", value: "Fri, 15 Jan 2027 08:02:00 GMT")])
+
+        // When: the store keeps it.
+        let entry = try #require(HTTPCacheEntry(headers: headers, url: "/m/1", now: arrival, request: []))
+
+        // Then: it is fresh for those 120 s, and stale after.
+        #expect(entry.lifetime == 120)
+        #expect(entry.isFresh(at: arrival.addingTimeInterval(60), defaultMaxAge: nil))
+        #expect(!entry.isFresh(at: arrival.addingTimeInterval(121), defaultMaxAge: nil))
+    }
+
+    @Test("a 304 without Date renews an Expires lifetime from its own arrival")
+    func refreshedExpires() throws {
+        let first = CacheHeaders(fields: [(name: "Cache-Control", value: "max-age=10")])
+        let entry = try #require(HTTPCacheEntry(headers: first, url: "/m/1", now: arrival, request: []))
+        let later = arrival.addingTimeInterval(-120 + 600)
+        let notModified = CacheHeaders(fields: [(name: "Expires", value: "Fri, 15 Jan 2027 08:02:00 GMT")])
+
+        // A 304 that arrives 480 s after the Expires date: already expired, never negative.
+        let renewed = entry.refreshed(by: notModified, now: later)
+        #expect(renewed.lifetime == 0)
+        #expect(!renewed.isFresh(at: later, defaultMaxAge: nil))
+    }
+}
