@@ -18,6 +18,10 @@ let package = Package(
             name: "AsyncHTTPClient",
             description: "Builds DepotAsyncHTTPClient, a transport on swift-server/async-http-client."
         ),
+        .trait(
+            name: "Postgres",
+            description: "Builds DepotPostgres, a storage and outbox shared by a fleet on vapor/postgres-nio."
+        ),
         .default(enabledTraits: []),
     ],
     dependencies: [
@@ -100,6 +104,13 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Tests/OutboxCrashTest"
+        ),
+        // Replicas on one shared store, SIGKILLed and restarted mid-forward; `--throughput` measures
+        // forwarding with 1, 2 and 3 replicas. `--store postgres:<url>` needs the Postgres trait.
+        .executableTarget(
+            name: "FleetCrashTest",
+            dependencies: ["Depot", "DepotSQLite", "DepotTesting", "SoakSupport"],
+            path: "Tests/FleetCrashTest"
         ),
         .target(
             name: "SoakSupport",
