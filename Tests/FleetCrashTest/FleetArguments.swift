@@ -1,7 +1,7 @@
 import Foundation
 
 /// The command line: `FleetCrashTest [--store sqlite:PATH | --store postgres:URL] [--replicas 3]
-/// [--writes 3000] [--entities 300] [--kills 8] [--seed S]` runs the crash test;
+/// [--writes 3000] [--entities 300] [--kills 12] [--seed S]` runs the crash test;
 /// `FleetCrashTest --throughput [--store …] [--writes 600] [--latency-ms 20]` measures forwarding
 /// with 1, 2 and 3 replicas. A replica: `--child --store … --port P --finished PATH [--gate PATH]`.
 struct FleetArguments: Sendable {
@@ -18,7 +18,7 @@ struct FleetArguments: Sendable {
     /// How many entities the writes go to.
     var entities = 300
     /// How many times a random replica is SIGKILLed and restarted.
-    var kills = 8
+    var kills = 12
     /// How long the stub server holds each answer, in milliseconds (the throughput run's default: 20).
     var latency: Int?
     /// The seed of the writes and kill moments; random when not given.
@@ -86,7 +86,7 @@ struct FleetUsageError: Error, CustomStringConvertible {
     /// The message with the usage.
     var description: String {
         "\(message)\nusage: FleetCrashTest [--store sqlite:PATH | --store postgres:URL] [--replicas 3]"
-            + " [--writes 3000] [--entities 300] [--kills 8] [--seed S]"
+            + " [--writes 3000] [--entities 300] [--kills 12] [--seed S]"
             + " | FleetCrashTest --throughput [--store …] [--writes 600] [--latency-ms 20]"
     }
 }

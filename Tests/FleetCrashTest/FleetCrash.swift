@@ -99,20 +99,25 @@ struct FleetCrash {
             arguments: [
                 "--child", "--store", store.description, "--port", String(server.port), "--finished", finished,
             ])
+        try await replicas.waitFor("started", timeout: .seconds(60))
         let forwarding = ContinuousClock.now
-        var kills = (0..<arguments.kills).map { _ in Int.random(in: 1..<max(queued.count, 2), using: &random) }.sorted()
-        var midForward = 0
         var left = writes - before
+        // Kill moments spread over the forwarding: the queued entries and about as many again as
+        // the later writes add (most of them follow an entry already sent).
+        let span = max(queued.count + left * 3 / 4, 2)
+        var kills = (0..<arguments.kills).map { _ in Int.random(in: 1..<span, using: &random) }.sorted()
+        var midForward = 0
         do {
             while !replicas.allEnded {
+                // The last third goes in a few writes at a time while the replicas forward, so an
+                // entity's new write often follows one already sent (a second entry, not folded in).
                 if left > 0 {
-                    let chunk = min(left, 10)
+                    let chunk = min(left, 5)
                     try await workload.write(chunk, to: repositories)
                     left -= chunk
-                    if left == 0 { FileManager.default.createFile(atPath: finished, contents: nil) }
-                } else {
-                    try await Task.sleep(for: .milliseconds(5))
+                    if left == 0 { try touch(finished) }
                 }
+                try await Task.sleep(for: .milliseconds(5))
                 if let next = kills.first, server.appliedWrites.count >= next {
                     kills.removeFirst()
                     let slot = Int.random(in: 0..<replicas.processes.count, using: &random)
@@ -141,7 +146,8 @@ struct FleetCrash {
             return false
         }
         say(
-            "fleet: \(workload.counts.total) writes (\(workload.counts)) → \(check.appliedCount) applied by"
+            "fleet: \(workload.counts.total) writes (\(workload.counts)), \(queued.count) entries queued before"
+                + " forwarding → \(check.appliedCount) applied by"
                 + " \(arguments.replicas) replicas (\(replicas.started) started, \(midForward) killed mid-forward),"
                 + " \(server.replayedWrites) replayed by key: 0 lost, 0 applied twice, per-entity order kept,"
                 + " outbox empty (forwarding \(FleetThroughput.seconds(forwarded)) s,"

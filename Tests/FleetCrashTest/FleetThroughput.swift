@@ -62,7 +62,7 @@ enum FleetThroughput {
         if latency > 0 { server.inject(.delay(.milliseconds(latency)), times: Int.max) }
 
         let (gate, finished) = (directory.appendingPathComponent("gate").path, directory.appendingPathComponent("finished").path)
-        FileManager.default.createFile(atPath: finished, contents: nil)
+        try touch(finished)
         let replicas = try FleetReplicas(
             count: count, executable: Bundle.main.executablePath ?? CommandLine.arguments[0],
             arguments: [
@@ -72,7 +72,7 @@ enum FleetThroughput {
         defer { replicas.killAll() }
         try await replicas.waitFor("ready", timeout: .seconds(60))
         let start = ContinuousClock.now
-        FileManager.default.createFile(atPath: gate, contents: nil)
+        try touch(gate)
         while server.appliedWrites.count < writes {
             let failures = replicas.failures
             guard failures.isEmpty else { throw HarnessError(description: failures.joined(separator: "; ")) }

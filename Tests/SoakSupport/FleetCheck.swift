@@ -48,7 +48,7 @@ public struct FleetCheck: Sendable {
             }
         }
         var serverIDs: [String: String] = [:]  // "tickets/<server id>" → the entity's key
-        var applied: [String: Int] = [:]  // revision → the apply sequence
+        var applied: [Int: Int] = [:]  // revision → the apply sequence
         var last: [String: (revision: Int, sequence: Int)] = [:]  // entity → its last applied write
         var keys = Set<String>()
         for write in outcome.applied.sorted(by: { $0.sequence < $1.sequence }) {
