@@ -6,12 +6,14 @@ import Foundation
     import DepotPostgres
 #endif
 
-/// Relay's command line: `[--port N] [--remote URL] [--postgres URL] [--demo]`.
+/// Relay's command line: `[--port N] [--remote URL] [--postgres URL | --sqlite PATH] [--demo]`.
 ///
 /// - `--port`: the port to serve on (0, the default, takes a free one).
 /// - `--remote`: the remote API to keep a copy of; without it, Relay embeds a stub server.
 /// - `--postgres`: keep the copy and the outbox in this PostgreSQL database, shared by every
-///   replica that names it (needs `--traits Postgres`); without it, a temporary SQLite file.
+///   replica that names it (needs `--traits Postgres`).
+/// - `--sqlite`: keep them in this SQLite file, which replicas on one host may share; without
+///   either, a temporary SQLite file.
 /// - `--demo`: write a note through the relay, print what both sides hold, and stop.
 struct RelayOptions {
     /// The port to serve on; 0 for a free one.
@@ -20,6 +22,8 @@ struct RelayOptions {
     var remote: URL?
     /// The PostgreSQL URL, or nil for an SQLite file.
     var postgres: String?
+    /// The SQLite file, or nil for a temporary one.
+    var sqlite: String?
     /// Whether to run the demo and stop.
     var demo = false
 
@@ -46,19 +50,25 @@ struct RelayOptions {
                     throw RelayUsageError(message: "--postgres needs a URL such as postgres://user@127.0.0.1:5432/depot")
                 }
                 postgres = url
+            case "--sqlite":
+                guard let path = rest.popFirst(), !path.isEmpty else {
+                    throw RelayUsageError(message: "--sqlite needs a file path")
+                }
+                sqlite = path
             default: throw RelayUsageError(message: "unknown option \(option)")
             }
         }
+        if postgres != nil, sqlite != nil { throw RelayUsageError(message: "--postgres and --sqlite exclude each other") }
     }
 
-    /// Opens the store the options name: the PostgreSQL database, or an SQLite file in
-    /// `directory`. Returns it and how to close it.
+    /// Opens the store the options name: the PostgreSQL database, the SQLite file, or a new
+    /// SQLite file in `directory`. Returns it and how to close it.
     ///
     /// - Throws: ``RelayUsageError`` for `--postgres` in a build without the Postgres trait;
     ///   what opening the store threw.
     func openStorage(in directory: URL) async throws -> (Storage, @Sendable () async throws -> Void) {
         guard let postgres else {
-            let storage = try SQLiteStorage(path: directory.appendingPathComponent("relay.sqlite").path)
+            let storage = try SQLiteStorage(path: sqlite ?? directory.appendingPathComponent("relay.sqlite").path)
             return (storage, { try storage.close() })
         }
         #if Postgres
@@ -80,6 +90,6 @@ struct RelayUsageError: Error, CustomStringConvertible {
     var message: String
     /// The message with the usage.
     var description: String {
-        "Relay: \(message)\nusage: Relay [--port N] [--remote URL] [--postgres URL] [--demo]"
+        "Relay: \(message)\nusage: Relay [--port N] [--remote URL] [--postgres URL | --sqlite PATH] [--demo]"
     }
 }

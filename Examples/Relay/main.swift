@@ -125,9 +125,11 @@ sync.add(SynchronizeAction(notes))
 sync.observe(forwarder)
 let demo = options.demo
 let relay = RelayServer(notes: notes, port: options.port) { port in
-    print(
+    // Written at once (print to a pipe or a file is buffered), so a script can read the ports.
+    let line =
         "relay on http://127.0.0.1:\(port), remote API on \(remoteURL)"
-            + (options.postgres == nil ? "" : ", store shared in PostgreSQL"))
+        + (options.postgres == nil ? "" : ", store shared in PostgreSQL")
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
     guard demo else { return }
     Task {
         let me = NetworkingSession(url: URL(string: "http://127.0.0.1:\(port)")!)
