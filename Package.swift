@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "DepotTesting", targets: ["DepotTesting"]),
         .library(name: "DepotSQLite", targets: ["DepotSQLite"]),
         .library(name: "DepotAsyncHTTPClient", targets: ["DepotAsyncHTTPClient"]),
+        .library(name: "DepotPostgres", targets: ["DepotPostgres"]),
         .executable(name: "Messages", targets: ["Messages"]),
         .executable(name: "Relay", targets: ["Relay"]),
     ],
@@ -34,6 +35,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         .target(name: "DepotPromise"),
@@ -76,6 +78,16 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        .target(
+            name: "DepotPostgres",
+            dependencies: [
+                "Depot",
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .executableTarget(
@@ -136,7 +148,7 @@ let package = Package(
         .testTarget(
             name: "DepotSQLiteTests",
             dependencies: [
-                "DepotSQLite", "Depot", "DepotTesting", "SoakSupport",
+                "DepotSQLite", "Depot", "DepotTesting", "SoakSupport", "DepotPostgres",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),

@@ -13,7 +13,7 @@ import Testing
     func oddKeysWork(kind: StorageKind) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let storage = try kind.make(in: directory)
+        let storage = try await kind.make(in: directory)
         for key in Self.oddKeys {
             try await storage.deleteAll(collection: "messages").value
             try await storage.upsert([
@@ -37,7 +37,7 @@ import Testing
     func unevaluableCriteria(kind: StorageKind) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let storage = try kind.make(in: directory)
+        let storage = try await kind.make(in: directory)
         for criteria in [Criteria(["tags": ["a"]]), Criteria(["meta": ["k": 1]]), Criteria(limit: -1)] {
             let error = await #expect(throws: DepotError.self) {
                 try await storage.fetch(collection: "messages", matching: criteria).value

@@ -17,7 +17,7 @@ private struct Note: Identifiable, Sendable, DictionaryRepresentable {
     func encodedMatchesStoredRecords(kind: StorageKind) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let storage = try kind.make(in: directory)
+        let storage = try await kind.make(in: directory)
         let reference = InMemoryStorage()
         let message = Message(id: "m/1", text: "slash / quote \" é", author: "ann", likes: 3)
         let note = Note(id: 7, body: "hand-mapped")
@@ -58,7 +58,7 @@ private struct Note: Identifiable, Sendable, DictionaryRepresentable {
     func encodedInTransaction(kind: StorageKind) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let storage = try kind.make(in: directory)
+        let storage = try await kind.make(in: directory)
         let message = Message(id: "1", text: "hi")
         try await storage.transaction { tx in
             try tx.upsert(encoded: EncodedRecord(collection: "messages", entity: message, syncState: .created))

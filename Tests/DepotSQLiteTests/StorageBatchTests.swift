@@ -9,7 +9,7 @@ import Testing
     func batch(_ kind: StorageKind) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let local = LocalMessages(storage: try kind.make(in: directory))
+        let local = LocalMessages(storage: try await kind.make(in: directory))
         let three = (1...3).map { Message(id: String($0), text: "t\($0)") }
 
         _ = try await local.create(three).value
@@ -64,7 +64,7 @@ import Testing
     func bySyncState(_ kind: StorageKind) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let storage = try kind.make(in: directory)
+        let storage = try await kind.make(in: directory)
         try await storage.upsert([
             record("a", [:]), record("b", [:], state: .created), record("c", [:], state: .updated),
             record("d", [:], state: .deleted), record("e", [:], state: .created),

@@ -7,7 +7,7 @@ import Testing
 /// or clean, and leaves a spent store behind.
 @Suite struct StorageEraseTests {
     func makeStore(_ kind: StorageKind, _ directory: TemporaryDirectory) throws -> any ErasableStorage {
-        try #require(try kind.make(in: directory) as? any ErasableStorage)
+        try #require(try await kind.make(in: directory) as? any ErasableStorage)
     }
 
     static func recordPendingWrite(_ storage: any Storage, id: String = "1") async throws {

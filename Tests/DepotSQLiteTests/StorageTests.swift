@@ -40,7 +40,7 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let memory = InMemoryStorage()
-        let storage = try kind.make(in: directory)
+        let storage = try await kind.make(in: directory)
         try await memory.upsert(Self.rows).value
         try await storage.upsert(Self.rows).value
         for criteria in Self.criteria {
@@ -61,7 +61,7 @@ import Testing
     func basics(kind: StorageKind) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let storage = try kind.make(in: directory)
+        let storage = try await kind.make(in: directory)
         let first = record("a", ["text": "hello"], state: .created)
         try await storage.insert(first).value
         await #expect { try await storage.insert(first).value } throws: { ($0 as? DepotError)?.code == .conflict }

@@ -9,7 +9,7 @@ import Testing
     func concurrentIncrements(kind: StorageKind) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let storage = try kind.make(in: directory)
+        let storage = try await kind.make(in: directory)
         let ids = (0..<10).map(String.init)
         try await storage.upsert(ids.map { record($0, ["count": 0]) }).value
         // When: 400 increments, 40 per id, all at once. A read and a write in two
@@ -46,7 +46,7 @@ import Testing
     func rollBack(kind: StorageKind) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let storage = try kind.make(in: directory)
+        let storage = try await kind.make(in: directory)
         try await storage.upsert(record("1", ["text": "before"])).value
         // When
         await #expect(throws: TestFailure.self) {

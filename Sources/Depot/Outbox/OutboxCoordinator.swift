@@ -5,7 +5,7 @@ import Foundation
 /// the server of that storage (a local-first write's immediate send, `synchronize()`'s entity by
 /// entity push) sends with. Claims on entries are not kept here but in the store itself
 /// (see ``OutboxLease``), so they hold across storage objects and processes.
-final class OutboxCoordinator: Sendable {
+package final class OutboxCoordinator: Sendable {
     /// An observer: its wake-up, and the configuration its forwarder sends with.
     private struct Observer {
         var handler: @Sendable () -> Void
@@ -59,7 +59,7 @@ final class OutboxCoordinator: Sendable {
     }
 
     /// Wakes the observers of `storage`, if it has any.
-    static func notify(_ storage: Storage) {
+    package static func notify(_ storage: Storage) {
         let key = ObjectIdentifier(storage as AnyObject)
         all.withLock { $0[key] }?.notify()
     }

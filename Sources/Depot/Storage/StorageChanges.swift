@@ -41,6 +41,11 @@ package final class ChangeRecorder: Sendable {
     /// Notes that an outbox entry was added, changed or removed.
     package func outbox() { state.withLock { $0.outbox = true } }
 
+    /// What was recorded so far: the changes per collection and whether the outbox changed.
+    package var recorded: (changes: [StorageChange], outbox: Bool) {
+        state.withLock { (Array($0.changes.values), $0.outbox) }
+    }
+
     /// Tells the observers of `storage`.
     package func publish(for storage: AnyObject) {
         let (changes, outbox) = state.withLock { ($0.changes, $0.outbox) }

@@ -13,7 +13,7 @@ extension StorageConformanceTests {
     func outboxWrites(kind: StorageKind) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let storage = try kind.make(in: directory)
+        let storage = try await kind.make(in: directory)
         // Given
         let first = try await Conformance.append(
             [Conformance.entry("a"), Conformance.entry("b", .create), Conformance.entry("a", .patch)], to: storage)
@@ -55,7 +55,7 @@ extension StorageConformanceTests {
     func outboxRoundTrip(kind: StorageKind) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let storage = try kind.make(in: directory)
+        let storage = try await kind.make(in: directory)
         // Given
         let sequence = try await Conformance.append([Conformance.entry("a", .patch, payload: ["n": nil])], to: storage)[
             0]
@@ -79,7 +79,7 @@ extension StorageConformanceTests {
     func outboxQueries(kind: StorageKind) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let storage = try kind.make(in: directory)
+        let storage = try await kind.make(in: directory)
         // Given: five entries; the fourth refused.
         let s = try await Conformance.append(
             [
@@ -117,7 +117,7 @@ extension StorageConformanceTests {
     func outboxCoalescing(kind: StorageKind) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let storage = try kind.make(in: directory)
+        let storage = try await kind.make(in: directory)
         // Given / When
         let (folded, dropped) = try await storage.transaction { tx -> (OutboxEntry?, OutboxEntry?) in
             let first = try tx.recordOutbox(
@@ -170,7 +170,7 @@ extension StorageConformanceTests {
     func claims(kind: StorageKind) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let storage = try kind.make(in: directory)
+        let storage = try await kind.make(in: directory)
         let now = Conformance.now
         // Given: four entries, the last refused.
         let s = try await Conformance.append((1...4).map { Conformance.entry("e\($0)") }, to: storage)
@@ -212,7 +212,7 @@ extension StorageConformanceTests {
     func releaseAndRenew(kind: StorageKind) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let storage = try kind.make(in: directory)
+        let storage = try await kind.make(in: directory)
         let now = Conformance.now
         // Given: A holds the first two entries, B the third.
         let s = try await Conformance.append((1...3).map { Conformance.entry("e\($0)") }, to: storage)
@@ -247,7 +247,7 @@ extension StorageConformanceTests {
     func markAttempted(kind: StorageKind) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let storage = try kind.make(in: directory)
+        let storage = try await kind.make(in: directory)
         // Given: three entries, the last refused.
         let s = try await Conformance.append((1...3).map { Conformance.entry("e\($0)") }, to: storage)
         // When

@@ -13,7 +13,7 @@ import Testing
     func insertConflict(kind: StorageKind) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let storage = try kind.make(in: directory)
+        let storage = try await kind.make(in: directory)
         // Given
         let original = record("a", ["text": "first"], state: .created)
         try await storage.insert(original).value
@@ -31,7 +31,7 @@ import Testing
     func upsertReplaces(kind: StorageKind) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let storage = try kind.make(in: directory)
+        let storage = try await kind.make(in: directory)
         // Given
         var first = record("a", ["text": "one", "likes": 1])
         first.etag = "\"v1\""
@@ -49,7 +49,7 @@ import Testing
     func upsertEncoded(kind: StorageKind) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let storage = try kind.make(in: directory)
+        let storage = try await kind.make(in: directory)
         // Given
         var synced = record(
             "a", ["text": "é \"quoted\"", "n": .integer(Int64.max), "x": 1.5, "nested": ["k": [1, nil]]])
@@ -66,7 +66,7 @@ import Testing
     func invalidCriteria(kind: StorageKind) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let storage = try kind.make(in: directory)
+        let storage = try await kind.make(in: directory)
         // Given
         try await storage.upsert(Self.rows).value
         // When / Then
@@ -81,7 +81,7 @@ import Testing
     func deletes(kind: StorageKind) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let storage = try kind.make(in: directory)
+        let storage = try await kind.make(in: directory)
         // Given
         try await storage.upsert([
             record("a", [:]), record("b", [:]), record("c", [:], state: .deleted),
@@ -112,7 +112,7 @@ import Testing
     func criteriaFilters(kind: StorageKind) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let storage = try kind.make(in: directory)
+        let storage = try await kind.make(in: directory)
         // Given
         try await storage.upsert(Self.rows).value
         // When
@@ -136,7 +136,7 @@ import Testing
     func criteriaSortAndLimit(kind: StorageKind) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let storage = try kind.make(in: directory)
+        let storage = try await kind.make(in: directory)
         // Given
         try await storage.upsert(Self.rows).value
         // When
@@ -158,7 +158,7 @@ import Testing
     func syncStatePages(kind: StorageKind) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let storage = try kind.make(in: directory)
+        let storage = try await kind.make(in: directory)
         // Given: ids whose bytewise order ("B" < "a") differs from a case-insensitive one.
         try await storage.upsert([
             record("a", [:], state: .created), record("B", [:], state: .updated), record("c", [:]),
@@ -187,7 +187,7 @@ import Testing
     func transactionRollsBack(kind: StorageKind) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let storage = try kind.make(in: directory)
+        let storage = try await kind.make(in: directory)
         // Given
         try await storage.upsert(record("1", ["text": "before"])).value
         let kept = try await Conformance.append([Conformance.entry("1")], to: storage)
@@ -212,7 +212,7 @@ import Testing
     func transactionCommits(kind: StorageKind) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let storage = try kind.make(in: directory)
+        let storage = try await kind.make(in: directory)
         // Given
         try await storage.upsert([record("old", [:]), record("gone", [:], state: .updated)]).value
         // When

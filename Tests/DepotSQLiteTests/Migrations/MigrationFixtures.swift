@@ -44,7 +44,7 @@ enum NoteMigrations {
 /// "2" changed locally since the server's "server text", "3" created locally, with the outbox
 /// entries such writes leave: a create of "3", an update and a patch of "2".
 func notesAsV1Wrote(_ kind: StorageKind, in directory: TemporaryDirectory) async throws -> any Storage {
-    let storage = try kind.make(in: directory)
+    let storage = try await kind.make(in: directory)
     try await writeV1Notes(to: storage)
     return storage
 }

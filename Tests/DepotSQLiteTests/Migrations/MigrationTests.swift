@@ -115,7 +115,7 @@ import Testing
     func redecodeFromSnapshot(kind: StorageKind) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let storage = try kind.make(in: directory)
+        let storage = try await kind.make(in: directory)
         // Given: the server always sent `pinned`, which v1 ignored; "9" was stored without text
         let server: JSONObject = ["id": "1", "text": "one", "pinned": true]
         try await storage.upsert([

@@ -12,7 +12,7 @@ import Testing
     func markAttempted(kind: StorageKind) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let storage = try kind.make(in: directory)
+        let storage = try await kind.make(in: directory)
         // Given: three entries, the second refused, and a sequence that was never given.
         let sequences = try await storage.transaction { tx in
             try ["a", "b", "c"].map { id in

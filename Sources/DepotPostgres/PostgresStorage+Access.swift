@@ -1,0 +1,143 @@
+#if Postgres
+    import Depot
+    import Foundation
+    import Logging
+    import NIOCore
+    import PostgresNIO
+
+    // Every database access goes through `rows` (a read on any pooled connection) or `write` (one
+    // connection, BEGIN, the schema's advisory lock, the body on the store's threads, COMMIT or
+    // ROLLBACK). Both refuse once the store is closed and turn what fails into a `DepotError`.
+
+    extension PostgresConnection {
+        /// Runs `query` and collects every row (postgres-nio's future form, awaited).
+        @discardableResult
+        func collect(_ query: PostgresQuery, logger: Logger) async throws -> PostgresQueryResult {
+            let future: EventLoopFuture<PostgresQueryResult> = self.query(query, logger: logger)
+            return try await future.get()
+        }
+    }
+
+    extension PostgresStorage {
+        /// The schema's name, quoted for SQL.
+        var quoted: String { "\"\(schema)\"" }
+
+        /// Throws `.storage` unless the store is open.
+        func ensureOpen(_ what: String) throws {
+            switch lifecycle.withLock({ $0 }) {
+            case .open: return
+            case .closed: throw DepotError(.storage, "\(what): the Postgres store \(schema) is closed")
+            case .erased: throw DepotError(.storage, "\(what): the Postgres store \(schema) was erased")
+            }
+        }
+
+        /// The rows `query` returns, read on a pooled connection.
+        func rows(_ what: String, _ query: PostgresQuery) async throws -> [PostgresRow] {
+            try ensureOpen("cannot \(what)")
+            return try await Self.storageErrors("cannot \(what)") {
+                try await client.withConnection { connection in
+                    Array(try await connection.collect(query, logger: logger).rows)
+                }
+            }
+        }
+
+        /// Runs `body` in one write transaction on one connection: BEGIN, the schema's advisory
+        /// lock (every writer of the schema, in any process, waits for it, so no other write
+        /// interleaves), the body on one of the store's threads, then (if it returned) this
+        /// write's change notice and COMMIT, else ROLLBACK. After the commit the changes are
+        /// told to this object's observers.
+        func write<Output: Sendable>(
+            _ what: String, _ body: @escaping @Sendable (PostgresTransaction) throws -> Output
+        ) async throws -> Output {
+            try await write(what) { transaction in
+                try await transaction.onThread { try body(transaction) }
+            }
+        }
+
+        /// ``write(_:_:)`` with an async body (the app's transactional outbox): the body runs on
+        /// the caller's task, and its synchronous Depot parts on the store's threads.
+        func write<Output: Sendable>(
+            _ what: String, async body: @Sendable (PostgresTransaction) async throws -> Output
+        ) async throws -> Output {
+            try ensureOpen("cannot \(what)")
+            let recorder = ChangeRecorder()
+            let output = try await Self.storageErrors("cannot \(what)") {
+                try await client.withConnection { connection in
+                    try await connection.collect("BEGIN", logger: logger)
+                    do {
+                        try await connection.collect(
+                            "SELECT pg_advisory_xact_lock(\(Self.lockKey(schema)))", logger: logger)
+                        let transaction = PostgresTransaction(
+                            storage: self, connection: connection, recorder: recorder)
+                        let output: Output
+                        do {
+                            output = try await body(transaction)
+                        } catch {
+                            throw BodyFailure(error: error)
+                        }
+                        transaction.close()
+                        if let notice = changeNotice(recorder) {
+                            try await connection.collect("SELECT pg_notify(\(channel), \(notice))", logger: logger)
+                        }
+                        try await connection.collect("COMMIT", logger: logger)
+                        return output
+                    } catch {
+                        do {
+                            try await connection.collect("ROLLBACK", logger: logger)
+                        } catch {
+                            // A connection that cannot roll back must not go back to the pool
+                            // inside a transaction.
+                            try? await connection.close()
+                        }
+                        throw error
+                    }
+                }
+            }
+            recorder.publish(for: self)
+            return output
+        }
+
+        /// The advisory lock key of `schema`'s writers.
+        static func lockKey(_ schema: String) -> Int64 {
+            // FNV-1a over the name: stable across processes and versions (Hasher is seeded).
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in "depot:\(schema)".utf8 {
+                hash ^= UInt64(byte)
+                hash = hash &* 0x100_0000_01b3
+            }
+            return Int64(bitPattern: hash)
+        }
+
+        /// Carries an error a transaction body threw past the `.storage` wrapping.
+        struct BodyFailure: Error {
+            let error: any Error
+        }
+
+        static func storageErrors<T>(_ what: String, _ body: () async throws -> T) async throws -> T {
+            do {
+                return try await body()
+            } catch {
+                throw wrap(error, what)
+            }
+        }
+
+        static func storageErrors<T>(_ what: String, _ body: () throws -> T) throws -> T {
+            do {
+                return try body()
+            } catch {
+                throw wrap(error, what)
+            }
+        }
+
+        static func wrap(_ error: any Error, _ what: String) -> any Error {
+            if let failure = error as? BodyFailure { return failure.error }
+            if error is DepotError { return error }
+            if error is CancellationError { return DepotError(.cancelled, "\(what): cancelled", underlying: error) }
+            if let error = error as? PSQLError {
+                let message = error.serverInfo?[.message] ?? "\(error.code)"
+                return DepotError(.storage, "\(what): \(message)", underlying: error)
+            }
+            return DepotError(.storage, "\(what): \(error)", underlying: error)
+        }
+    }
+#endif

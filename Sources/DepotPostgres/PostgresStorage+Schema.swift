@@ -1,0 +1,98 @@
+#if Postgres
+    import Depot
+    import Foundation
+    import PostgresNIO
+
+    // The store's tables, in its own schema, created on first use and upgraded by numbered steps
+    // recorded in `schema_version`. Two processes opening a new database at once are serialized by
+    // an advisory lock, so each step runs once.
+
+    extension PostgresStorage {
+        /// The schema version this code writes.
+        static let schemaVersion = 1
+
+        /// The advisory lock key every process takes while it creates or upgrades a schema.
+        static let schemaLockKey = lockKey("schema creation")
+
+        /// Creates the schema and its tables if they are missing, and runs the steps its recorded
+        /// version lacks, in one transaction.
+        func createSchema() async throws {
+            try await Self.storageErrors("cannot create the Postgres store \(schema)") {
+                try await client.withConnection { connection in
+                    func run(_ query: PostgresQuery) async throws -> PostgresQueryResult {
+                        let future: EventLoopFuture<PostgresQueryResult> = connection.query(query, logger: logger)
+                        return try await future.get()
+                    }
+                    _ = try await run("BEGIN")
+                    do {
+                        _ = try await run("SELECT pg_advisory_xact_lock(\(Self.schemaLockKey))")
+                        _ = try await run("CREATE SCHEMA IF NOT EXISTS \(unescaped: quoted)")
+                        _ = try await run(
+                            "CREATE TABLE IF NOT EXISTS \(unescaped: quoted).schema_version (version integer NOT NULL)")
+                        let found = try await run("SELECT max(version) FROM \(unescaped: quoted).schema_version")
+                        let version = try found.first?.decode(Int?.self) ?? 0
+                        if version > Self.schemaVersion {
+                            throw DepotError(
+                                .storage,
+                                "the Postgres store \(schema) has schema version \(version), newer than this code's \(Self.schemaVersion)"
+                            )
+                        }
+                        if version < 1 {
+                            for statement in createStatements { _ = try await run(statement) }
+                            _ = try await run("INSERT INTO \(unescaped: quoted).schema_version (version) VALUES (1)")
+                        }
+                        _ = try await run("COMMIT")
+                    } catch {
+                        do { _ = try await run("ROLLBACK") } catch { try? await connection.close() }
+                        throw error
+                    }
+                }
+            }
+        }
+
+        /// Version 1: records (ids compared bytewise, `COLLATE "C"`) and the outbox, with every
+        /// field of an `OutboxEntry`. A record's object and snapshot are `jsonb`, except JSON that
+        /// `jsonb` cannot hold (a `\u0000` in a string or key), kept as text in `object_text` /
+        /// `snapshot_text` instead; outbox payloads are text, as the server will receive them.
+        private var createStatements: [PostgresQuery] {
+            [
+                """
+                CREATE TABLE \(unescaped: quoted).records (
+                    collection text COLLATE "C" NOT NULL,
+                    id text COLLATE "C" NOT NULL,
+                    object jsonb,
+                    object_text text,
+                    sync_state text NOT NULL,
+                    snapshot jsonb,
+                    snapshot_text text,
+                    etag text,
+                    snapshot_is_object boolean NOT NULL DEFAULT false,
+                    PRIMARY KEY (collection, id)
+                )
+                """,
+                "CREATE INDEX records_sync_state ON \(unescaped: quoted).records (collection, sync_state, id)",
+                """
+                CREATE TABLE \(unescaped: quoted).outbox (
+                    sequence bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                    collection text COLLATE "C" NOT NULL,
+                    entity_id text COLLATE "C" NOT NULL,
+                    operation text NOT NULL,
+                    payload text,
+                    idempotency_key text NOT NULL,
+                    attempts integer NOT NULL DEFAULT 0,
+                    failures integer NOT NULL DEFAULT 0,
+                    next_attempt double precision,
+                    last_error text,
+                    rejected boolean NOT NULL DEFAULT false,
+                    rejected_status integer,
+                    rejected_body bytea,
+                    rejected_message text,
+                    lease_owner text,
+                    lease_expiry double precision
+                )
+                """,
+                "CREATE INDEX outbox_entity ON \(unescaped: quoted).outbox (collection, entity_id, sequence)",
+            ]
+        }
+    }
+#endif

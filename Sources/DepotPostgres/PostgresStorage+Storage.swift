@@ -1,0 +1,159 @@
+#if Postgres
+    import Depot
+    import Foundation
+    import PostgresNIO
+
+    extension PostgresStorage {
+        /// Adds a record; rejects with `.conflict` if the collection already has its id.
+        public func insert(_ record: StoredRecord) -> Promise<Void> {
+            Promise { [self] in
+                try await write("insert into \(record.collection)") { tx in try tx.insert(record) }
+            }
+        }
+
+        /// Adds or replaces every record, in one transaction.
+        public func upsert(_ records: [StoredRecord]) -> Promise<Void> {
+            Promise { [self] in
+                try await write("upsert \(records.count) records") { tx in
+                    for record in records { try tx.upsert(record) }
+                }
+            }
+        }
+
+        /// Adds or replaces every record, in one transaction, from JSON text already written.
+        public func upsert(encoded records: [EncodedRecord]) -> Promise<Void> {
+            Promise { [self] in
+                try await write("upsert \(records.count) records") { tx in
+                    for record in records { try tx.upsert(encoded: record) }
+                }
+            }
+        }
+
+        /// The record with `id`, or nil.
+        public func fetch(collection: String, id: String) -> Promise<StoredRecord?> {
+            Promise { [self] in
+                try await rows(
+                    "fetch \(collection)/\(id)",
+                    "SELECT \(unescaped: Self.recordColumns) FROM \(unescaped: quoted).records WHERE collection = \(collection) AND id = \(id)"
+                ).first.map(Self.record)
+            }
+        }
+
+        /// The records matching `criteria`: string filters and the deleted state narrow the rows
+        /// in SQL, then `CriteriaEvaluator` applies every filter, the sort and the limit, so the
+        /// answer is exactly the other stores' (their ordering of nulls, numbers and text, bools
+        /// as integers).
+        public func fetch(collection: String, matching criteria: Criteria) -> Promise<[StoredRecord]> {
+            do { try criteria.validate() } catch { return Promise(error: error) }
+            var query: PostgresQuery =
+                "SELECT \(unescaped: Self.recordColumns) FROM \(unescaped: quoted).records WHERE collection = \(collection)"
+            if !criteria.includeDeleted { query.sql += " AND sync_state != 'deleted'" }
+            for (key, value) in criteria.filters.sorted(by: { $0.key < $1.key }) {
+                // A string matches only a string with the same text: `->` compares jsonb exactly.
+                // (Rows kept as text, with no jsonb, are left to the evaluator.)
+                guard case .string(let text) = value, !key.utf8.contains(0), !text.utf8.contains(0) else { continue }
+                query.binds.append(key)
+                let keyBind = query.binds.count
+                query.binds.append(text)
+                query.sql += " AND (object IS NULL OR object -> $\(keyBind) = to_jsonb($\(keyBind + 1)::text))"
+            }
+            let filtered = query
+            return Promise { [self] in
+                let records = try await rows("query \(collection)", filtered).map(Self.record)
+                return CriteriaEvaluator.apply(criteria, to: records)
+            }
+        }
+
+        /// Up to `limit` records in `states`, by id (bytewise), after `id`: one query on the
+        /// `(collection, sync_state, id)` index.
+        public func fetch(collection: String, syncStates states: Set<SyncState>, after id: String?, limit: Int)
+            -> Promise<[StoredRecord]>
+        {
+            guard !states.isEmpty, limit > 0 else { return Promise([]) }
+            var query: PostgresQuery = """
+                SELECT \(unescaped: Self.recordColumns) FROM \(unescaped: quoted).records
+                WHERE collection = \(collection) AND sync_state = ANY(\(states.map(\.rawValue).sorted()))
+                """
+            if let id {
+                query.binds.append(id)
+                query.sql += " AND id > $\(query.binds.count)"
+            }
+            query.binds.append(limit)
+            query.sql += " ORDER BY id ASC LIMIT $\(query.binds.count)"
+            let selected = query
+            return Promise { [self] in
+                try await rows("query \(collection) by sync state", selected).map(Self.record)
+            }
+        }
+
+        /// Removes the record with `id`; fulfils with whether there was one.
+        public func delete(collection: String, id: String) -> Promise<Bool> {
+            Promise { [self] in
+                try await write("delete \(collection)/\(id)") { tx in try tx.delete(collection: collection, id: id) }
+            }
+        }
+
+        /// Removes every record of `collection`.
+        public func deleteAll(collection: String) -> Promise<Void> {
+            Promise { [self] in
+                try await write("delete all of \(collection)") { tx in try tx.deleteAll(collection: collection) }
+            }
+        }
+
+        /// Runs `body` in one PostgreSQL transaction, on one of the store's threads, under the
+        /// schema's write lock: no other write of any replica interleaves; nothing is written if
+        /// it throws.
+        public func transaction<Output: Sendable>(
+            _ body: @escaping @Sendable (any StorageTransaction) throws -> Output
+        ) -> Promise<Output> {
+            Promise { [self] in
+                try await write("run a transaction") { tx in try body(tx) }
+            }
+        }
+
+        /// The outbox entries `query` selects, by sequence.
+        public func outbox(_ query: OutboxQuery) -> Promise<[OutboxEntry]> {
+            let sql = outboxQuery("SELECT \(Self.outboxColumns)", query)
+            return Promise { [self] in try await rows("read the outbox", sql).map(Self.outboxEntry) }
+        }
+
+        /// How many outbox entries `query` selects (its limit ignored).
+        public func outboxCount(_ query: OutboxQuery) -> Promise<Int> {
+            var unlimited = query
+            unlimited.limit = nil
+            let sql = outboxQuery("SELECT COUNT(*)", unlimited)
+            return Promise { [self] in
+                guard let row = try await rows("count the outbox", sql).first else { return 0 }
+                return try Self.storageErrors("cannot count the outbox") { Int(try row.decode(Int64.self)) }
+            }
+        }
+
+        /// The SQL of `query` over the outbox.
+        func outboxQuery(_ select: String, _ query: OutboxQuery) -> PostgresQuery {
+            var sql: PostgresQuery = "\(unescaped: select) FROM \(unescaped: quoted).outbox WHERE TRUE"
+            switch query.selection {
+            case .pending: sql.sql += " AND NOT rejected"
+            case .rejected: sql.sql += " AND rejected"
+            case .all: break
+            }
+            if let collections = query.collections {
+                sql.binds.append(collections.sorted())
+                sql.sql += " AND collection = ANY($\(sql.binds.count))"
+            }
+            if let entityID = query.entityID {
+                sql.binds.append(entityID)
+                sql.sql += " AND entity_id = $\(sql.binds.count)"
+            }
+            if let after = query.after {
+                sql.binds.append(after)
+                sql.sql += " AND sequence > $\(sql.binds.count)"
+            }
+            if !select.contains("COUNT") { sql.sql += " ORDER BY sequence ASC" }
+            if let limit = query.limit {
+                sql.binds.append(max(limit, 0))
+                sql.sql += " LIMIT $\(sql.binds.count)"
+            }
+            return sql
+        }
+    }
+#endif

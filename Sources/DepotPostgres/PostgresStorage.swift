@@ -1,0 +1,163 @@
+#if Postgres
+    import Depot
+    import Foundation
+    import Logging
+    import NIOPosix
+    import PostgresNIO
+
+    /// A `Storage` in a PostgreSQL database, shared by every replica of a service: one local copy
+    /// of the remote data and one outbox, whichever replica took the write. Records are `jsonb`
+    /// rows per collection with their sync state and server snapshot; outbox entries carry their
+    /// lease, so two replicas never send one entry at once. The store's tables live in their own
+    /// schema (`depot` unless told), created and versioned on first use.
+    ///
+    /// ```swift
+    /// let storage = try await PostgresStorage.open(url: "postgres://app@db.internal:5432/app")
+    /// let notes = NoteRepository(store: storage)
+    /// try await notes.create(Note(id: "1", text: "hi")).value
+    /// await storage.close()
+    /// ```
+    ///
+    /// Every write transaction of the store takes one transaction-level advisory lock of its schema
+    /// first, so writes from every replica run one at a time (as SQLite's single writer does), and
+    /// a transaction body reads, decides and writes without a race. Reads take no lock. Every
+    /// commit is announced with `NOTIFY`: each storage object listens, so `changes(collection:)`,
+    /// live queries and forwarders on every replica see every replica's writes.
+    public final class PostgresStorage: Storage, Sendable {
+        /// The client every query runs on.
+        let client: PostgresClient
+        /// The schema that holds the store's tables.
+        public let schema: String
+        /// This object's id, sent with its change notices so it skips its own.
+        let identity = UUID()
+        /// The threads transaction bodies run on (never Swift's cooperative pool: a body blocks
+        /// its thread on each query).
+        let threads: NIOThreadPool
+        /// The logger queries log to.
+        let logger: Logger
+        /// Open or closed: checked before every call.
+        let lifecycle = LockedValue(Lifecycle.open)
+        /// True once ``close()`` began: it shuts down once.
+        let shutDown = LockedValue(false)
+        /// The task running a client this object made (``open(url:schema:logger:)``), if any.
+        let clientTask = LockedValue<Task<Void, Never>?>(nil)
+        /// The task listening for other objects' change notices.
+        let listenerTask = LockedValue<Task<Void, Never>?>(nil)
+
+        /// Where a store is in its life: a closed store refuses every call.
+        enum Lifecycle: Sendable, Equatable {
+            case open
+            case closed
+            case erased
+        }
+
+        /// Connects to the database at `url` (`postgres://user:password@host:port/database`, no
+        /// TLS), creates or upgrades the store's schema, and starts listening for other replicas'
+        /// changes. The store owns its client: call ``close()`` when done.
+        ///
+        /// - Parameters:
+        ///   - url: the server and database.
+        ///   - schema: the schema of the store's tables: lowercase letters, digits and `_`.
+        ///   - logger: where the client logs.
+        /// - Returns: the open store.
+        /// - Throws: `DepotError` `.invalidRequest` for a URL or schema name it cannot use,
+        ///   `.storage` when the server cannot be reached or the schema cannot be created.
+        public static func open(
+            url: String, schema: String = "depot",
+            logger: Logger = Logger(label: "Depot.PostgresStorage")
+        ) async throws -> PostgresStorage {
+            let configuration = try configuration(url: url)
+            let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+            let task = Task { await client.run() }
+            do {
+                let storage = try await PostgresStorage(client: client, schema: schema, logger: logger)
+                storage.clientTask.withLock { $0 = task }
+                return storage
+            } catch {
+                task.cancel()
+                await task.value
+                throw error
+            }
+        }
+
+        /// A store on the app's own client, which the app runs (`client.run()`) and shuts down
+        /// after ``close()``. Creates or upgrades the store's schema and starts listening for
+        /// other replicas' changes.
+        ///
+        /// - Parameters:
+        ///   - client: a running `PostgresClient`.
+        ///   - schema: the schema of the store's tables: lowercase letters, digits and `_`.
+        /// - Throws: `DepotError` `.invalidRequest` for a schema name it cannot use, `.storage`
+        ///   when the schema cannot be created.
+        public convenience init(client: PostgresClient, schema: String = "depot") async throws {
+            try await self.init(client: client, schema: schema, logger: Logger(label: "Depot.PostgresStorage"))
+        }
+
+        init(client: PostgresClient, schema: String, logger: Logger) async throws {
+            guard Self.isPlainName(schema) else {
+                throw DepotError(
+                    .invalidRequest,
+                    "schema \(schema.debugDescription) is not a plain name (lowercase letters, digits, _; 1–50 characters)"
+                )
+            }
+            self.client = client
+            self.schema = schema
+            self.logger = logger
+            threads = NIOThreadPool(numberOfThreads: 2)
+            threads.start()
+            do {
+                try await createSchema()
+                try await startListening()
+            } catch {
+                try? await threads.shutdownGracefully()
+                throw error
+            }
+        }
+
+        /// Stops listening, shuts down the client the store made (not an app's own), and stops
+        /// the store's threads; later calls reject with `.storage`.
+        public func close() async {
+            lifecycle.withLock { if $0 == .open { $0 = .closed } }
+            let first = shutDown.withLock { done -> Bool in
+                defer { done = true }
+                return !done
+            }
+            guard first else { return }
+            if let listener = listenerTask.withLock({ $0 }) {
+                listener.cancel()
+                await listener.value
+            }
+            if let task = clientTask.withLock({ $0 }) {
+                task.cancel()
+                await task.value
+            }
+            try? await threads.shutdownGracefully()  // nothing is left to run on them
+        }
+
+        /// True for a name that can stand unquoted-safe in SQL as a schema name.
+        static func isPlainName(_ name: String) -> Bool {
+            guard let first = name.utf8.first, !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first),
+                name.utf8.count <= 50
+            else { return false }
+            return name.utf8.allSatisfy {
+                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+                    || $0 == UInt8(ascii: "_")
+            }
+        }
+
+        /// A client configuration from a `postgres://` URL (TLS off: a loopback or private network).
+        static func configuration(url text: String) throws -> PostgresClient.Configuration {
+            guard let url = URLComponents(string: text), ["postgres", "postgresql"].contains(url.scheme ?? ""),
+                let host = url.host, !host.isEmpty
+            else {
+                throw DepotError(.invalidRequest, "\(text.debugDescription) is not a postgres:// URL with a host")
+            }
+            let database = url.path.hasPrefix("/") ? String(url.path.dropFirst()) : url.path
+            var configuration = PostgresClient.Configuration(
+                host: host, port: url.port ?? 5432, username: url.user ?? "postgres", password: url.password,
+                database: database.isEmpty ? nil : database, tls: .disable)
+            configuration.options.maximumConnections = 12
+            return configuration
+        }
+    }
+#endif

@@ -1,0 +1,160 @@
+#if Postgres
+    import Depot
+    import Foundation
+    import PostgresNIO
+
+    extension PostgresTransaction {
+        /// The outbox entries of one entity (rejected ones included), oldest first.
+        public func outboxEntries(collection: String, entityID: String) throws -> [OutboxEntry] {
+            try execute(
+                "read the outbox of \(collection)/\(entityID)",
+                """
+                SELECT \(unescaped: PostgresStorage.outboxColumns) FROM \(unescaped: storage.quoted).outbox
+                WHERE collection = \(collection) AND entity_id = \(entityID) ORDER BY sequence
+                """
+            ).map(PostgresStorage.outboxEntry)
+        }
+
+        /// The outbox entry with `sequence`, or nil.
+        public func outboxEntry(sequence: Int64) throws -> OutboxEntry? {
+            try execute(
+                "read outbox entry \(sequence)",
+                """
+                SELECT \(unescaped: PostgresStorage.outboxColumns) FROM \(unescaped: storage.quoted).outbox
+                WHERE sequence = \(sequence)
+                """
+            ).first.map(PostgresStorage.outboxEntry)
+        }
+
+        /// Adds `entry` at the end of the outbox and returns its new sequence (an identity that
+        /// never repeats).
+        @discardableResult
+        public func appendOutbox(_ entry: OutboxEntry) throws -> Int64 {
+            recorder.outbox()
+            let values = try PostgresStorage.storageErrors("cannot add to the outbox") {
+                try PostgresStorage.outboxValues(entry)
+            }
+            let rows = try execute(
+                "add to the outbox",
+                """
+                INSERT INTO \(unescaped: storage.quoted).outbox (collection, entity_id, operation, payload,
+                    idempotency_key, attempts, failures, next_attempt, last_error, rejected, rejected_status,
+                    rejected_body, rejected_message, lease_owner, lease_expiry)
+                VALUES (\(entry.collection), \(entry.entityID), \(entry.operation.rawValue), \(values.payload),
+                    \(entry.idempotencyKey), \(entry.attempts), \(entry.failures), \(values.nextAttempt),
+                    \(entry.lastError), \(entry.isRejected), \(entry.rejection?.status), \(entry.rejection?.body),
+                    \(entry.rejection?.message), \(entry.lease?.owner), \(values.leaseExpiry))
+                RETURNING sequence
+                """)
+            guard let row = rows.first else { throw DepotError(.storage, "cannot add to the outbox: no sequence") }
+            return try PostgresStorage.storageErrors("cannot read a new outbox sequence") { try row.decode(Int64.self) }
+        }
+
+        /// Replaces the outbox entry with the same sequence; returns whether there was one.
+        @discardableResult
+        public func replaceOutbox(_ entry: OutboxEntry) throws -> Bool {
+            recorder.outbox()
+            let values = try PostgresStorage.storageErrors("cannot change outbox entry \(entry.sequence)") {
+                try PostgresStorage.outboxValues(entry)
+            }
+            return try changing(
+                "change outbox entry \(entry.sequence)",
+                """
+                UPDATE \(unescaped: storage.quoted).outbox SET collection = \(entry.collection),
+                    entity_id = \(entry.entityID), operation = \(entry.operation.rawValue),
+                    payload = \(values.payload), idempotency_key = \(entry.idempotencyKey),
+                    attempts = \(entry.attempts), failures = \(entry.failures), next_attempt = \(values.nextAttempt),
+                    last_error = \(entry.lastError), rejected = \(entry.isRejected),
+                    rejected_status = \(entry.rejection?.status), rejected_body = \(entry.rejection?.body),
+                    rejected_message = \(entry.rejection?.message), lease_owner = \(entry.lease?.owner),
+                    lease_expiry = \(values.leaseExpiry)
+                WHERE sequence = \(entry.sequence)
+                """) > 0
+        }
+
+        /// Removes the outbox entry with `sequence`; returns whether there was one.
+        @discardableResult
+        public func removeOutbox(sequence: Int64) throws -> Bool {
+            recorder.outbox()
+            return try changing(
+                "remove outbox entry \(sequence)",
+                "DELETE FROM \(unescaped: storage.quoted).outbox WHERE sequence = \(sequence)") > 0
+        }
+
+        /// Counts one more attempt on each entry of `sequences` still there and not refused, in
+        /// one `UPDATE … RETURNING`, and returns them in the order of `sequences` (once each).
+        public func markOutboxAttempted(sequences: [Int64]) throws -> [OutboxEntry] {
+            guard !sequences.isEmpty else { return [] }
+            let marked = try execute(
+                "count an attempt on \(sequences.count) outbox entries",
+                """
+                UPDATE \(unescaped: storage.quoted).outbox SET attempts = attempts + 1
+                WHERE NOT rejected AND sequence = ANY(\(sequences))
+                RETURNING \(unescaped: PostgresStorage.outboxColumns)
+                """
+            ).map(PostgresStorage.outboxEntry)
+            return Self.inOrder(marked, of: sequences)
+        }
+
+        /// Claims for `lease` every entry of `sequences` still there, not refused and not held by
+        /// a live lease at `now`: the rows are locked with `FOR UPDATE SKIP LOCKED` (a row another
+        /// transaction holds is skipped, never waited for), checked, then claimed in one
+        /// `UPDATE … RETURNING`. Returns them in the order of `sequences` (once each).
+        public func claimOutbox(sequences: [Int64], lease: OutboxLease, now: Date) throws -> [OutboxEntry] {
+            guard !sequences.isEmpty else { return [] }
+            let candidates = try execute(
+                "claim \(sequences.count) outbox entries",
+                """
+                SELECT sequence, lease_owner, lease_expiry FROM \(unescaped: storage.quoted).outbox
+                WHERE NOT rejected AND sequence = ANY(\(sequences))
+                FOR UPDATE SKIP LOCKED
+                """)
+            var claimable: [Int64] = []
+            for row in candidates {
+                let (sequence, owner, expiry) = try PostgresStorage.storageErrors("cannot read an outbox lease") {
+                    try row.decode((Int64, String?, Double?).self)
+                }
+                // A lease is free once it expired, or when its owner is a process of this host that
+                // has ended (the check runs in Swift, as on the other stores).
+                guard let owner, let expiry else {
+                    claimable.append(sequence)
+                    continue
+                }
+                if OutboxLease(owner: owner, expiry: Date(timeIntervalSince1970: expiry)).isFree(at: now) {
+                    claimable.append(sequence)
+                }
+            }
+            guard !claimable.isEmpty else { return [] }
+            let claimed = try execute(
+                "claim \(claimable.count) outbox entries",
+                """
+                UPDATE \(unescaped: storage.quoted).outbox
+                SET attempts = attempts + 1, lease_owner = \(lease.owner),
+                    lease_expiry = \(lease.expiry.timeIntervalSince1970)
+                WHERE sequence = ANY(\(claimable))
+                RETURNING \(unescaped: PostgresStorage.outboxColumns)
+                """
+            ).map(PostgresStorage.outboxEntry)
+            return Self.inOrder(claimed, of: sequences)
+        }
+
+        /// Clears the lease of every entry of `sequences` that `owner` holds; returns how many.
+        @discardableResult
+        public func releaseOutbox(sequences: [Int64], owner: String) throws -> Int {
+            guard !sequences.isEmpty else { return 0 }
+            return try changing(
+                "release \(sequences.count) outbox entries",
+                """
+                UPDATE \(unescaped: storage.quoted).outbox SET lease_owner = NULL, lease_expiry = NULL
+                WHERE lease_owner = \(owner) AND sequence = ANY(\(sequences))
+                """)
+        }
+
+        /// `entries` in the order of `sequences`, each once.
+        static func inOrder(_ entries: [OutboxEntry], of sequences: [Int64]) -> [OutboxEntry] {
+            let bySequence = Dictionary(entries.map { ($0.sequence, $0) }, uniquingKeysWith: { first, _ in first })
+            var seen = Set<Int64>()
+            return sequences.compactMap { seen.insert($0).inserted ? bySequence[$0] : nil }
+        }
+    }
+#endif

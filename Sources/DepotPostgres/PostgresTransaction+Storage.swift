@@ -1,0 +1,83 @@
+#if Postgres
+    import Depot
+    import Foundation
+    import PostgresNIO
+
+    extension PostgresTransaction: ListingStorageTransaction {
+        private var quoted: String { storage.quoted }
+
+        /// The record with `id`, as this transaction sees it, or nil.
+        public func fetch(collection: String, id: String) throws -> StoredRecord? {
+            try execute(
+                "fetch \(collection)/\(id)",
+                "SELECT \(unescaped: PostgresStorage.recordColumns) FROM \(unescaped: quoted).records WHERE collection = \(collection) AND id = \(id)"
+            ).first.map(PostgresStorage.record)
+        }
+
+        /// Adds or replaces `record`.
+        public func upsert(_ record: StoredRecord) throws {
+            let encoded = try PostgresStorage.storageErrors("cannot encode \(record.collection)/\(record.id)") {
+                try EncodedRecord(record)
+            }
+            try upsert(encoded: encoded)
+        }
+
+        /// Adds or replaces `record`, binding its JSON text as it is.
+        public func upsert(encoded record: EncodedRecord) throws {
+            _ = try changing("write \(record.collection)/\(record.id)", storage.upsertQuery(record))
+            recorder.changed(record.collection, record.id)
+        }
+
+        /// Removes the record with `id`; returns whether there was one.
+        @discardableResult
+        public func delete(collection: String, id: String) throws -> Bool {
+            let removed =
+                try changing(
+                    "delete \(collection)/\(id)",
+                    "DELETE FROM \(unescaped: quoted).records WHERE collection = \(collection) AND id = \(id)") > 0
+            if removed { recorder.deleted(collection, id) }
+            return removed
+        }
+
+        /// Removes every record of `collection`.
+        func deleteAll(collection: String) throws {
+            _ = try changing(
+                "delete all of \(collection)", "DELETE FROM \(unescaped: quoted).records WHERE collection = \(collection)")
+            recorder.cleared(collection)
+        }
+
+        /// The sync states of the records of `ids` that exist, in one query.
+        public func syncStates(collection: String, ids: [String]) throws -> [String: SyncState] {
+            guard !ids.isEmpty else { return [:] }
+            let rows = try execute(
+                "read the sync states of \(ids.count) \(collection) records",
+                "SELECT id, sync_state FROM \(unescaped: quoted).records WHERE collection = \(collection) AND id = ANY(\(ids))"
+            )
+            var states: [String: SyncState] = [:]
+            for row in rows {
+                let (id, text) = try PostgresStorage.storageErrors("cannot read a sync state") {
+                    try row.decode((String, String).self)
+                }
+                guard let state = SyncState(rawValue: text) else {
+                    throw DepotError(.storage, "\(collection)/\(id) has an unknown sync state \(text.debugDescription)")
+                }
+                states[id] = state
+            }
+            return states
+        }
+
+        /// Every record of `collection` (tombstones included), by id.
+        public func records(collection: String) throws -> [StoredRecord] {
+            try execute(
+                "list \(collection)",
+                "SELECT \(unescaped: PostgresStorage.recordColumns) FROM \(unescaped: quoted).records WHERE collection = \(collection) ORDER BY id ASC"
+            ).map(PostgresStorage.record)
+        }
+
+        /// The outbox entries `query` selects, as this transaction sees them, by sequence.
+        public func outbox(_ query: OutboxQuery) throws -> [OutboxEntry] {
+            try execute("read the outbox", storage.outboxQuery("SELECT \(PostgresStorage.outboxColumns)", query))
+                .map(PostgresStorage.outboxEntry)
+        }
+    }
+#endif
