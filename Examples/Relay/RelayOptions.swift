@@ -47,7 +47,8 @@ struct RelayOptions {
                 remote = url
             case "--postgres":
                 guard let url = rest.popFirst(), url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") else {
-                    throw RelayUsageError(message: "--postgres needs a URL such as postgres://user@127.0.0.1:5432/depot")
+                    throw RelayUsageError(
+                        message: "--postgres needs a URL such as postgres://user@127.0.0.1:5432/depot")
                 }
                 postgres = url
             case "--sqlite":
@@ -58,7 +59,9 @@ struct RelayOptions {
             default: throw RelayUsageError(message: "unknown option \(option)")
             }
         }
-        if postgres != nil, sqlite != nil { throw RelayUsageError(message: "--postgres and --sqlite exclude each other") }
+        if postgres != nil, sqlite != nil {
+            throw RelayUsageError(message: "--postgres and --sqlite exclude each other")
+        }
     }
 
     /// Opens the store the options name: the PostgreSQL database, the SQLite file, or a new

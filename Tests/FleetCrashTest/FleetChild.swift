@@ -66,7 +66,9 @@ enum FleetChild {
                     return .rejected
                 }
                 guard ContinuousClock.now < deadline else {
-                    complain("replica \(getpid()): the outbox is not empty in time; last error: \(lastError.map { "\($0)" } ?? "none")")
+                    complain(
+                        "replica \(getpid()): the outbox is not empty in time; last error: \(lastError.map { "\($0)" } ?? "none")"
+                    )
                     return .timedOut
                 }
                 // Nothing sent: what is left is leased by other replicas, or not queued yet.

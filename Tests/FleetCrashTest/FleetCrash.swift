@@ -35,7 +35,9 @@ struct FleetCrash {
         server.resource(FleetItems.clientIDs)
         server.resource(FleetItems.serverIDs)
         server.assignIDs(for: FleetItems.serverIDs)
-        if let latency = arguments.latency, latency > 0 { server.inject(.delay(.milliseconds(latency)), times: Int.max) }
+        if let latency = arguments.latency, latency > 0 {
+            server.inject(.delay(.milliseconds(latency)), times: Int.max)
+        }
         let store = arguments.store ?? .sqlite(directory.appendingPathComponent("fleet.sqlite").path)
         var test = FleetCrash(
             arguments: arguments, store: store, server: server, directory: directory,

@@ -64,7 +64,8 @@ enum FleetStore: Sendable, CustomStringConvertible {
             #else
                 _ = url
                 throw FleetUsageError(
-                    message: "--store postgres: needs a build with the Postgres trait: swift run --traits Postgres FleetCrashTest …"
+                    message:
+                        "--store postgres: needs a build with the Postgres trait: swift run --traits Postgres FleetCrashTest …"
                 )
             #endif
         }

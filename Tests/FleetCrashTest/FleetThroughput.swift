@@ -61,7 +61,9 @@ enum FleetThroughput {
         await opened.close()
         if latency > 0 { server.inject(.delay(.milliseconds(latency)), times: Int.max) }
 
-        let (gate, finished) = (directory.appendingPathComponent("gate").path, directory.appendingPathComponent("finished").path)
+        let (gate, finished) = (
+            directory.appendingPathComponent("gate").path, directory.appendingPathComponent("finished").path
+        )
         try touch(finished)
         let replicas = try FleetReplicas(
             count: count, executable: Bundle.main.executablePath ?? CommandLine.arguments[0],

@@ -65,7 +65,8 @@ public struct FleetCheck: Sendable {
                 if entity == nil { problems.append("\(what) deleted an object no create made") }
                 continue
             }
-            guard let body = bodies[key], case .integer(let number)? = body["revision"], let revision = Int(exactly: number),
+            guard let body = bodies[key], case .integer(let number)? = body["revision"],
+                let revision = Int(exactly: number),
                 let entity = workload.revisions[revision]
             else {
                 problems.append("\(what): its request carried no revision this run wrote")
@@ -93,8 +94,7 @@ public struct FleetCheck: Sendable {
     }
 
     /// Every entry queued before forwarding began was applied, unless a later delete cancelled it.
-    private mutating func checkQueued(_ queued: [OutboxEntry], _ appliedKeys: Set<String>, _ workload: FleetWorkload)
-    {
+    private mutating func checkQueued(_ queued: [OutboxEntry], _ appliedKeys: Set<String>, _ workload: FleetWorkload) {
         for entry in queued where !appliedKeys.contains(entry.idempotencyKey) {
             let entity =
                 workload.temporaryIDs[entry.entityID] ?? FleetWorkload.key(entry.collection, entry.entityID)

@@ -90,8 +90,12 @@ import PostgresNIO
     await storage.close()
     row("raw postgres-nio INSERT … ON CONFLICT (baseline)", rawUpsert.seconds, per: count, baseline: rawUpsert.seconds)
     row("PostgresStorage upsert", depotUpsert.seconds, per: count, baseline: rawUpsert.seconds)
-    row("raw postgres-nio upsert + outbox INSERT (baseline)", rawRecord.seconds, per: count, baseline: rawRecord.seconds)
-    row("PostgresStorage transaction: upsert + recordOutbox", depotRecord.seconds, per: count, baseline: rawRecord.seconds)
+    row(
+        "raw postgres-nio upsert + outbox INSERT (baseline)", rawRecord.seconds, per: count, baseline: rawRecord.seconds
+    )
+    row(
+        "PostgresStorage transaction: upsert + recordOutbox", depotRecord.seconds, per: count,
+        baseline: rawRecord.seconds)
 }
 
 /// The client configuration for `url` (`postgres://user[:password]@host[:port]/database`), TLS off.
