@@ -27,7 +27,7 @@ public struct FleetCheck: Sendable {
         let appliedKeys = checkApplied(outcome, workload)
         checkQueued(outcome.queued, appliedKeys, workload)
         checkServer(outcome.server, workload.expected)
-        checkLocal(outcome, workload.expected)
+        checkLocal(outcome, workload)
     }
 
     /// The findings, up to `limit` of each kind, one a line.
@@ -127,13 +127,15 @@ public struct FleetCheck: Sendable {
     }
 
     /// The shared store at the end: an empty outbox, every record synced and as expected.
-    private mutating func checkLocal(_ outcome: FleetOutcome, _ expected: [String: FleetItem]) {
+    private mutating func checkLocal(_ outcome: FleetOutcome, _ workload: FleetWorkload) {
+        let expected = workload.expected
         for entry in outcome.outboxLeft {
             problems.append("\(Self.describe(entry)) is still in the outbox\(entry.isRejected ? ", refused" : "")")
         }
         var names = Set<String>()
         for record in outcome.local {
             let item = try? JSONMapping.entity(FleetItem.self, from: .object(record.object))
+            if let item, !workload.owns(name: item.name) { continue }  // an earlier run's, in a lasting store
             let key = item.map { FleetWorkload.key(record.collection, $0.name) }
             if let key { names.insert(key) }
             guard record.syncState == .synced, let key, let wanted = expected[key], Self.same(item, wanted) else {

@@ -35,6 +35,8 @@ public struct FleetWorkload: Sendable {
     public private(set) var deletedSinceMark: Set<String> = []
     /// The writes made so far.
     public private(set) var counts = Counts()
+    /// What every name of this workload starts with after `i-` or `t-`.
+    public let prefix: String
     /// Every entity's ``key(_:_:)``.
     private let keys: [String]
     /// The last revision given.
@@ -52,6 +54,12 @@ public struct FleetWorkload: Sendable {
             (1...items).map { Self.key(FleetItems.clientIDs, "i-\(prefix)\($0)") }
             + (1...tickets).map { Self.key(FleetItems.serverIDs, "t-\(prefix)\($0)") }
         random = SeededGenerator(seed: seed)
+        self.prefix = prefix
+    }
+
+    /// Whether `name` is one of this workload's (a store that outlives runs holds earlier runs' too).
+    public func owns(name: String) -> Bool {
+        name.hasPrefix("i-\(prefix)") || name.hasPrefix("t-\(prefix)")
     }
 
     /// `"items/i-3"`: an entity's collection and name.
