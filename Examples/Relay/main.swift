@@ -145,7 +145,7 @@ let group = ServiceGroup(
     services: [relay, forwarder, sync], gracefulShutdownSignals: [.sigterm, .sigint],
     logger: quiet)
 try await group.run()
-print("relay stopped: \(try await storage.outboxCount(OutboxQuery(selection: .pending)).value) writes still queued")
+print("relay stopped: \(try await storage.outboxCount(OutboxQuery(selection: .pending))) writes still queued")
 try await closeStorage()
 try await embedded?.shutdown()
 try? FileManager.default.removeItem(at: directory)

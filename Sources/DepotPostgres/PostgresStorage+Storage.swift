@@ -4,47 +4,39 @@
     import PostgresNIO
 
     extension PostgresStorage {
-        /// Adds a record; rejects with `.conflict` if the collection already has its id.
-        public func insert(_ record: StoredRecord) -> Promise<Void> {
-            Promise { [self] in
-                try await write("insert into \(record.collection)") { tx in try tx.insert(record) }
-            }
+        /// Adds a record; throws `.conflict` if the collection already has its id.
+        public func insert(_ record: StoredRecord) async throws {
+            try await write("insert into \(record.collection)") { tx in try tx.insert(record) }
         }
 
         /// Adds or replaces every record, in one transaction.
-        public func upsert(_ records: [StoredRecord]) -> Promise<Void> {
-            Promise { [self] in
-                try await write("upsert \(records.count) records") { tx in
-                    for record in records { try tx.upsert(record) }
-                }
+        public func upsert(_ records: [StoredRecord]) async throws {
+            try await write("upsert \(records.count) records") { tx in
+                for record in records { try tx.upsert(record) }
             }
         }
 
         /// Adds or replaces every record, in one transaction, from JSON text already written.
-        public func upsert(encoded records: [EncodedRecord]) -> Promise<Void> {
-            Promise { [self] in
-                try await write("upsert \(records.count) records") { tx in
-                    for record in records { try tx.upsert(encoded: record) }
-                }
+        public func upsert(encoded records: [EncodedRecord]) async throws {
+            try await write("upsert \(records.count) records") { tx in
+                for record in records { try tx.upsert(encoded: record) }
             }
         }
 
         /// The record with `id`, or nil.
-        public func fetch(collection: String, id: String) -> Promise<StoredRecord?> {
-            Promise { [self] in
-                try await rows(
-                    "fetch \(collection)/\(id)",
-                    "SELECT \(unescaped: Self.recordColumns) FROM \(unescaped: quoted).records WHERE collection = \(collection) AND id = \(id)"
-                ).first.map(Self.record)
-            }
+        public func fetch(collection: String, id: String) async throws -> StoredRecord? {
+            try await rows(
+                "fetch \(collection)/\(id)",
+                "SELECT \(unescaped: Self.recordColumns) FROM \(unescaped: quoted).records WHERE collection = \(collection) AND id = \(id)"
+            ).first.map(Self.record)
         }
 
         /// The records matching `criteria`: string filters and the deleted state narrow the rows
         /// in SQL, then `CriteriaEvaluator` applies every filter, the sort and the limit, so the
         /// answer is exactly the other stores' (their ordering of nulls, numbers and text, bools
         /// as integers).
-        public func fetch(collection: String, matching criteria: Criteria) -> Promise<[StoredRecord]> {
-            do { try criteria.validate() } catch { return Promise(error: error) }
+        public func fetch(collection: String, matching criteria: Criteria) async throws -> [StoredRecord] {
+            try criteria.validate()
             var query: PostgresQuery =
                 "SELECT \(unescaped: Self.recordColumns) FROM \(unescaped: quoted).records WHERE collection = \(collection)"
             if !criteria.includeDeleted { query.sql += " AND sync_state != 'deleted'" }
@@ -57,19 +49,16 @@
                 query.binds.append(text)
                 query.sql += " AND (object IS NULL OR object -> $\(keyBind) = to_jsonb($\(keyBind + 1)::text))"
             }
-            let filtered = query
-            return Promise { [self] in
-                let records = try await rows("query \(collection)", filtered).map(Self.record)
-                return CriteriaEvaluator.apply(criteria, to: records)
-            }
+            let records = try await rows("query \(collection)", query).map(Self.record)
+            return CriteriaEvaluator.apply(criteria, to: records)
         }
 
         /// Up to `limit` records in `states`, by id (bytewise), after `id`: one query on the
         /// `(collection, sync_state, id)` index.
         public func fetch(collection: String, syncStates states: Set<SyncState>, after id: String?, limit: Int)
-            -> Promise<[StoredRecord]>
+            async throws -> [StoredRecord]
         {
-            guard !states.isEmpty, limit > 0 else { return Promise([]) }
+            guard !states.isEmpty, limit > 0 else { return [] }
             var query: PostgresQuery = """
                 SELECT \(unescaped: Self.recordColumns) FROM \(unescaped: quoted).records
                 WHERE collection = \(collection) AND sync_state = ANY(\(states.map(\.rawValue).sorted()))
@@ -80,24 +69,18 @@
             }
             query.binds.append(limit)
             query.sql += " ORDER BY id ASC LIMIT $\(query.binds.count)"
-            let selected = query
-            return Promise { [self] in
-                try await rows("query \(collection) by sync state", selected).map(Self.record)
-            }
+            return try await rows("query \(collection) by sync state", query).map(Self.record)
         }
 
-        /// Removes the record with `id`; fulfils with whether there was one.
-        public func delete(collection: String, id: String) -> Promise<Bool> {
-            Promise { [self] in
-                try await write("delete \(collection)/\(id)") { tx in try tx.delete(collection: collection, id: id) }
-            }
+        /// Removes the record with `id`; returns whether there was one.
+        @discardableResult
+        public func delete(collection: String, id: String) async throws -> Bool {
+            try await write("delete \(collection)/\(id)") { tx in try tx.delete(collection: collection, id: id) }
         }
 
         /// Removes every record of `collection`.
-        public func deleteAll(collection: String) -> Promise<Void> {
-            Promise { [self] in
-                try await write("delete all of \(collection)") { tx in try tx.deleteAll(collection: collection) }
-            }
+        public func deleteAll(collection: String) async throws {
+            try await write("delete all of \(collection)") { tx in try tx.deleteAll(collection: collection) }
         }
 
         /// Runs `body` in one PostgreSQL transaction, on one of the store's threads, under the
@@ -105,27 +88,23 @@
         /// it throws.
         public func transaction<Output: Sendable>(
             _ body: @escaping @Sendable (any StorageTransaction) throws -> Output
-        ) -> Promise<Output> {
-            Promise { [self] in
-                try await write("run a transaction") { tx in try body(tx) }
-            }
+        ) async throws -> Output {
+            try await write("run a transaction") { tx in try body(tx) }
         }
 
         /// The outbox entries `query` selects, by sequence.
-        public func outbox(_ query: OutboxQuery) -> Promise<[OutboxEntry]> {
-            let sql = outboxQuery("SELECT \(Self.outboxColumns)", query)
-            return Promise { [self] in try await rows("read the outbox", sql).map(Self.outboxEntry) }
+        public func outbox(_ query: OutboxQuery) async throws -> [OutboxEntry] {
+            try await rows("read the outbox", outboxQuery("SELECT \(Self.outboxColumns)", query)).map(Self.outboxEntry)
         }
 
         /// How many outbox entries `query` selects (its limit ignored).
-        public func outboxCount(_ query: OutboxQuery) -> Promise<Int> {
+        public func outboxCount(_ query: OutboxQuery) async throws -> Int {
             var unlimited = query
             unlimited.limit = nil
-            let sql = outboxQuery("SELECT COUNT(*)", unlimited)
-            return Promise { [self] in
-                guard let row = try await rows("count the outbox", sql).first else { return 0 }
-                return try Self.storageErrors("cannot count the outbox") { Int(try row.decode(Int64.self)) }
+            guard let row = try await rows("count the outbox", outboxQuery("SELECT COUNT(*)", unlimited)).first else {
+                return 0
             }
+            return try Self.storageErrors("cannot count the outbox") { Int(try row.decode(Int64.self)) }
         }
 
         /// The SQL of `query` over the outbox.

@@ -25,6 +25,7 @@
         /// - Returns: what `body` returned.
         /// - Throws: what `body` threw (nothing committed), or `DepotError` `.storage` when the
         ///   server fails or the store is closed.
+        @discardableResult
         public func withTransaction<Output: Sendable>(
             _ body: @Sendable (PostgresTransaction) async throws -> Output
         ) async throws -> Output {

@@ -14,7 +14,7 @@
     /// ```swift
     /// let storage = try await PostgresStorage.open(url: "postgres://app@db.internal:5432/app")
     /// let notes = NoteRepository(store: storage)
-    /// try await notes.create(Note(id: "1", text: "hi")).value
+    /// try await notes.create(Note(id: "1", text: "hi")).value  // repositories keep their promises
     /// await storage.close()
     /// ```
     ///
@@ -68,7 +68,15 @@
         ) async throws -> PostgresStorage {
             let configuration = try configuration(url: url)
             let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-            let task = Task { await client.run() }
+            // The client must be running before the first lease (postgres-nio warns otherwise):
+            // wait until its task has begun.
+            let (started, start) = AsyncStream.makeStream(of: Void.self)
+            let task = Task {
+                start.finish()
+                await client.run()
+            }
+            for await _ in started {}
+            await Task.yield()
             do {
                 let storage = try await PostgresStorage(client: client, schema: schema, logger: logger)
                 storage.clientTask.withLock { $0 = task }

@@ -28,8 +28,8 @@ extension SQLiteStorage {
         }
     }
 
-    func run<T: Sendable>(_ what: String, _ body: @escaping @Sendable (Database) throws -> T) -> Promise<T> {
-        access("cannot \(what)") { writer, check in
+    func run<T: Sendable>(_ what: String, _ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await access("cannot \(what)") { writer, check in
             try await writer.write { db in
                 try check()
                 return try body(db)
@@ -37,8 +37,8 @@ extension SQLiteStorage {
         }
     }
 
-    func read<T: Sendable>(_ what: String, _ body: @escaping @Sendable (Database) throws -> T) -> Promise<T> {
-        access("cannot \(what)") { writer, check in
+    func read<T: Sendable>(_ what: String, _ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await access("cannot \(what)") { writer, check in
             try await writer.read { db in
                 try check()
                 return try body(db)
@@ -52,18 +52,21 @@ extension SQLiteStorage {
     private func access<T: Sendable>(
         _ what: String,
         _ body: @escaping @Sendable (any DatabaseWriter, @escaping @Sendable () throws -> Void) async throws -> T
-    ) -> Promise<T> {
+    ) async throws -> T {
         let (writer, lifecycle, store) = (self.writer, self.lifecycle, storeName)
         let check: @Sendable () throws -> Void = { try Self.ensureOpen(lifecycle, what, store) }
-        return Promise {
-            try check()
+        try check()
+        // Its own task, as the promises it replaced: a caller's cancellation must not abort a
+        // write half-way (GRDB fails the commit of a cancelled task), or an answer the server
+        // gave would not be stored.
+        return try await Task {
             do {
                 return try await Self.storageErrors(what) { try await body(writer, check) }
             } catch let error as DepotError where error.code == .storage {
                 try check()
                 throw error
             }
-        }
+        }.value
     }
 
     static func storageErrors<T>(_ what: String, _ body: () throws -> T) throws -> T {

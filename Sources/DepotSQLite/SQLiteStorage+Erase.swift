@@ -15,7 +15,7 @@ extension SQLiteStorage: ErasableStorage {
     ///
     /// - Throws: `DepotError` `.storage` when the store cannot be read, or is closed or erased.
     public func unsyncedSummary() async throws -> UnsyncedSummary {
-        try await read("summarize unsynced work") { db in try Self.unsyncedSummary(db) }.value
+        try await read("summarize unsynced work") { db in try Self.unsyncedSummary(db) }
     }
 
     static func unsyncedSummary(_ db: Database) throws -> UnsyncedSummary {

@@ -30,19 +30,19 @@ extension SQLiteStorage {
     }
 
     /// The outbox entries `query` selects, by sequence, in one query.
-    public func outbox(_ query: OutboxQuery) -> Promise<[OutboxEntry]> {
+    public func outbox(_ query: OutboxQuery) async throws -> [OutboxEntry] {
         let (sql, arguments) = Self.outboxSQL("SELECT *", query)
-        return read("read the outbox") { db in
+        return try await read("read the outbox") { db in
             try Self.outboxEntries(db.cachedStatement(sql: sql), arguments)
         }
     }
 
     /// How many outbox entries `query` selects.
-    public func outboxCount(_ query: OutboxQuery) -> Promise<Int> {
+    public func outboxCount(_ query: OutboxQuery) async throws -> Int {
         var unlimited = query
         unlimited.limit = nil
         let (sql, arguments) = Self.outboxSQL("SELECT COUNT(*)", unlimited)
-        return read("count the outbox") { db in
+        return try await read("count the outbox") { db in
             try Int.fetchOne(db.cachedStatement(sql: sql), arguments: arguments) ?? 0
         }
     }

@@ -116,9 +116,9 @@ extension SQLiteStorage {
     /// Up to `limit` records in `states`, by id, after `id`: one indexed query (`collection,
     /// sync_state`), so walking a large collection's unsynced records never loads the rest.
     public func fetch(collection: String, syncStates states: Set<SyncState>, after id: String?, limit: Int)
-        -> Promise<[StoredRecord]>
+        async throws -> [StoredRecord]
     {
-        guard !states.isEmpty, limit > 0 else { return Promise([]) }
+        guard !states.isEmpty, limit > 0 else { return [] }
         let marks = Array(repeating: "?", count: states.count).joined(separator: ", ")
         // INDEXED BY: without statistics SQLite walks the primary key to skip the sort, reading
         // every record of the collection (38 ms for 100,000) to find the few unsynced ones.
@@ -134,7 +134,7 @@ extension SQLiteStorage {
         sql += " ORDER BY id ASC LIMIT ?"
         arguments.append(limit)
         let (query, statementArguments) = (sql, StatementArguments(arguments))
-        return read("query \(collection) by sync state") { db in
+        return try await read("query \(collection) by sync state") { db in
             try Self.records(db.cachedStatement(sql: query), statementArguments)
         }
     }
@@ -149,8 +149,8 @@ extension SQLiteStorage {
     }
 
     /// The raw row of the record with `id`, or nil.
-    func storedRow(collection: String, id: String) -> Promise<StoredRow?> {
-        read("read the row of \(collection)/\(id)") { db in
+    func storedRow(collection: String, id: String) async throws -> StoredRow? {
+        try await read("read the row of \(collection)/\(id)") { db in
             try Row.fetchOne(
                 db.cachedStatement(
                     sql: "SELECT object, snapshot, snapshot_is_object FROM records WHERE collection = ? AND id = ?"),

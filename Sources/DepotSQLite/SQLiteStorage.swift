@@ -13,8 +13,8 @@ import GRDB
 ///
 /// ```swift
 /// let storage = try SQLiteStorage(path: "/var/lib/app/depot.sqlite", indexes: ["messages": ["author"]])
-/// try await storage.upsert([record]).value
-/// let anns = try await storage.fetch(collection: "messages", matching: Criteria(["author": "ann"])).value
+/// try await storage.upsert([record])
+/// let anns = try await storage.fetch(collection: "messages", matching: Criteria(["author": "ann"]))
 ///
 /// let accountStore = try SQLiteStorage(path: "\(directory)/\(accountID).sqlite")  // one file per account
 /// ```
@@ -189,8 +189,8 @@ public final class SQLiteStorage: Storage {
     // MARK: Storage
 
     /// Adds a record; rejects with `.conflict` if the id is taken.
-    public func insert(_ record: StoredRecord) -> Promise<Void> {
-        run("insert into \(record.collection)") { db in
+    public func insert(_ record: StoredRecord) async throws {
+        try await run("insert into \(record.collection)") { db in
             let exists =
                 try Bool.fetchOne(
                     db.cachedStatement(sql: "SELECT 1 FROM records WHERE collection = ? AND id = ?"),
@@ -200,26 +200,25 @@ public final class SQLiteStorage: Storage {
                 throw DepotError(.conflict, "\(record.collection) already has a record with id \(record.id)")
             }
             try Self.write(EncodedRecord(record), db)
-        }.get { [self] in publish { $0.changed(record.collection, record.id) } }
+        }
+        publish { $0.changed(record.collection, record.id) }
     }
 
     /// Adds or replaces every record in one transaction.
-    public func upsert(_ records: [StoredRecord]) -> Promise<Void> {
-        run("upsert \(records.count) records") { db in
+    public func upsert(_ records: [StoredRecord]) async throws {
+        try await run("upsert \(records.count) records") { db in
             for record in records { try Self.write(EncodedRecord(record), db) }
-        }.get { [self] in
-            publish { recorder in for record in records { recorder.changed(record.collection, record.id) } }
         }
+        publish { recorder in for record in records { recorder.changed(record.collection, record.id) } }
     }
 
     /// Adds or replaces every record in one transaction, binding their JSON text as it is: no
     /// parsing, no second serialization, and a snapshot that is the object is not written again.
-    public func upsert(encoded records: [EncodedRecord]) -> Promise<Void> {
-        run("upsert \(records.count) records") { db in
+    public func upsert(encoded records: [EncodedRecord]) async throws {
+        try await run("upsert \(records.count) records") { db in
             for record in records { try Self.write(record, db) }
-        }.get { [self] in
-            publish { recorder in for record in records { recorder.changed(record.collection, record.id) } }
         }
+        publish { recorder in for record in records { recorder.changed(record.collection, record.id) } }
     }
 
     /// Tells this store's observers what a committed write changed.
@@ -230,8 +229,8 @@ public final class SQLiteStorage: Storage {
     }
 
     /// The record with `id`, or nil.
-    public func fetch(collection: String, id: String) -> Promise<StoredRecord?> {
-        read("fetch \(collection)/\(id)") { db in try Self.fetchRecord(collection: collection, id: id, db) }
+    public func fetch(collection: String, id: String) async throws -> StoredRecord? {
+        try await read("fetch \(collection)/\(id)") { db in try Self.fetchRecord(collection: collection, id: id, db) }
     }
 
     static func fetchRecord(collection: String, id: String, _ db: Database) throws -> StoredRecord? {
@@ -242,8 +241,8 @@ public final class SQLiteStorage: Storage {
     }
 
     /// The records matching `criteria`, evaluated in SQL.
-    public func fetch(collection: String, matching criteria: Criteria) -> Promise<[StoredRecord]> {
-        do { try criteria.validate() } catch { return Promise(error: error) }
+    public func fetch(collection: String, matching criteria: Criteria) async throws -> [StoredRecord] {
+        try criteria.validate()
         var sql = "SELECT \(Self.recordColumns) FROM records"
         // The planner prefers the primary key (it yields id order) over a selective expression
         // index it has no statistics for; name the declared index of the first indexed filter.
@@ -263,7 +262,7 @@ public final class SQLiteStorage: Storage {
             case .integer(let number): sql += " AND \(expression) = ?"; arguments.append(number)
             case .double(let number): sql += " AND \(expression) = ?"; arguments.append(number)
             case .string(let text): sql += " AND \(expression) = ?"; arguments.append(text)
-            case .array, .object: return Promise(error: DepotError(.invalidRequest, "criteria compare scalars"))
+            case .array, .object: throw DepotError(.invalidRequest, "criteria compare scalars")
             }
         }
         let order =
@@ -280,38 +279,44 @@ public final class SQLiteStorage: Storage {
         let declared = indexes[collection] ?? []
         let keys = Set(criteria.filters.keys).union(criteria.sort.map(\.key))
         let cacheable = keys.isSubset(of: declared)
-        return read("query \(collection)") { db in
+        return try await read("query \(collection)") { db in
             try Self.records(
                 cacheable ? db.cachedStatement(sql: query) : db.makeStatement(sql: query), statementArguments)
         }
     }
 
     /// Removes the record with `id`.
-    public func delete(collection: String, id: String) -> Promise<Bool> {
-        run("delete \(collection)/\(id)") { db in try Self.deleteRecord(collection: collection, id: id, db) }
-            .get { [self] removed in if removed { publish { $0.deleted(collection, id) } } }
+    public func delete(collection: String, id: String) async throws -> Bool {
+        let removed = try await run("delete \(collection)/\(id)") { db in
+            try Self.deleteRecord(collection: collection, id: id, db)
+        }
+        if removed { publish { $0.deleted(collection, id) } }
+        return removed
     }
 
     /// Removes every record of `collection`.
-    public func deleteAll(collection: String) -> Promise<Void> {
-        run("delete all of \(collection)") { db in
+    public func deleteAll(collection: String) async throws {
+        try await run("delete all of \(collection)") { db in
             try db.cachedStatement(sql: "DELETE FROM records WHERE collection = ?").execute(arguments: [collection])
-        }.get { [self] in publish { $0.cleared(collection) } }
+        }
+        publish { $0.cleared(collection) }
     }
 
     /// Runs `body` in one SQLite write transaction (rolled back if it throws); SQLite's single
     /// writer keeps every other write out until it commits.
     public func transaction<Output: Sendable>(
         _ body: @escaping @Sendable (any StorageTransaction) throws -> Output
-    ) -> Promise<Output> {
+    ) async throws -> Output {
         let recorder = ChangeRecorder()
-        return run("run a transaction") { db in
+        let output = try await run("run a transaction") { db in
             do {
                 return try body(Transaction(db: db, recorder: recorder))
             } catch {
                 throw BodyFailure(error: error)  // rolls back; the body's own error reaches the caller as is
             }
-        }.get { [self] _ in recorder.publish(for: self) }
+        }
+        recorder.publish(for: self)
+        return output
     }
 
     /// Carries an error a transaction body threw past the `.storage` wrapping.

@@ -41,7 +41,7 @@ struct Gadgets: CRUDNetworkingStorageRepository, SynchronizableRepository {
             let report = try await gadgets.synchronize().value
             // Then
             #expect(report.pushed == 2 && report.errors.isEmpty, "\(report.errors)")
-            let stored = try await storage.fetch(collection: "gadgets", matching: .all).value
+            let stored = try await storage.fetch(collection: "gadgets", matching: .all)
             #expect(stored.count == 2 && stored.allSatisfy { $0.syncState == .synced })
         }
     }

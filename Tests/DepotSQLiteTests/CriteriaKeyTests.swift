@@ -15,17 +15,17 @@ import Testing
         defer { directory.cleanUp() }
         let storage = try await kind.make(in: directory)
         for key in Self.oddKeys {
-            try await storage.deleteAll(collection: "messages").value
+            try await storage.deleteAll(collection: "messages")
             try await storage.upsert([
                 record("1", [key: "x", "n": 1]),
                 record("2", [key: "y", "n": 2]),
                 record("3", ["n": 3]),
-            ]).value
+            ])
             // When
-            let matched = try await storage.fetch(collection: "messages", matching: Criteria([key: "x"])).value
-            let missing = try await storage.fetch(collection: "messages", matching: Criteria([key: nil])).value
+            let matched = try await storage.fetch(collection: "messages", matching: Criteria([key: "x"]))
+            let missing = try await storage.fetch(collection: "messages", matching: Criteria([key: nil]))
             let sorted = try await storage.fetch(collection: "messages", matching: Criteria(sort: [.descending(key)]))
-                .value
+
             // Then
             #expect(matched.map(\.id) == ["1"], "key \(key.debugDescription)")
             #expect(missing.map(\.id) == ["3"], "key \(key.debugDescription)")
@@ -40,7 +40,7 @@ import Testing
         let storage = try await kind.make(in: directory)
         for criteria in [Criteria(["tags": ["a"]]), Criteria(["meta": ["k": 1]]), Criteria(limit: -1)] {
             let error = await #expect(throws: DepotError.self) {
-                try await storage.fetch(collection: "messages", matching: criteria).value
+                try await storage.fetch(collection: "messages", matching: criteria)
             }
             #expect(error?.code == .invalidRequest)
         }
@@ -62,7 +62,7 @@ import Testing
             // Given
             var odd = record("9", ["text": "odd", "author\"": "x"])
             odd.syncState = .synced
-            try await storage.upsert(odd).value
+            try await storage.upsert(odd)
             // When
             let answer = try await messages.readAll(query: ["author\"": "x"]).value
             // Then

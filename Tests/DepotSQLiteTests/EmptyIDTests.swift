@@ -19,7 +19,7 @@ import Testing
             #expect(delete?.code == .invalidRequest)
             #expect(update?.code == .invalidRequest)
             #expect(server.requests.isEmpty)
-            let outbox = try await storage.outboxCount(OutboxQuery(selection: .all)).value
+            let outbox = try await storage.outboxCount(OutboxQuery(selection: .all))
             #expect(outbox == 0)
         }
     }

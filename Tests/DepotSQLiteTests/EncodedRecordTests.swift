@@ -42,16 +42,16 @@ private struct Note: Identifiable, Sendable, DictionaryRepresentable {
         ]
 
         // When
-        try await storage.upsert(encoded: encoded).value
-        try await reference.upsert(parsed).value
+        try await storage.upsert(encoded: encoded)
+        try await reference.upsert(parsed)
 
         // Then
         for record in parsed {
-            let back = try await storage.fetch(collection: record.collection, id: record.id).value
+            let back = try await storage.fetch(collection: record.collection, id: record.id)
             #expect(back == record)
-            #expect(try await reference.fetch(collection: record.collection, id: record.id).value == record)
+            #expect(try await reference.fetch(collection: record.collection, id: record.id) == record)
         }
-        #expect(try await storage.fetch(collection: "messages", matching: Criteria(["author": "ann"])).value.count == 1)
+        #expect(try await storage.fetch(collection: "messages", matching: Criteria(["author": "ann"])).count == 1)
     }
 
     @Test("a transaction's encoded upsert commits with the rest, or not at all", arguments: StorageKind.allCases)
@@ -62,8 +62,8 @@ private struct Note: Identifiable, Sendable, DictionaryRepresentable {
         let message = Message(id: "1", text: "hi")
         try await storage.transaction { tx in
             try tx.upsert(encoded: EncodedRecord(collection: "messages", entity: message, syncState: .created))
-        }.value
-        let stored = try #require(try await storage.fetch(collection: "messages", id: "1").value)
+        }
+        let stored = try #require(try await storage.fetch(collection: "messages", id: "1"))
         #expect(stored.object == (try JSONMapping.object(message)) && stored.snapshot == nil)
 
         struct Abort: Error {}
@@ -73,9 +73,9 @@ private struct Note: Identifiable, Sendable, DictionaryRepresentable {
                     encoded: EncodedRecord(
                         collection: "messages", entity: Message(id: "2", text: "no"), syncState: .created))
                 throw Abort()
-            }.value
+            }
         }
-        #expect(try await storage.fetch(collection: "messages", id: "2").value == nil)
+        #expect(try await storage.fetch(collection: "messages", id: "2") == nil)
     }
 
     @Test("a snapshot equal to the object is stored once, as a flag, and reads back as the object")
@@ -89,27 +89,27 @@ private struct Note: Identifiable, Sendable, DictionaryRepresentable {
         // Given: a synced record through each path, and one whose snapshot differs.
         try await storage.upsert(
             StoredRecord(collection: "messages", id: "1", object: object, syncState: .synced, snapshot: object)
-        ).value
+        )
         try await storage.upsert(encoded: [
             try EncodedRecord(
                 collection: "messages", entity: Message(id: "3", text: "encoded"), syncState: .synced,
                 snapshot: .sameAsObject)
-        ]).value
+        ])
         try await storage.upsert(
             StoredRecord(
                 collection: "messages", id: "2", object: other, syncState: .updated, snapshot: ["id": "2", "text": "x"])
-        ).value
+        )
 
         // Then: no second copy of the text for the first two.
         for id in ["1", "3"] {
-            let row = try #require(try await storage.storedRow(collection: "messages", id: id).value)
+            let row = try #require(try await storage.storedRow(collection: "messages", id: id))
             #expect(row.snapshot == nil && row.snapshotIsObject, "\(id)")
-            let back = try #require(try await storage.fetch(collection: "messages", id: id).value)
+            let back = try #require(try await storage.fetch(collection: "messages", id: id))
             #expect(back.snapshot == back.object)
         }
-        let changed = try #require(try await storage.storedRow(collection: "messages", id: "2").value)
+        let changed = try #require(try await storage.storedRow(collection: "messages", id: "2"))
         #expect(changed.snapshot == #"{"id":"2","text":"x"}"# && !changed.snapshotIsObject)
-        #expect(try await storage.fetch(collection: "messages", id: "2").value?.snapshot == ["id": "2", "text": "x"])
+        #expect(try await storage.fetch(collection: "messages", id: "2")?.snapshot == ["id": "2", "text": "x"])
     }
 
     @Test("text that is not a JSON object is refused when the record is made")

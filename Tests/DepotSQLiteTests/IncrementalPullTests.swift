@@ -72,7 +72,7 @@ struct IncrementalMessages: CRUDNetworkingStorageRepository, SynchronizableRepos
                 five.object["text"] = "five, mine"
                 five.syncState = .updated
                 try tx.upsert(five)
-            }.value
+            }
             // When
             var configuration = messages.synchronization
             configuration.push = false
@@ -82,7 +82,7 @@ struct IncrementalMessages: CRUDNetworkingStorageRepository, SynchronizableRepos
             #expect(updatedAfter(server) == [nil, "50"])
             #expect(second.pulled == 3)  // 50 (the boundary), 3, 51
             #expect(second.removed == 1 && second.conflicts == 1 && second.pruned == 0)
-            let stored = try await messages.storage.fetch(collection: "messages", matching: Criteria()).value
+            let stored = try await messages.storage.fetch(collection: "messages", matching: Criteria())
             #expect(stored.count == 50)  // 4 gone, 51 new, 5 kept with its change
             #expect(stored.first { $0.id == "3" }?.object["text"] == "three, edited")
             #expect(stored.first { $0.id == "5" }?.syncState == .updated)
@@ -105,7 +105,7 @@ struct IncrementalMessages: CRUDNetworkingStorageRepository, SynchronizableRepos
             let again = try await messages.synchronize().value
             #expect(again.pullCompleted && again.incremental)
             #expect(updatedAfter(server) == [nil, "50", "50"])
-            #expect(try await messages.storage.fetch(collection: "messages", id: "7").value?.object["text"] == "seven")
+            #expect(try await messages.storage.fetch(collection: "messages", id: "7")?.object["text"] == "seven")
         }
     }
 
@@ -129,11 +129,11 @@ struct IncrementalMessages: CRUDNetworkingStorageRepository, SynchronizableRepos
             let first = try await pull.value
             #expect(first.pullCompleted && first.pulled == 50 && first.pages == 5)
             #expect(
-                try await messages.storage.fetch(collection: "messages", id: "3").value?.object["text"] == "server 3")
+                try await messages.storage.fetch(collection: "messages", id: "3")?.object["text"] == "server 3")
             // The cursor is the largest stamp the pull saw (50), below the racing write's (51).
             let next = try await paged.synchronize().value
             #expect(next.incremental && next.pulled >= 1)
-            #expect(try await messages.storage.fetch(collection: "messages", id: "3").value?.object["text"] == "raced")
+            #expect(try await messages.storage.fetch(collection: "messages", id: "3")?.object["text"] == "raced")
         }
     }
 }

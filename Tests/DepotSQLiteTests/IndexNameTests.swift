@@ -31,16 +31,16 @@ import Testing
         let storage = try SQLiteStorage(path: directory.path("indexes.sqlite"), indexes: ["messages": Self.keys])
         #expect(try declaredIndexes(directory.path("indexes.sqlite")).count == Self.keys.count)
         let objects = Self.keys.enumerated().map { index, key in record(String(index), [key: "x"]) }
-        try await storage.upsert(objects).value
+        try await storage.upsert(objects)
         for (index, key) in Self.keys.enumerated() {
             // When
-            let matched = try await storage.fetch(collection: "messages", matching: Criteria([key: "x"])).value
+            let matched = try await storage.fetch(collection: "messages", matching: Criteria([key: "x"]))
             // Then
             #expect(matched.map(\.id) == [String(index)], "key \(key.debugDescription)")
         }
         // And a second opening of the file finds every index in place.
         let again = try SQLiteStorage(path: directory.path("indexes.sqlite"), indexes: ["messages": Self.keys])
-        let matched = try await again.fetch(collection: "messages", matching: Criteria(["a_b": "x"])).value
+        let matched = try await again.fetch(collection: "messages", matching: Criteria(["a_b": "x"]))
         #expect(matched.map(\.id) == ["1"])
         #expect(try declaredIndexes(directory.path("indexes.sqlite")).count == Self.keys.count)
     }
@@ -54,10 +54,10 @@ import Testing
         #expect(try declaredIndexes(directory.path("split.sqlite")).count == 2)
         try await storage.upsert([
             record("1", ["c": "x"], collection: "a_b"), record("2", ["b_c": "x"], collection: "a"),
-        ]).value
+        ])
         // When
-        let first = try await storage.fetch(collection: "a_b", matching: Criteria(["c": "x"])).value
-        let second = try await storage.fetch(collection: "a", matching: Criteria(["b_c": "x"])).value
+        let first = try await storage.fetch(collection: "a_b", matching: Criteria(["c": "x"]))
+        let second = try await storage.fetch(collection: "a", matching: Criteria(["b_c": "x"]))
         // Then
         #expect(first.map(\.id) == ["1"])
         #expect(second.map(\.id) == ["2"])

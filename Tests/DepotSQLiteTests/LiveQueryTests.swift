@@ -48,7 +48,7 @@ import Testing
             // The last emission equals the store
             #expect(await eventuallyTrue { seen.withLock { $0.last } == expected })
             let stored = try await fixture.storage.fetch(collection: "messages", matching: Criteria(["author": "ann"]))
-                .value.map(\.id).sorted()
+                .map(\.id).sorted()
             #expect(stored == expected)
             // Coalesced: far fewer emissions than writes is allowed, a backlog is not needed
             #expect(seen.withLock { $0.count } <= 403)
@@ -85,8 +85,8 @@ import Testing
             try await fixture.storage.upsert(
                 StoredRecord(collection: "other", id: "x", object: [:], syncState: .synced)
             )
-            .value
-            _ = try await fixture.storage.delete(collection: "messages", id: "1").value
+
+            _ = try await fixture.storage.delete(collection: "messages", id: "1")
             let created = await iterator.next()
             #expect(created?.changed == ["1"] && created?.deleted == [])
             let deleted = await iterator.next()

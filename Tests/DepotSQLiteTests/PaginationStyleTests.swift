@@ -31,9 +31,9 @@ private func index(after id: String?) -> Int {
                 synchronization: SynchronizationConfiguration(pagination: pagination, prune: true))
             try await fixture.storage.upsert(
                 StoredRecord(collection: "messages", id: "old", object: ["id": "old", "text": "x"], syncState: .synced)
-            ).value
+            )
             let report = try await repository.synchronize().value
-            let stored = try await fixture.storage.fetch(collection: "messages", matching: Criteria()).value
+            let stored = try await fixture.storage.fetch(collection: "messages", matching: Criteria())
             result = (report, stored, fixture.server.requests.count)
         }
         return try #require(result)

@@ -25,7 +25,7 @@ import Testing
             // Then
             #expect(report.pullCompleted && report.errors.isEmpty)
             #expect(report.pulled == 60 && report.pruned == 0)
-            let stored = try await fixture.storage.fetch(collection: "messages", matching: .all).value
+            let stored = try await fixture.storage.fetch(collection: "messages", matching: .all)
             #expect(stored.count == 60)
             // With X-Total-Count the pull stops after the 60th row; without, on the empty 4th page.
             #expect(fixture.server.requests.count == (hidingTotal ? 4 : 3))
@@ -73,7 +73,7 @@ import Testing
             // Then
             #expect(!report.pullCompleted && report.errors.first?.status == 500)
             #expect(report.pruned == 0)
-            #expect(try await fixture.storage.fetch(collection: "messages", matching: .all).value.count == 60)
+            #expect(try await fixture.storage.fetch(collection: "messages", matching: .all).count == 60)
         }
     }
 }

@@ -27,9 +27,9 @@ import Testing
                 StoredRecord(
                     collection: "messages", id: "m\($0)", object: ["id": .string("m\($0)")], syncState: states[$0 % 4])
             } + [StoredRecord(collection: "other", id: "m1", object: [:], syncState: .synced)]
-        ).value
+        )
         let asked = (0..<1_300).map { "m\($0)" } + ["m1"]
-        let found = try await storage.transaction { tx in try tx.syncStates(collection: "messages", ids: asked) }.value
+        let found = try await storage.transaction { tx in try tx.syncStates(collection: "messages", ids: asked) }
         #expect(found.count == 1_200)
         #expect(found["m0"] == .synced && found["m1"] == .created && found["m1199"] == .deleted)
         #expect(found["m1200"] == nil)
@@ -58,16 +58,16 @@ import Testing
                 StoredRecord(
                     collection: "messages", id: "7", object: ["id": "7", "text": "mine"], syncState: .updated),
                 StoredRecord(collection: "messages", id: "8", object: ["id": "8", "text": "old"], syncState: .synced),
-            ]).value
+            ])
             let report = try await repository.synchronize().value
             #expect(report.pulled == 1_199 && report.conflicts == 1 && report.errors.isEmpty)
             #expect(server.requests.count == 1)
-            let kept = try #require(try await storage.fetch(collection: "messages", id: "7").value)
+            let kept = try #require(try await storage.fetch(collection: "messages", id: "7"))
             #expect(kept.syncState == .updated && kept.object["text"] == "mine")
-            let odd = try #require(try await storage.fetch(collection: "messages", id: "9").value)
+            let odd = try #require(try await storage.fetch(collection: "messages", id: "9"))
             #expect(
                 odd.syncState == .synced && odd.object == ["id": "9", "text": "server 9"] && odd.snapshot == odd.object)
-            let even = try #require(try await storage.fetch(collection: "messages", id: "8").value)
+            let even = try #require(try await storage.fetch(collection: "messages", id: "8"))
             #expect(even.syncState == .synced && even.object == ["id": "8", "text": "server 8"])
             #expect(even.snapshot?["updated_at"] == "2026-11-23T10:00:00Z" && even.snapshot?["text"] == "server 8")
         }

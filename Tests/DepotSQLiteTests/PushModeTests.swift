@@ -43,7 +43,7 @@ import Testing
             #expect(report.notes.count == 1 && report.notes[0].contains("entity by entity"))
             expectApplied(fixture)
             #expect(fixture.server.appliedWrites.count == 4)
-            #expect(try await fixture.storage.outboxCount(OutboxQuery(selection: .all)).value == 0)
+            #expect(try await fixture.storage.outboxCount(OutboxQuery(selection: .all)) == 0)
             #expect(try await fixture.stored("a")?.syncState == .synced)
             // The batch route is not tried again for this server
             _ = try await fixture.local.create(Message(id: "c", text: "new c")).value
@@ -60,7 +60,7 @@ import Testing
                 SynchronizationConfiguration(pushMode: .each, maximumConcurrency: concurrency))
             _ = try await repository.readAll().value
             try await makeChanges(fixture)
-            let keys = try await fixture.storage.outbox(OutboxQuery(selection: .all)).value.map(\.idempotencyKey)
+            let keys = try await fixture.storage.outbox(OutboxQuery(selection: .all)).map(\.idempotencyKey)
             let report = try await repository.synchronize().value
             #expect(report.errors.isEmpty && report.pushed == 3 && report.deleted == 1)
             expectApplied(fixture)
@@ -112,7 +112,7 @@ import Testing
             #expect(try await fixture.stored("a") == nil)
             #expect(try await fixture.stored("server-1")?.object["text"] == "new a")
             #expect(try await fixture.stored("server-2")?.object["text"] == "new b")
-            #expect(try await fixture.storage.outboxCount(OutboxQuery(selection: .all)).value == 0)
+            #expect(try await fixture.storage.outboxCount(OutboxQuery(selection: .all)) == 0)
         }
     }
 }

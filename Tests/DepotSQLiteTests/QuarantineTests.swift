@@ -99,7 +99,7 @@ import Testing
                 StoredRecord(
                     collection: "notes", id: "9", object: ["id": "9", "text": "x", "kind": "checklist"],
                     syncState: .synced)
-            ).value
+            )
             #expect(try await LocalNotes<NoteV2>(storage: fixture.storage).read("9").value.kind == .checklist)
 
             // When/Then: version 1 reads it: a typed error naming the record, no crash

@@ -14,7 +14,7 @@ import Testing
     /// A store at `path` written through, so its WAL and shared-memory files exist.
     static func writtenStore(_ path: String) async throws -> SQLiteStorage {
         let storage = try SQLiteStorage(path: path)
-        try await storage.upsert((1...20).map { record("\($0)", ["text": .string("message \($0)")]) }).value
+        try await storage.upsert((1...20).map { record("\($0)", ["text": .string("message \($0)")]) })
         #expect(existing(path) == files(path))
         return storage
     }
@@ -45,11 +45,11 @@ import Testing
         #expect(error?.message.contains("the store at \(path)") == true)
 
         #expect(Self.existing(path) == Self.files(path))
-        try await storage.upsert([record("21", ["text": "still open"])]).value
-        #expect(try await storage.fetch(collection: "messages", matching: .all).value.count == 21)
+        try await storage.upsert([record("21", ["text": "still open"])])
+        #expect(try await storage.fetch(collection: "messages", matching: .all).count == 21)
         try storage.close()
         let reopened = try SQLiteStorage(path: path)
-        #expect(try await reopened.outboxCount(OutboxQuery()).value == 1)
+        #expect(try await reopened.outboxCount(OutboxQuery()) == 1)
     }
 
     @Test("erase(force: true) removes the files of a store with unsent writes")
@@ -59,7 +59,7 @@ import Testing
         let path = directory.path("ann.sqlite")
         let storage = try await Self.writtenStore(path)
         try await StorageEraseTests.recordPendingWrite(storage)
-        try await storage.upsert([record("99", ["text": "local"], state: .created)]).value
+        try await storage.upsert([record("99", ["text": "local"], state: .created)])
         #expect(
             try await storage.unsyncedSummary() == UnsyncedSummary(pendingEntries: 1, unsyncedRecords: 1))
 
@@ -67,7 +67,7 @@ import Testing
 
         #expect(Self.existing(path) == [])
         let reopened = try SQLiteStorage(path: path)
-        #expect(try await reopened.fetch(collection: "messages", matching: .all).value == [])
+        #expect(try await reopened.fetch(collection: "messages", matching: .all) == [])
         #expect(try await reopened.unsyncedSummary().isEmpty)
     }
 
@@ -81,7 +81,7 @@ import Testing
         try await ann.erase()
 
         #expect(Self.existing(directory.path("ann.sqlite")) == [])
-        #expect(try await bob.fetch(collection: "messages", matching: .all).value.count == 20)
+        #expect(try await bob.fetch(collection: "messages", matching: .all).count == 20)
     }
 
     @Test("calls after erase reject with .storage; close after erase is harmless")
@@ -92,9 +92,9 @@ import Testing
         let storage = try await Self.writtenStore(path)
         try await storage.erase()
 
-        try await StorageEraseTests.expectErased { try await storage.fetch(collection: "messages", id: "1").value }
+        try await StorageEraseTests.expectErased { try await storage.fetch(collection: "messages", id: "1") }
         try storage.close()
-        try await StorageEraseTests.expectErased { try await storage.upsert([record("1", ["text": "a"])]).value }
+        try await StorageEraseTests.expectErased { try await storage.upsert([record("1", ["text": "a"])]) }
         #expect(Self.existing(path) == [])
     }
 
@@ -123,7 +123,7 @@ import Testing
             for index in 0..<40 {
                 group.addTask {
                     do {
-                        try await storage.upsert([record("race-\(index)", ["text": "x"])]).value
+                        try await storage.upsert([record("race-\(index)", ["text": "x"])])
                         return nil
                     } catch {
                         return (error as? DepotError)?.code ?? DepotError.Code("not a DepotError")

@@ -26,15 +26,15 @@ import Testing
         let path = directory.path("ann.sqlite")
         let secret = "secret-\(UUID().uuidString)"
         let storage = try SQLiteStorage(path: path)
-        try await storage.upsert([record("1", ["text": "kept"]), record("2", ["text": .string(secret)])]).value
+        try await storage.upsert([record("1", ["text": "kept"]), record("2", ["text": .string(secret)])])
         try await storage.writer.writeWithoutTransaction { _ = try $0.checkpoint(.truncate) }
         #expect(try Self.contents(path).range(of: Data(secret.utf8)) != nil)
         // When
-        #expect(try await storage.delete(collection: "messages", id: "2").value)
+        #expect(try await storage.delete(collection: "messages", id: "2"))
         try await storage.writer.writeWithoutTransaction { _ = try $0.checkpoint(.truncate) }
         // Then
         #expect(try Self.contents(path).range(of: Data(secret.utf8)) == nil)
-        #expect(try await storage.fetch(collection: "messages", id: "1").value?.object["text"] == "kept")
+        #expect(try await storage.fetch(collection: "messages", id: "1")?.object["text"] == "kept")
     }
 
     /// The database file's bytes, then the WAL's if there is one.

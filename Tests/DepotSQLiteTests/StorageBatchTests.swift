@@ -38,12 +38,12 @@ import Testing
     @Test("batch writes mark records unsynced: created, updated over synced, tombstones over synced")
     func states() async throws {
         let storage = InMemoryStorage()
-        try await storage.upsert([record("1", ["text": "s1"]), record("2", ["text": "s2"])]).value
+        try await storage.upsert([record("1", ["text": "s1"]), record("2", ["text": "s2"])])
         let local = LocalMessages(storage: storage)
         _ = try await local.create([Message(id: "3", text: "c")]).value
         _ = try await local.update([Message(id: "1", text: "u")]).value
         try await local.delete([Message(id: "2", text: "")]).value
-        let states = try await storage.fetch(collection: "messages", matching: Criteria(includeDeleted: true)).value
+        let states = try await storage.fetch(collection: "messages", matching: Criteria(includeDeleted: true))
             .map { "\($0.id):\($0.syncState)" }
         #expect(states == ["1:updated", "2:deleted", "3:created"])
     }
@@ -69,9 +69,9 @@ import Testing
             record("a", [:]), record("b", [:], state: .created), record("c", [:], state: .updated),
             record("d", [:], state: .deleted), record("e", [:], state: .created),
             record("b", [:], state: .created, collection: "other"),
-        ]).value
+        ])
         func ids(_ states: Set<SyncState>, after: String?, limit: Int) async throws -> [String] {
-            try await storage.fetch(collection: "messages", syncStates: states, after: after, limit: limit).value
+            try await storage.fetch(collection: "messages", syncStates: states, after: after, limit: limit)
                 .map(\.id)
         }
         #expect(try await ids([.created, .updated], after: nil, limit: 2) == ["b", "c"])

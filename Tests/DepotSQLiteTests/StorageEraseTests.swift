@@ -6,7 +6,7 @@ import Testing
 /// The logout rule on every store: erase refuses while writes would be lost, erases when forced
 /// or clean, and leaves a spent store behind.
 @Suite struct StorageEraseTests {
-    func makeStore(_ kind: StorageKind, _ directory: TemporaryDirectory) throws -> any ErasableStorage {
+    func makeStore(_ kind: StorageKind, _ directory: TemporaryDirectory) async throws -> any ErasableStorage {
         try #require(try await kind.make(in: directory) as? any ErasableStorage)
     }
 
@@ -14,7 +14,7 @@ import Testing
         _ = try await storage.transaction { transaction in
             try transaction.recordOutbox(
                 collection: "messages", entityID: id, operation: .create, payload: ["id": .string(id), "text": "hi"])
-        }.value
+        }
     }
 
     static func expectRefusal(
@@ -32,14 +32,14 @@ import Testing
         // Given
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let storage = try makeStore(kind, directory)
-        try await storage.upsert([record("1", ["text": "hi"])]).value
+        let storage = try await makeStore(kind, directory)
+        try await storage.upsert([record("1", ["text": "hi"])])
         try await Self.recordPendingWrite(storage)
         // When / Then
         await Self.expectRefusal(
             storage, saying: ["would lose what the server has not accepted: 1 pending write;", "erase(force: true)"])
-        #expect(try await storage.outboxCount(OutboxQuery()).value == 1)
-        #expect(try await storage.fetch(collection: "messages", id: "1").value?.object["text"] == "hi")
+        #expect(try await storage.outboxCount(OutboxQuery()) == 1)
+        #expect(try await storage.fetch(collection: "messages", id: "1")?.object["text"] == "hi")
         #expect(try await storage.unsyncedSummary() == UnsyncedSummary(pendingEntries: 1))
     }
 
@@ -47,11 +47,11 @@ import Testing
     func refusesUnsyncedRecord(kind: StorageKind) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let storage = try makeStore(kind, directory)
-        try await storage.upsert([record("1", ["text": "a"]), record("2", ["text": "b"], state: .updated)]).value
+        let storage = try await makeStore(kind, directory)
+        try await storage.upsert([record("1", ["text": "a"]), record("2", ["text": "b"], state: .updated)])
 
         await Self.expectRefusal(storage, saying: [": 1 unsynced record;", "nothing was erased"])
-        let kept = try await storage.fetch(collection: "messages", matching: .all).value
+        let kept = try await storage.fetch(collection: "messages", matching: .all)
         #expect(kept.map(\.id) == ["1", "2"])
     }
 
@@ -59,19 +59,19 @@ import Testing
     func refusesRejectedEntry(kind: StorageKind) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let storage = try makeStore(kind, directory)
+        let storage = try await makeStore(kind, directory)
         try await Self.recordPendingWrite(storage, id: "1")
         try await Self.recordPendingWrite(storage, id: "2")
         _ = try await storage.transaction { transaction in
             var entry = try #require(try transaction.outboxEntries(collection: "messages", entityID: "2").first)
             entry.rejection = OutboxRejection(status: 422, message: "text too short")
             return try transaction.replaceOutbox(entry)
-        }.value
+        }
 
         #expect(
             try await storage.unsyncedSummary() == UnsyncedSummary(pendingEntries: 1, rejectedEntries: 1))
         await Self.expectRefusal(storage, saying: [": 1 pending write, 1 rejected write;"])
-        #expect(try await storage.outboxCount(OutboxQuery(selection: .all)).value == 2)
+        #expect(try await storage.outboxCount(OutboxQuery(selection: .all)) == 2)
     }
 
     @Test(
@@ -80,22 +80,22 @@ import Testing
     func forceErases(kind: StorageKind) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let storage = try makeStore(kind, directory)
-        try await storage.upsert([record("1", ["text": "a"], state: .created)]).value
+        let storage = try await makeStore(kind, directory)
+        try await storage.upsert([record("1", ["text": "a"], state: .created)])
         try await Self.recordPendingWrite(storage)
 
         try await storage.erase(force: true)
 
-        try await Self.expectErased { try await storage.fetch(collection: "messages", id: "1").value }
-        try await Self.expectErased { try await storage.outboxCount(OutboxQuery()).value }
+        try await Self.expectErased { try await storage.fetch(collection: "messages", id: "1") }
+        try await Self.expectErased { try await storage.outboxCount(OutboxQuery()) }
     }
 
     @Test("a clean store erases without force", arguments: StorageKind.allCases)
     func cleanStoreErases(kind: StorageKind) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let storage = try makeStore(kind, directory)
-        try await storage.upsert([record("1", ["text": "a"]), record("2", ["text": "b"])]).value
+        let storage = try await makeStore(kind, directory)
+        try await storage.upsert([record("1", ["text": "a"]), record("2", ["text": "b"])])
         #expect(try await storage.unsyncedSummary().isEmpty)
 
         try await storage.erase()
@@ -107,22 +107,22 @@ import Testing
     func callsAfterErase(kind: StorageKind) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let storage = try makeStore(kind, directory)
+        let storage = try await makeStore(kind, directory)
         try await storage.erase()
 
         let row = record("1", ["text": "a"])
-        try await Self.expectErased { try await storage.insert(row).value }
-        try await Self.expectErased { try await storage.upsert([row]).value }
-        try await Self.expectErased { try await storage.fetch(collection: "messages", id: "1").value }
-        try await Self.expectErased { try await storage.fetch(collection: "messages", matching: .all).value }
+        try await Self.expectErased { try await storage.insert(row) }
+        try await Self.expectErased { try await storage.upsert([row]) }
+        try await Self.expectErased { try await storage.fetch(collection: "messages", id: "1") }
+        try await Self.expectErased { try await storage.fetch(collection: "messages", matching: .all) }
         try await Self.expectErased {
-            try await storage.fetch(collection: "messages", syncStates: [.created], after: nil, limit: 10).value
+            try await storage.fetch(collection: "messages", syncStates: [.created], after: nil, limit: 10)
         }
-        try await Self.expectErased { try await storage.delete(collection: "messages", id: "1").value }
-        try await Self.expectErased { try await storage.deleteAll(collection: "messages").value }
+        try await Self.expectErased { try await storage.delete(collection: "messages", id: "1") }
+        try await Self.expectErased { try await storage.deleteAll(collection: "messages") }
         try await Self.expectErased { try await Self.recordPendingWrite(storage) }
-        try await Self.expectErased { try await storage.outbox(OutboxQuery()).value }
-        try await Self.expectErased { try await storage.outboxCount(OutboxQuery()).value }
+        try await Self.expectErased { try await storage.outbox(OutboxQuery()) }
+        try await Self.expectErased { try await storage.outboxCount(OutboxQuery()) }
         try await Self.expectErased { try await storage.unsyncedSummary() }
         try await Self.expectErased { try await storage.erase(force: true) }
     }

@@ -24,20 +24,20 @@ func withPinnedFixture(
     func rawSnapshots() async throws {
         try await withPinnedFixture { server, messages, storage in
             _ = try await messages.readAll().value
-            var two = try await storage.fetch(collection: "messages", id: "2").value
+            var two = try await storage.fetch(collection: "messages", id: "2")
             #expect(two?.snapshot?["pinned"] == false, "the unmodeled field is kept in the snapshot")
             #expect(two?.object["pinned"] == nil && two?.etag == nil, "a list answer has no ETag per item")
             _ = try await messages.read("2").value
-            two = try await storage.fetch(collection: "messages", id: "2").value
+            two = try await storage.fetch(collection: "messages", id: "2")
             #expect(two?.snapshot?["pinned"] == false && two?.etag == server.etag(of: "2", in: "messages"))
             let new = try await messages.create(["text": "new", "pinned": true]).value.value
-            let created = try await storage.fetch(collection: "messages", id: new.id).value
+            let created = try await storage.fetch(collection: "messages", id: new.id)
             #expect(created?.snapshot?["pinned"] == true && created?.etag == server.etag(of: new.id, in: "messages"))
             let before = try #require(server.etag(of: "1", in: "messages"))
             _ = try await messages.read("1").value
             _ = try await messages.update(Message(id: "1", text: "put")).value
             #expect(server.requests.last?.header("if-match") == before)
-            let one = try await storage.fetch(collection: "messages", id: "1").value
+            let one = try await storage.fetch(collection: "messages", id: "1")
             #expect(one?.etag == server.etag(of: "1", in: "messages") && one?.etag != before)
         }
     }
@@ -60,7 +60,7 @@ func withPinnedFixture(
             #expect(request.json == ["text": "edited", "author": nil])
             #expect(request.header("if-match") == etag)
             #expect(server.objects(in: "messages").first == ["id": "1", "text": "edited", "pinned": true])
-            let stored = try #require(try await storage.fetch(collection: "messages", id: "1").value)
+            let stored = try #require(try await storage.fetch(collection: "messages", id: "1"))
             #expect(stored.syncState == .synced && stored.object == ["id": "1", "text": "edited"])
             #expect(stored.snapshot == ["id": "1", "text": "edited", "pinned": true])
             #expect(stored.etag == server.etag(of: "1", in: "messages"))
@@ -91,7 +91,7 @@ func withPinnedFixture(
             let offline = try await messages.patch(one).value
             // Then
             #expect(offline.origin == .local && offline.fallbackError?.code == .transport)
-            let kept = try #require(try await storage.fetch(collection: "messages", id: "1").value)
+            let kept = try #require(try await storage.fetch(collection: "messages", id: "1"))
             #expect(kept.syncState == .updated && kept.object["text"] == "offline edit")
             #expect(kept.snapshot == ["id": "1", "text": "one", "author": "ann", "pinned": true] && kept.etag == etag)
             // When online again
@@ -103,7 +103,7 @@ func withPinnedFixture(
             #expect(request.method == "PATCH" && request.json == ["text": "offline edit", "likes": 3])
             #expect(request.header("if-match") == etag)
             #expect(server.objects(in: "messages").first?["pinned"] == true)
-            #expect(try await storage.fetch(collection: "messages", id: "1").value?.syncState == .synced)
+            #expect(try await storage.fetch(collection: "messages", id: "1")?.syncState == .synced)
         }
     }
 
@@ -114,7 +114,7 @@ func withPinnedFixture(
             _ = try await messages.create(Message(id: "n1", text: "draft")).value
             let offline = try await messages.patch(Message(id: "n1", text: "draft 2")).value
             #expect(offline.origin == .local)
-            #expect(try await storage.fetch(collection: "messages", id: "n1").value?.syncState == .created)
+            #expect(try await storage.fetch(collection: "messages", id: "n1")?.syncState == .created)
             try await server.goOnline()
             let online = try await messages.patch(Message(id: "n1", text: "draft 3")).value
             #expect(online.origin == .remote && online.value.text == "draft 3")
@@ -123,8 +123,8 @@ func withPinnedFixture(
             #expect(writes.map(\.method) == ["POST", "PATCH"])
             #expect(writes.map { $0.json?.objectValue?["text"] } == ["draft 2", "draft 3"])
             #expect(writes.last?.path == "/messages/n1")
-            #expect(try await storage.fetch(collection: "messages", id: "n1").value?.syncState == .synced)
-            #expect(try await storage.outboxCount(OutboxQuery()).value == 0)
+            #expect(try await storage.fetch(collection: "messages", id: "n1")?.syncState == .synced)
+            #expect(try await storage.outboxCount(OutboxQuery()) == 0)
         }
     }
 
@@ -140,7 +140,7 @@ func withPinnedFixture(
             let error = await #expect(throws: DepotError.self) { try await messages.patch(one).value }
             #expect(error?.code == .conflict && error?.status == 412)
             #expect(try JSON(parsing: try #require(error?.responseBody))["text"] == "theirs")
-            let stored = try await storage.fetch(collection: "messages", id: "1").value
+            let stored = try await storage.fetch(collection: "messages", id: "1")
             #expect(stored?.syncState == .synced && stored?.object["author"] == "ann")
         }
     }

@@ -41,19 +41,19 @@ import Testing
         defer { directory.cleanUp() }
         let memory = InMemoryStorage()
         let storage = try await kind.make(in: directory)
-        try await memory.upsert(Self.rows).value
-        try await storage.upsert(Self.rows).value
+        try await memory.upsert(Self.rows)
+        try await storage.upsert(Self.rows)
         for criteria in Self.criteria {
-            let expected = try await memory.fetch(collection: "messages", matching: criteria).value.map(\.id)
-            let actual = try await storage.fetch(collection: "messages", matching: criteria).value.map(\.id)
+            let expected = try await memory.fetch(collection: "messages", matching: criteria).map(\.id)
+            let actual = try await storage.fetch(collection: "messages", matching: criteria).map(\.id)
             #expect(actual == expected, "\(criteria)")
         }
         // Spot checks that the shared answers are the right ones, not just equal.
-        let anns = try await storage.fetch(collection: "messages", matching: Criteria(["author": "ann"])).value
+        let anns = try await storage.fetch(collection: "messages", matching: Criteria(["author": "ann"]))
         #expect(anns.map(\.id) == ["1", "3"])
         let top = try await storage.fetch(
             collection: "messages", matching: Criteria(sort: [.descending("likes")], limit: 2)
-        ).value
+        )
         #expect(top.map(\.id) == ["2", "1"])
     }
 
@@ -63,21 +63,21 @@ import Testing
         defer { directory.cleanUp() }
         let storage = try await kind.make(in: directory)
         let first = record("a", ["text": "hello"], state: .created)
-        try await storage.insert(first).value
-        await #expect { try await storage.insert(first).value } throws: { ($0 as? DepotError)?.code == .conflict }
-        #expect(try await storage.fetch(collection: "messages", id: "a").value == first)
-        #expect(try await storage.fetch(collection: "other", id: "a").value == nil)
+        try await storage.insert(first)
+        await #expect { try await storage.insert(first) } throws: { ($0 as? DepotError)?.code == .conflict }
+        #expect(try await storage.fetch(collection: "messages", id: "a") == first)
+        #expect(try await storage.fetch(collection: "other", id: "a") == nil)
         let synced = record("a", ["text": "hello", "n": .integer(Int64.max)])
-        try await storage.upsert(synced).value
-        let back = try #require(try await storage.fetch(collection: "messages", id: "a").value)
+        try await storage.upsert(synced)
+        let back = try #require(try await storage.fetch(collection: "messages", id: "a"))
         #expect(
             back.syncState == .synced && back.snapshot == synced.snapshot && back.object["n"] == .integer(Int64.max))
-        #expect(try await storage.delete(collection: "messages", id: "a").value == true)
-        #expect(try await storage.delete(collection: "messages", id: "a").value == false)
-        try await storage.upsert([record("x", [:]), record("y", [:]), record("z", [:], collection: "other")]).value
-        try await storage.deleteAll(collection: "messages").value
-        #expect(try await storage.fetch(collection: "messages", matching: .all).value.isEmpty)
-        #expect(try await storage.fetch(collection: "other", matching: .all).value.count == 1)
+        #expect(try await storage.delete(collection: "messages", id: "a") == true)
+        #expect(try await storage.delete(collection: "messages", id: "a") == false)
+        try await storage.upsert([record("x", [:]), record("y", [:]), record("z", [:], collection: "other")])
+        try await storage.deleteAll(collection: "messages")
+        #expect(try await storage.fetch(collection: "messages", matching: .all).isEmpty)
+        #expect(try await storage.fetch(collection: "other", matching: .all).count == 1)
     }
 
     @Test("a closed store reopens with its data intact")
@@ -86,13 +86,13 @@ import Testing
         defer { directory.cleanUp() }
         let path = directory.path("reopen.sqlite")
         let storage = try SQLiteStorage(path: path)
-        try await storage.upsert(Self.rows).value
+        try await storage.upsert(Self.rows)
         try storage.close()
-        await #expect { try await storage.fetch(collection: "messages", id: "1").value } throws: {
+        await #expect { try await storage.fetch(collection: "messages", id: "1") } throws: {
             ($0 as? DepotError)?.code == .storage
         }
         let reopened = try SQLiteStorage(path: path)
-        let all = try await reopened.fetch(collection: "messages", matching: Criteria(includeDeleted: true)).value
+        let all = try await reopened.fetch(collection: "messages", matching: Criteria(includeDeleted: true))
         #expect(all.map(\.id) == ["1", "2", "3", "4", "5", "6"])
         #expect(all.first { $0.id == "5" }?.syncState == .deleted)
     }
@@ -103,12 +103,12 @@ import Testing
         defer { directory.cleanUp() }
         let ann = try SQLiteStorage(path: directory.path("ann.sqlite"))
         let bob = try SQLiteStorage(path: directory.path("bob.sqlite"))
-        try await ann.upsert(record("1", ["owner": "ann"])).value
-        try await bob.upsert(record("1", ["owner": "bob"])).value
-        #expect(try await ann.fetch(collection: "messages", id: "1").value?.object["owner"] == "ann")
-        #expect(try await bob.fetch(collection: "messages", id: "1").value?.object["owner"] == "bob")
-        try await ann.deleteAll(collection: "messages").value
-        #expect(try await bob.fetch(collection: "messages", id: "1").value != nil)
+        try await ann.upsert(record("1", ["owner": "ann"]))
+        try await bob.upsert(record("1", ["owner": "bob"]))
+        #expect(try await ann.fetch(collection: "messages", id: "1")?.object["owner"] == "ann")
+        #expect(try await bob.fetch(collection: "messages", id: "1")?.object["owner"] == "bob")
+        try await ann.deleteAll(collection: "messages")
+        #expect(try await bob.fetch(collection: "messages", id: "1") != nil)
     }
 
     @Test("a corrupt file or an unwritable path is a typed .storage error, not a crash")
@@ -129,7 +129,7 @@ import Testing
         defer { directory.cleanUp() }
         let storage = try SQLiteStorage(path: directory.path("atomic.sqlite"))
         let bad = StoredRecord(collection: "messages", id: "bad", object: ["x": .double(.nan)], syncState: .synced)
-        await #expect(throws: DepotError.self) { try await storage.upsert([record("ok", [:]), bad]).value }
-        #expect(try await storage.fetch(collection: "messages", id: "ok").value == nil)
+        await #expect(throws: DepotError.self) { try await storage.upsert([record("ok", [:]), bad]) }
+        #expect(try await storage.fetch(collection: "messages", id: "ok") == nil)
     }
 }

@@ -44,7 +44,7 @@ func withFixture(
             #expect(one.origin == .remote && one.value.text == "one" && one.fallbackError == nil)
             let all = try await messages.readAll(query: ["author": "bob"]).value
             #expect(all.origin == .remote && all.value.map(\.id) == ["2"])
-            let stored = try await storage.fetch(collection: "messages", matching: .all).value
+            let stored = try await storage.fetch(collection: "messages", matching: .all)
             #expect(stored.map(\.id) == ["1", "2"])
             #expect(stored.allSatisfy { $0.syncState == .synced && $0.snapshot == $0.object })
         }
@@ -68,7 +68,7 @@ func withFixture(
     @Test("a 404 is the server's answer: no fallback")
     func notFoundNoFallback() async throws {
         try await withFixture { _, messages, storage in
-            try await storage.upsert(record("9", ["text": "stale"])).value
+            try await storage.upsert(record("9", ["text": "stale"]))
             await #expect { try await messages.read("9").value } throws: { ($0 as? DepotError)?.code == .notFound }
         }
     }
@@ -95,7 +95,7 @@ func withFixture(
             one.text = "edited offline"
             _ = try await messages.update(one).value
             _ = try await messages.delete(id: "2").value
-            let states = try await storage.fetch(collection: "messages", matching: Criteria(includeDeleted: true)).value
+            let states = try await storage.fetch(collection: "messages", matching: Criteria(includeDeleted: true))
             #expect(
                 Dictionary(uniqueKeysWithValues: states.map { ($0.id, $0.syncState) }) == [
                     "1": .updated, "2": .deleted, "n1": .created,
@@ -127,11 +127,11 @@ func withFixture(
             let created = try await messages.create(Message(id: "L1", text: "local", author: nil)).value
             #expect(created.origin == .local && created.synchronizationError == nil)
             #expect(server.objects(in: "messages").contains { $0["id"] == "L1" })
-            #expect(try await storage.fetch(collection: "messages", id: "L1").value?.syncState == .synced)
+            #expect(try await storage.fetch(collection: "messages", id: "L1")?.syncState == .synced)
             server.inject(.status(503))
             let second = try await messages.create(Message(id: "L2", text: "later", author: nil)).value
             #expect(second.value.id == "L2" && second.synchronizationError?.status == 503)
-            #expect(try await storage.fetch(collection: "messages", id: "L2").value?.syncState == .created)
+            #expect(try await storage.fetch(collection: "messages", id: "L2")?.syncState == .created)
         }
     }
 
@@ -156,10 +156,10 @@ func withFixture(
             ($0 as? DepotError)?.code == .conflict
         }
         _ = try await local.update(Message(id: "a", text: "x2", author: "ann")).value
-        #expect(try await storage.fetch(collection: "messages", id: "a").value?.syncState == .created)
+        #expect(try await storage.fetch(collection: "messages", id: "a")?.syncState == .created)
         #expect(try await local.readAll(Criteria(["author": "ann"])).value.map(\.text) == ["x2"])
         try await local.delete(id: "a").value
-        #expect(try await storage.fetch(collection: "messages", id: "a").value == nil, "never synced: gone at once")
+        #expect(try await storage.fetch(collection: "messages", id: "a") == nil, "never synced: gone at once")
         #expect(try await local.fetch(id: "a").value == nil)
         await #expect { try await local.read("a").value } throws: { ($0 as? DepotError)?.code == .notFound }
     }

@@ -37,7 +37,7 @@ struct SyncFixture {
 
     /// The stored record with `id`.
     func stored(_ id: String) async throws -> StoredRecord? {
-        try await storage.fetch(collection: "messages", id: id).value
+        try await storage.fetch(collection: "messages", id: id)
     }
 
     /// The requests recorded, as `"GET /messages?_page=1&_limit=2"`.

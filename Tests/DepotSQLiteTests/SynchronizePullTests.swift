@@ -37,7 +37,7 @@ import Testing
             #expect(fixture.requestLines == expected)
             #expect(report.pages == expected.count && report.pulled == 5 && report.pullCompleted)
             #expect(report.errors.isEmpty)
-            let stored = try await fixture.storage.fetch(collection: "messages", matching: .all).value
+            let stored = try await fixture.storage.fetch(collection: "messages", matching: .all)
             #expect(stored.map(\.id) == ["1", "2", "3", "4", "5"])
             #expect(stored.allSatisfy { $0.syncState == .synced && $0.snapshot?["text"] == $0.object["text"] })
         }
@@ -79,7 +79,7 @@ import Testing
     @Test("a next link to another origin is refused: the pull stops incomplete and prunes nothing")
     func foreignLink() async throws {
         try await withSyncFixture { fixture in
-            try await fixture.storage.upsert(record("7", ["text": "kept"])).value
+            try await fixture.storage.upsert(record("7", ["text": "kept"]))
             fixture.server.route(
                 .get, "/messages",
                 response: .json(
@@ -100,7 +100,7 @@ import Testing
     func prune(_ prune: Bool) async throws {
         try await withSyncFixture(objects: messageObjects(1...2)) { fixture in
             // Given synced 1, 2 (listed) and 8 (not listed), and an unsynced 9 whose push fails
-            try await fixture.storage.upsert(["1", "2", "8"].map { record($0, ["text": "old"]) }).value
+            try await fixture.storage.upsert(["1", "2", "8"].map { record($0, ["text": "old"]) })
             _ = try await fixture.local.create(Message(id: "9", text: "mine")).value
             fixture.server.inject(.status(500), times: 1, pathPrefix: "/messages/collection")
 
@@ -123,7 +123,7 @@ import Testing
     func changedDuringPull() async throws {
         try await withSyncFixture { fixture in
             // Given five synced records, and a server that serves page 2 only after 3 was edited locally
-            try await fixture.storage.upsert((1...5).map { record(String($0), ["text": "old"]) }).value
+            try await fixture.storage.upsert((1...5).map { record(String($0), ["text": "old"]) })
             let objects = messageObjects(1...5).map(JSON.object)
             let local = fixture.local
             fixture.server.route(.get, "/messages") { request, _ in

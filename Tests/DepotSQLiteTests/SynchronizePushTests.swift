@@ -135,7 +135,7 @@ import Testing
             // Given three synced records deleted locally: 3 is gone on the server, 2's delete fails
             try await fixture.storage.upsert(
                 ["1", "2", "3"].map { record($0, ["text": .string("server \($0)")]) }
-            ).value
+            )
             _ = try await fixture.session.request(.delete, "messages/3", as: Okay.self).value
             try await fixture.local.delete(["1", "2", "3"].map { Message(id: $0, text: "") }).value
             fixture.server.inject(.status(500), times: 1, pathPrefix: "/messages/2")

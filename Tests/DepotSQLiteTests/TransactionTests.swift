@@ -11,7 +11,7 @@ import Testing
         defer { directory.cleanUp() }
         let storage = try await kind.make(in: directory)
         let ids = (0..<10).map(String.init)
-        try await storage.upsert(ids.map { record($0, ["count": 0]) }).value
+        try await storage.upsert(ids.map { record($0, ["count": 0]) })
         // When: 400 increments, 40 per id, all at once. A read and a write in two
         // transactions would lose increments here: 40 racing tasks per id on a 2-thread pool
         // interleave their reads and writes (it was 1,000; 400 costs less CPU in the README
@@ -28,14 +28,14 @@ import Testing
                         record.object["count"] = .integer(Int64(count + 1))
                         record.syncState = .updated
                         try tx.upsert(record)
-                    }.value
+                    }
                 }
             }
             try await group.waitForAll()
         }
         // Then
         for id in ids {
-            let stored = try #require(try await storage.fetch(collection: "messages", id: id).value)
+            let stored = try #require(try await storage.fetch(collection: "messages", id: id))
             #expect(stored.object["count"] == 40, "id \(id)")
             #expect(stored.syncState == .updated)
             #expect(stored.snapshot?["count"] == 0, "the server's snapshot is kept")
@@ -47,7 +47,7 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let storage = try await kind.make(in: directory)
-        try await storage.upsert(record("1", ["text": "before"])).value
+        try await storage.upsert(record("1", ["text": "before"]))
         // When
         await #expect(throws: TestFailure.self) {
             try await storage.transaction { tx in
@@ -56,13 +56,13 @@ import Testing
                 #expect(try tx.delete(collection: "messages", id: "1"))
                 #expect(try tx.fetch(collection: "messages", id: "1") == nil, "a transaction sees its own writes")
                 throw TestFailure()
-            }.value
+            }
         }
         // Then
-        let one = try await storage.fetch(collection: "messages", id: "1").value
+        let one = try await storage.fetch(collection: "messages", id: "1")
         #expect(one?.object["text"] == "before")
         #expect(one?.syncState == .synced)
-        #expect(try await storage.fetch(collection: "messages", id: "2").value == nil)
+        #expect(try await storage.fetch(collection: "messages", id: "2") == nil)
     }
 
     @Test("1,000 concurrent local writes to 10 ids leave every record in a state its history allows")
@@ -74,7 +74,7 @@ import Testing
         // Given: ids 0–4 the server has (synced), ids 5–9 made locally (created).
         let synced = (0..<5).map { record(String($0), ["text": "server"]) }
         let created = (5..<10).map { record(String($0), ["text": "local"], state: .created) }
-        try await storage.upsert(synced + created).value
+        try await storage.upsert(synced + created)
         // When: updates on every id, with deletes and re-creates mixed in.
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<1_000 {
@@ -100,7 +100,7 @@ import Testing
         // Then: ids the server has keep its snapshot and are never `.created`; local-only ids
         // never carry a snapshot and are never tombstones.
         for id in 0..<10 {
-            let stored = try await storage.fetch(collection: "messages", id: String(id)).value
+            let stored = try await storage.fetch(collection: "messages", id: String(id))
             if id < 5 {
                 let stored = try #require(stored, "a tombstone, not a removal, for id \(id)")
                 #expect([.updated, .deleted].contains(stored.syncState), "id \(id): \(stored.syncState)")

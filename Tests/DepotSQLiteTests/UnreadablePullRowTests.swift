@@ -67,8 +67,8 @@ where Entity.ID == String {
             #expect(first.unreadable.first?.collection == "messages")
             #expect(first.unreadable.first?.raw["kind"] == "poll")
             #expect(first.unreadable.first?.error.code == .decoding)
-            #expect(try await storage.fetch(collection: "messages", id: "3").value == nil)
-            let stored = try await storage.fetch(collection: "messages", matching: Criteria()).value
+            #expect(try await storage.fetch(collection: "messages", id: "3") == nil)
+            let stored = try await storage.fetch(collection: "messages", matching: Criteria())
             #expect(stored.map(\.id).sorted() == ["1", "2", "4", "5"])
 
             // When: the next version of the app, over the same store, pulls without a reset
@@ -79,7 +79,7 @@ where Entity.ID == String {
             #expect(second.incremental && second.pullCompleted && second.unreadable.isEmpty)
             let asked = server.requests.filter { $0.method == "GET" }.compactMap { $0.query["updated_after"] }
             #expect(asked.first.flatMap { Int($0) }.map { $0 <= 3 } == true)
-            let three = try await storage.fetch(collection: "messages", id: "3").value
+            let three = try await storage.fetch(collection: "messages", id: "3")
             #expect(three?.object["kind"] == "poll")
         }
     }

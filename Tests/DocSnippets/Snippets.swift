@@ -180,7 +180,7 @@ try await storage.transaction { tx in
     guard var record = try tx.fetch(collection: "messages", id: "1") else { return }
     record.object["likes"] = .integer((record.object["likes"]?.int64Value ?? 0) + 1)
     try tx.upsert(record)
-}.value
+}
 #sourceLocation()
 }
 

@@ -44,7 +44,7 @@ enum ChildRole {
         let everything = OutboxQuery(selection: .all)
         let deadline = ContinuousClock.now + .seconds(50)
         say("started")
-        while try await storage.outboxCount(everything).value > 0 {
+        while try await storage.outboxCount(everything) > 0 {
             let report = try await forwarder.flush().value
             if let refused = try await forwarder.rejected.first {
                 complain("child: the server refused entry \(refused.sequence): \(refused.rejection?.message ?? "")")

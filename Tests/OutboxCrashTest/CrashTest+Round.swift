@@ -17,7 +17,7 @@ extension CrashTest {
         let everything = OutboxQuery(selection: .all)
         (report.writes, report.snapshots.beforeForwarding) = try await Self.withStorage(database) { storage in
             let writes = try await workload.write(arguments.writes, to: .offline(storage: storage, store: session))
-            return (writes, try await storage.outbox(everything).value)
+            return (writes, try await storage.outbox(everything))
         }
         report.entries = report.snapshots.beforeForwarding.count
         report.faults = FaultPlan.random(requests: report.entries, using: &random)
@@ -28,10 +28,10 @@ extension CrashTest {
 
         (report.snapshots.afterKill, report.laterWrites, report.snapshots.beforeRestart) =
             try await Self.withStorage(database) { storage in
-                let afterKill = try await storage.outbox(everything).value
+                let afterKill = try await storage.outbox(everything)
                 let later = try await workload.write(
                     max(arguments.writes / 4, 1), to: .offline(storage: storage, store: session))
-                return (afterKill, later, try await storage.outbox(everything).value)
+                return (afterKill, later, try await storage.outbox(everything))
             }
 
         let restarted = ContinuousClock.now
@@ -48,8 +48,8 @@ extension CrashTest {
         let (local, outboxLeft) = try await Self.withStorage(database) { storage in
             let local = try await storage.fetch(
                 collection: "notes", syncStates: Set(SyncState.allCases), after: nil, limit: Int.max
-            ).value
-            return (local, try await storage.outbox(everything).value)
+            )
+            return (local, try await storage.outbox(everything))
         }
         report.replayed = server.replayedWrites
         report.check = RoundCheck(

@@ -180,7 +180,7 @@ struct PullCrashTest {
         defer { try? storage.close() }
         let local = try await storage.fetch(
             collection: "pulled", syncStates: Set(SyncState.allCases), after: nil, limit: 100_000
-        ).value
+        )
         var expected: [String: String] = [:]
         for object in server.objects(in: "pulled") {
             if let id = object["id"]?.stringValue { expected[id] = object["text"]?.stringValue }

@@ -115,7 +115,7 @@ struct SigtermTest {
                     description: "\(perID.count) of \(writes) writes applied, applied twice: \(twice.prefix(5))")
             }
             let synced = try await CrashTest.withStorage(database) { storage in
-                try await storage.fetch(collection: "notes", syncStates: [.synced], after: nil, limit: Int.max).value
+                try await storage.fetch(collection: "notes", syncStates: [.synced], after: nil, limit: Int.max)
                     .count
             }
             guard synced == writes else { throw HarnessError(description: "\(synced) of \(writes) synced locally") }

@@ -48,8 +48,8 @@ enum SoakVolume {
                     try tx.upsert(StoredRecord(collection: "items", id: id, object: object, syncState: .created))
                     try tx.recordOutbox(collection: "items", entityID: id, operation: .create, payload: .object(object))
                 }
-            }.value
-            let keys = Set(try await storage.outbox(OutboxQuery(selection: .all)).value.map(\.idempotencyKey))
+            }
+            let keys = Set(try await storage.outbox(OutboxQuery(selection: .all)).map(\.idempotencyKey))
             let forwarding = ContinuousClock.now
             let forwarder = Forwarder(
                 for: items, configuration: ForwarderConfiguration(maximumConcurrency: 4, pageSize: 256))
@@ -72,7 +72,7 @@ enum SoakVolume {
             }
             let unsynced = try await storage.fetch(
                 collection: "items", syncStates: [.created, .updated, .deleted], after: nil, limit: 10
-            ).value
+            )
             if !unsynced.isEmpty { violations.append("\(kind): \(unsynced.count)+ records still unsynced") }
             let seconds = (done - forwarding).seconds
             say(

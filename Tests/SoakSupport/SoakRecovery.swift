@@ -16,7 +16,7 @@ public enum SoakRecovery {
             for: items,
             configuration: ForwarderConfiguration(baseDelay: .milliseconds(5), maximumDelay: .milliseconds(50)))
         let everything = OutboxQuery(selection: .all)
-        while try await items.storage.outboxCount(everything).value > 0, ContinuousClock.now < deadline {
+        while try await items.storage.outboxCount(everything) > 0, ContinuousClock.now < deadline {
             let report = try await forwarder.flush().value
             let refused = try await forwarder.rejected
             if !report.rejected.isEmpty || !refused.isEmpty { break }
@@ -27,7 +27,7 @@ public enum SoakRecovery {
             serverObjects: server.objects(in: items.path), applied: server.appliedWrites,
             localRecords: try await items.storage.fetch(
                 collection: items.collection, syncStates: Set(SyncState.allCases), after: nil, limit: 1_000_000
-            ).value,
-            outbox: try await items.storage.outbox(everything).value)
+            ),
+            outbox: try await items.storage.outbox(everything))
     }
 }

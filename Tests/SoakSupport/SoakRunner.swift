@@ -159,7 +159,7 @@ struct SoakFollowedIDs {
         let written = values[program] ?? []
         let records = try await storage.fetch(
             collection: "items", syncStates: Set(SyncState.allCases), after: nil, limit: 100_000
-        ).value.filter { $0.object["value"]?.stringValue.map(written.contains) ?? false }
+        ).filter { $0.object["value"]?.stringValue.map(written.contains) ?? false }
         // The record holding the latest value written: a server that ignores keys may have made a
         // second object for one create (a resend), and a pull may have stored it beside the
         // entity's own record, holding the create's value only.

@@ -198,7 +198,7 @@ struct LocalMessages: StorageRepository {
                 { round in
                     let batch = try records("plain\(round)")
                     return try await time {
-                        for record in batch { try await storage.transaction { tx in try tx.upsert(record) }.value }
+                        for record in batch { try await storage.transaction { tx in try tx.upsert(record) } }
                     }
                 },
                 { round in
@@ -210,7 +210,7 @@ struct LocalMessages: StorageRepository {
                                 try tx.recordOutbox(
                                     collection: record.collection, entityID: record.id, operation: .create,
                                     payload: .object(record.object))
-                            }.value
+                            }
                         }
                     }
                 },
@@ -224,7 +224,7 @@ struct LocalMessages: StorageRepository {
                                 try tx.recordOutbox(
                                     collection: record.collection, entityID: record.id, operation: .update,
                                     payload: .object(record.object))
-                            }.value
+                            }
                         }
                     }
                 },
@@ -266,7 +266,7 @@ struct LocalMessages: StorageRepository {
                     return try await time { for message in batch { _ = try await cached.update(message).value } }
                 },
             ])
-        let entries = try await storage.outboxCount(OutboxQuery()).value
+        let entries = try await storage.outboxCount(OutboxQuery())
         precondition(entries == rounds * count, "\(entries) outbox entries")
         print("-- \(store.name)")
         row("StorageRepository.create (baseline)", samples[0], per: count, baseline: samples[0])

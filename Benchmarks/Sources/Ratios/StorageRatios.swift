@@ -63,7 +63,7 @@ struct Post: Codable, Identifiable, Sendable, FetchableRecord, PersistableRecord
             let records = try posts[start..<start + batch].map { post in
                 try EncodedRecord(collection: "posts", entity: post, syncState: .synced, snapshot: .sameAsObject)
             }
-            try await storage.upsert(encoded: records).value
+            try await storage.upsert(encoded: records)
         }
     }
     let parsedStorage = try SQLiteStorage(
@@ -75,14 +75,14 @@ struct Post: Codable, Identifiable, Sendable, FetchableRecord, PersistableRecord
                 return StoredRecord(
                     collection: "posts", id: post.id, object: object, syncState: .synced, snapshot: object)
             }
-            try await parsedStorage.upsert(records).value
+            try await parsedStorage.upsert(records)
         }
     }
     let depotQuery = try await time {
         for index in 0..<queries {
             let records = try await storage.fetch(
                 collection: "posts", matching: Criteria(["author": .string("author\(index % 500)")], limit: 20)
-            ).value
+            )
             let rows = try records.map { try JSONMapping.entity(Post.self, from: .object($0.object)) }
             precondition(rows.count == 20)
         }

@@ -56,7 +56,7 @@ func peakResidentMB() -> Double? {
                 try await single.upsert(
                     StoredRecord(
                         collection: "single", id: answer.id, object: object, syncState: .synced, snapshot: object)
-                ).value
+                )
             }
         }
         let singleRequests = server.requests.count
@@ -70,7 +70,7 @@ func peakResidentMB() -> Double? {
             messages.map {
                 StoredRecord(collection: "batched", id: $0.id, object: try JSONMapping.object($0), syncState: .created)
             }
-        ).value
+        )
         server.clearRequests()
         var report = SynchronizationReport()
         let batchedTime = try await time { report = try await repository.synchronize().value }
@@ -234,7 +234,7 @@ func rawPull(url: URL, size: Int, databasePath: String) async throws -> Int {
         let incrementalRequests = server.requests.count
         let remaining = try await storage.fetch(
             collection: "messages", syncStates: [.synced], after: nil, limit: count + 1
-        ).value
+        )
         precondition(
             incremental.incremental && incremental.removed == 10 && remaining.count == count - 10
                 && remaining.filter({ $0.object["text"] == "changed" }).count == 100,
@@ -242,7 +242,7 @@ func rawPull(url: URL, size: Int, databasePath: String) async throws -> Int {
         // The same changes feed read again by a bare GET: the server's and the transport's share.
         let cursor =
             incremental.pulled > 0
-            ? try await storage.fetch(collection: "__depot_pull_cursors", matching: Criteria()).value.first?.object[
+            ? try await storage.fetch(collection: "__depot_pull_cursors", matching: Criteria()).first?.object[
                 "cursor"] : nil
         var feed = NetworkRequest(method: .get, path: "messages")
         feed.query = [

@@ -37,16 +37,16 @@ extension Storage {
             guard let listing = tx as? any ListingStorageTransaction else { return .needsListing }
             return .done(
                 try tx.migrate(schema, records: listing.records(collection: collection), queued: listing.outbox(query)))
-        }.value
+        }
         if case .done(let report) = outcome { return report }
         // A store whose transactions cannot list: list just before, and read each again inside.
-        let ids = try await fetch(collection: collection, matching: Criteria(includeDeleted: true)).value.map(\.id)
-        let sequences = try await outbox(query).value.map(\.sequence)
+        let ids = try await fetch(collection: collection, matching: Criteria(includeDeleted: true)).map(\.id)
+        let sequences = try await outbox(query).map(\.sequence)
         return try await transaction { tx in
             try tx.migrate(
                 schema, records: ids.compactMap { try tx.fetch(collection: collection, id: $0) },
                 queued: sequences.compactMap { try tx.outboxEntry(sequence: $0) })
-        }.value
+        }
     }
 
     /// Brings every collection of `schemas` to its schema's version, one transaction per
@@ -67,7 +67,7 @@ extension Storage {
     /// - Throws: `DepotError` `.storage` when the store fails, `.migration` when the stored
     ///   version is not a whole number.
     public func schemaVersion(of collection: String) async throws -> Int {
-        guard let record = try await fetch(collection: SchemaVersions.collection, id: collection).value else {
+        guard let record = try await fetch(collection: SchemaVersions.collection, id: collection) else {
             return 0
         }
         return try SchemaVersions.version(of: record)
@@ -81,12 +81,12 @@ extension Storage {
     /// - Throws: `DepotError` `.storage` when the store fails.
     public func resetPullCursors(collection: String) async throws {
         let prefix = collection + "?"
-        let cursors = try await fetch(collection: PullCursors.collection, matching: Criteria()).value
+        let cursors = try await fetch(collection: PullCursors.collection, matching: Criteria())
         try await transaction { tx in
             for cursor in cursors where cursor.id.hasPrefix(prefix) {
                 try tx.delete(collection: PullCursors.collection, id: cursor.id)
             }
-        }.value
+        }
     }
 }
 

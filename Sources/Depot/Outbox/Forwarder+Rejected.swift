@@ -7,16 +7,17 @@ extension Forwarder {
     /// - Returns: (in the promise) whether the entry was still there.
     @discardableResult
     public func retry(_ entry: OutboxEntry) -> Promise<Bool> {
-        let sequence = entry.sequence
-        let promise = storage.transaction { tx -> Bool in
-            guard var stored = try tx.outboxEntry(sequence: sequence) else { return false }
-            stored.rejection = nil
-            stored.nextAttempt = nil
-            try tx.replaceOutbox(stored)
-            return true
-        }
-        return promise.get { [storage] retried in
+        let (sequence, storage) = (entry.sequence, storage)
+        return Promise {
+            let retried = try await storage.transaction { tx -> Bool in
+                guard var stored = try tx.outboxEntry(sequence: sequence) else { return false }
+                stored.rejection = nil
+                stored.nextAttempt = nil
+                try tx.replaceOutbox(stored)
+                return true
+            }
             if retried { OutboxCoordinator.notify(storage) }
+            return retried
         }
     }
 
@@ -28,19 +29,22 @@ extension Forwarder {
     @discardableResult
     public func discard(_ entry: OutboxEntry) -> Promise<Bool> {
         let (sequence, collection, entityID) = (entry.sequence, entry.collection, entry.entityID)
-        return storage.transaction { tx -> Bool in
-            guard try tx.removeOutbox(sequence: sequence) else { return false }
-            guard try tx.outboxEntries(collection: collection, entityID: entityID).isEmpty,
-                var record = try tx.fetch(collection: collection, id: entityID)
-            else { return true }
-            guard let snapshot = record.snapshot else {
-                try tx.delete(collection: collection, id: entityID)
+        let storage = self.storage
+        return Promise {
+            try await storage.transaction { tx -> Bool in
+                guard try tx.removeOutbox(sequence: sequence) else { return false }
+                guard try tx.outboxEntries(collection: collection, entityID: entityID).isEmpty,
+                    var record = try tx.fetch(collection: collection, id: entityID)
+                else { return true }
+                guard let snapshot = record.snapshot else {
+                    try tx.delete(collection: collection, id: entityID)
+                    return true
+                }
+                record.object = snapshot
+                record.syncState = .synced
+                try tx.upsert(record)
                 return true
             }
-            record.object = snapshot
-            record.syncState = .synced
-            try tx.upsert(record)
-            return true
         }
     }
 }

@@ -179,7 +179,7 @@ public final class Forwarder: Sendable {
     public var pendingCount: Int {
         get async {
             do {
-                let count = try await storage.outboxCount(engine.query(.pending)).value
+                let count = try await storage.outboxCount(engine.query(.pending))
                 shell.withLock { $0.lastPending = count }
                 return count
             } catch {
@@ -189,11 +189,14 @@ public final class Forwarder: Sendable {
     }
 
     /// The entries waiting to be sent, in order.
-    public func pending() -> Promise<[OutboxEntry]> { storage.outbox(engine.query(.pending)) }
+    public func pending() -> Promise<[OutboxEntry]> {
+        let (storage, query) = (self.storage, engine.query(.pending))
+        return Promise { try await storage.outbox(query) }
+    }
 
     /// The entries the server refused for good, in order, each with its ``OutboxEntry/rejection``.
     public var rejected: [OutboxEntry] {
-        get async throws { try await storage.outbox(engine.query(.rejected)).value }
+        get async throws { try await storage.outbox(engine.query(.rejected)) }
     }
 
     // MARK: Shell

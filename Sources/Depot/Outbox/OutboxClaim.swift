@@ -40,7 +40,7 @@ final class OutboxClaim: Sendable {
         let lease = OutboxLease(owner: claim.owner, expiry: now.addingTimeInterval(duration))
         let entries = try await storage.transaction { tx in
             try tx.claimOutboxInOrder(sequences: sequences, lease: lease, now: now)
-        }.value
+        }
         claim.state.withLock { $0 = (Set(entries.map(\.sequence)), lease.expiry) }
         return (claim, entries)
     }
@@ -64,7 +64,7 @@ final class OutboxClaim: Sendable {
             else { return ([], nil) }
             let taken = try tx.claimOutboxInOrder(sequences: pending.map(\.sequence), lease: lease, now: now)
             return (taken, try tx.fetch(collection: collection, id: entityID))
-        }.value
+        }
         claim.state.withLock { $0 = (Set(entries.map(\.sequence)), lease.expiry) }
         return (claim, entries, record)
     }
@@ -96,7 +96,7 @@ final class OutboxClaim: Sendable {
         let (owner, expiry) = (self.owner, clock.now.addingTimeInterval(duration))
         let renewed = try await storage.transaction { tx in
             try tx.renewOutboxLeases(sequences: Array(held), owner: owner, expiry: expiry)
-        }.value
+        }
         return state.withLock { state in
             state.held.subtract(held.subtracting(renewed))
             state.expiry = max(state.expiry, expiry)
@@ -134,8 +134,10 @@ final class OutboxClaim: Sendable {
         let owner = self.owner
         // Not cancelled with the sender's task: a lease left behind would hold the entries back
         // until it lapses.
-        _ = try await storage.transaction { tx in try tx.releaseOutbox(sequences: Array(given), owner: owner) }
-            .settledResult.get()
+        let storage = self.storage
+        _ = try await Task {
+            try await storage.transaction { tx in try tx.releaseOutbox(sequences: Array(given), owner: owner) }
+        }.value
     }
 
     /// Gives up every entry still held.
@@ -166,7 +168,7 @@ extension Storage {
                 entry.attempts -= 1
                 try tx.replaceOutbox(entry)
             }
-        }.value
+        }
     }
 }
 

@@ -33,7 +33,7 @@ extension OutboxEngine {
         guard let (entry, record) = current else {
             // Gone (discarded by the app): nothing to send. Taken by another sender: theirs now.
             let gone = try await storage.transaction { tx in try tx.outboxEntry(sequence: claimed.sequence) == nil }
-                .value
+
             return (gone ? .done : .lost, EntityKey(claimed))
         }
         let meter = TrafficMeter()
@@ -65,7 +65,7 @@ extension OutboxEngine {
                 Self.holds(entry, as: claimed)
             else { return nil }
             return (entry, try tx.fetch(collection: entry.collection, id: entry.entityID))
-        }.value
+        }
     }
 
     private func send(
@@ -165,7 +165,7 @@ extension OutboxEngine {
             change(&stored)
             try tx.replaceOutbox(stored)
             return stored
-        }.value
+        }
     }
 
     /// A 409/412: reads the server's version; a resend the server had already applied is
@@ -190,7 +190,7 @@ extension OutboxEngine {
         if Self.isApplied(entry, on: server?.json) {
             return try await delivered(entry, server, channel: channel, &report)
         }
-        let local = try await storage.fetch(collection: entry.collection, id: entry.entityID).value
+        let local = try await storage.fetch(collection: entry.collection, id: entry.entityID)
         let resolution: ConflictResolution
         switch channel.conflictPolicy {
         case .serverWins: resolution = .serverWins
@@ -297,7 +297,7 @@ extension OutboxEngine {
             try tx.removeOutbox(sequence: stored.sequence)
             try tx.storeServerAnswer(record, collection: stored.collection, sentID: stored.entityID, in: storage)
             return true
-        }.value
+        }
     }
 
     /// Whether `stored` (an entry as the store holds it now) is still held by the lease `sent`

@@ -59,9 +59,9 @@ struct OutboxEngine: Sendable {
         var after: Int64?
         do {
             // Entities with a refused entry keep their later entries back.
-            for entry in try await storage.outbox(query(.rejected)).value { blocked.insert(EntityKey(entry)) }
+            for entry in try await storage.outbox(query(.rejected)) { blocked.insert(EntityKey(entry)) }
             while shouldContinue() {
-                let page = try await storage.outbox(query(.pending, after: after, limit: configuration.pageSize)).value
+                let page = try await storage.outbox(query(.pending, after: after, limit: configuration.pageSize))
                 guard let last = page.last else { break }
                 after = last.sequence
                 let now = configuration.clock.now
@@ -98,8 +98,8 @@ struct OutboxEngine: Sendable {
     private func recordGauges() async {
         guard let factory = DepotTelemetry.factory(channels.values.first?.store) else { return }
         do {
-            let pending = try await storage.outboxCount(query(.pending)).value
-            let rejected = try await storage.outboxCount(query(.rejected)).value
+            let pending = try await storage.outboxCount(query(.pending))
+            let rejected = try await storage.outboxCount(query(.rejected))
             Gauge(label: "depot.outbox.pending", factory: factory).record(pending)
             Gauge(label: "depot.outbox.rejected", factory: factory).record(rejected)
         } catch {

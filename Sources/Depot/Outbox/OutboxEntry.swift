@@ -46,8 +46,8 @@ public struct OutboxEntry: Sendable, Hashable {
     /// Later entries for the same entity wait behind it.
     public var rejection: OutboxRejection?
     /// The sender that holds the entry right now, if any (see ``OutboxLease``). Depot sets it with
-    /// ``StorageTransaction/claimOutbox(sequences:lease:now:)`` and clears it with
-    /// ``StorageTransaction/releaseOutbox(sequences:owner:)``; `replaceOutbox` stores it as given,
+    /// ``OutboxTransaction/claimOutbox(sequences:lease:now:)`` and clears it with
+    /// ``OutboxTransaction/releaseOutbox(sequences:owner:)``; `replaceOutbox` stores it as given,
     /// so change an entry as read in the same transaction.
     public var lease: OutboxLease?
 

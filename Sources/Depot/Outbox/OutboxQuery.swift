@@ -1,4 +1,4 @@
-/// Which outbox entries a ``Storage/outbox(_:)`` read returns, in ``OutboxEntry/sequence`` order.
+/// Which outbox entries a ``OutboxStorage/outbox(_:)`` read returns, in ``OutboxEntry/sequence`` order.
 public struct OutboxQuery: Sendable, Hashable {
     /// Which entries, by whether the server refused them.
     public enum Selection: Sendable, Hashable {

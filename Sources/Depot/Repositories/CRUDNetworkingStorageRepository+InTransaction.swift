@@ -9,7 +9,7 @@ extension CRUDNetworkingStorageRepository {
     /// ```swift
     /// try await storage.transaction { tx in
     ///     try notes.create(Note(id: "1", text: "hi"), in: tx)
-    /// }.value
+    /// }
     /// ```
     ///
     /// - Throws: `DepotError` `.conflict` when the id is taken, `.invalidRequest` for an empty

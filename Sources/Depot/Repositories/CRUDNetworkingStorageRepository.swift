@@ -282,7 +282,7 @@ extension CRUDNetworkingStorageRepository {
     static func forwardEarlier(_ id: String, _ outbox: OutboxEngine) async throws {
         let pending = try await outbox.storage.outboxCount(
             OutboxQuery(collections: Set(outbox.channels.keys), entityID: id, selection: .all)
-        ).value
+        )
         guard pending > 0 else { return }
         var reason: DepotError?
         do {
@@ -292,7 +292,7 @@ extension CRUDNetworkingStorageRepository {
         }
         let left = try await outbox.storage.outboxCount(
             OutboxQuery(collections: Set(outbox.channels.keys), entityID: id, selection: .all)
-        ).value
+        )
         if left > 0 {
             throw DepotError(
                 .queuedBehindEarlierWrites,

@@ -16,7 +16,7 @@ extension CRUDNetworkingStorageRepository {
     public func observe(_ criteria: Criteria = Criteria()) -> AsyncStream<[Entity]> {
         let (storage, collection) = (self.storage, self.collection)
         return Self.live(storage: storage, collection: collection) {
-            let records = try await storage.fetch(collection: collection, matching: criteria).value
+            let records = try await storage.fetch(collection: collection, matching: criteria)
             return records.compactMap { Self.decodedEntity($0) }
         }
     }
@@ -26,7 +26,7 @@ extension CRUDNetworkingStorageRepository {
     public func observe(id: Entity.ID) -> AsyncStream<Entity?> {
         let (storage, collection, key) = (self.storage, self.collection, id.pathComponent)
         return Self.live(storage: storage, collection: collection) {
-            guard let record = try await storage.fetch(collection: collection, id: key).value,
+            guard let record = try await storage.fetch(collection: collection, id: key),
                 record.syncState != .deleted
             else { return nil }
             return Self.decodedEntity(record)

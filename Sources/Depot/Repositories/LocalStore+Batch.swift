@@ -28,7 +28,7 @@ extension LocalStore {
                         idempotencyKey: idempotencyKey)
                 }
             }
-        }.value
+        }
         notifyOutbox()
         return entities
     }
@@ -84,7 +84,7 @@ extension LocalStore {
                 }
             }
             return moved
-        }.value
+        }
         notifyOutbox()
         guard !moved.isEmpty else { return entities }
         return try entities.indices.map { index in
@@ -136,7 +136,7 @@ extension LocalStore {
                         idempotencyKey: idempotencyKey)
                 }
             }
-        }.value
+        }
         notifyOutbox()
     }
 

@@ -14,14 +14,14 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
     /// The live record of `id` (or of the id the server replaced it with); nil for none or a
     /// tombstone.
     func record(id: String) async throws -> StoredRecord? {
-        var found = try await storage.fetch(collection: collection, id: id).value
+        var found = try await storage.fetch(collection: collection, id: id)
         if found == nil {
             let collection = self.collection
             found = try await storage.transaction { tx in
                 try tx.currentID(collection: collection, id: id).flatMap {
                     try tx.fetch(collection: collection, id: $0.id)
                 }
-            }.value
+            }
         }
         guard let record = found, record.syncState != .deleted else { return nil }
         return record
@@ -35,7 +35,7 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
         return try await storage.transaction { tx in
             guard try tx.fetch(collection: collection, id: id) == nil else { return nil }
             return try tx.currentID(collection: collection, id: id)
-        }.value
+        }
     }
 
     /// `entity` under the id the server replaced its id with, its id fields rewritten; `entity`
@@ -55,7 +55,7 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
     }
 
     func readAll(_ criteria: Criteria) async throws -> [Entity] {
-        try await storage.fetch(collection: collection, matching: criteria).value.map(decoded)
+        try await storage.fetch(collection: collection, matching: criteria).map(decoded)
     }
 
     /// The entity a stored record holds; a record the model cannot read (written by another
@@ -96,7 +96,7 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
         let records = try entities.map { entity in
             try EncodedRecord(collection: collection, entity: entity, syncState: .synced, snapshot: .sameAsObject)
         }
-        try await storage.upsert(encoded: records).value
+        try await storage.upsert(encoded: records)
     }
 
     /// Stores what the server answered: `.synced`, with the server's JSON as it came as the snapshot
@@ -123,7 +123,7 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
                 unchecked: collection, id: answer.entity.id.pathComponent, object: object, syncState: .synced,
                 snapshot: snapshot, etag: answer.etag)
         }
-        guard keepingUnsynced else { return try await storage.upsert(encoded: records).value }
+        guard keepingUnsynced else { return try await storage.upsert(encoded: records) }
         let reader = reads?.current
         try await storage.transaction { tx in
             for record in records {
@@ -133,7 +133,7 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
                 if reader?.deliveredSince(collection: collection, id: record.id) == true { continue }
                 try tx.upsert(encoded: record)
             }
-        }.value
+        }
     }
 
     /// Stores the server's answer to a write this process sent directly (not through the outbox),
@@ -157,7 +157,7 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
         try await storage.transaction { tx in
             try tx.storeServerAnswer(
                 record, collection: collection, sentID: sentID ?? record.id, sent: sentObject, in: storage)
-        }.value
+        }
     }
 
     /// Stores that the server deleted the entity a direct delete of `sentID` named, by the one
@@ -167,16 +167,16 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
         let (collection, storage) = (self.collection, self.storage)
         try await storage.transaction { tx in
             try tx.storeServerAnswer(nil, collection: collection, sentID: sentID, in: storage)
-        }.value
+        }
     }
 
     /// The stored record with `id`, tombstones included.
     func anyRecord(id: String) async throws -> StoredRecord? {
-        try await storage.fetch(collection: collection, id: id).value
+        try await storage.fetch(collection: collection, id: id)
     }
 
     /// Forgets an entity the server no longer has.
     func remove(id: String) async throws {
-        _ = try await storage.delete(collection: collection, id: id).value
+        _ = try await storage.delete(collection: collection, id: id)
     }
 }

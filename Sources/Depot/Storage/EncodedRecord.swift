@@ -2,13 +2,13 @@ import Foundation
 
 /// A ``StoredRecord`` whose JSON is already written as text: made from an entity in one pass
 /// (its `Codable` conformance or its dictionary, straight to JSON text), stored by
-/// ``Storage/upsert(encoded:)`` without building a ``JSONObject`` or serializing it again.
+/// ``RecordStorage/upsert(encoded:)`` without building a ``JSONObject`` or serializing it again.
 ///
 /// ```swift
 /// let records = try posts.map {
 ///     try EncodedRecord(collection: "posts", entity: $0, syncState: .synced, snapshot: .sameAsObject)
 /// }
-/// try await storage.upsert(encoded: records).value
+/// try await storage.upsert(encoded: records)
 /// ```
 public struct EncodedRecord: Sendable, Hashable {
     /// The server's last answer for the entity, as a record holds it.

@@ -17,10 +17,8 @@ extension InMemoryStorage: ErasableStorage {
     ///
     /// - Parameter force: erase even when writes would be lost.
     /// - Throws: `DepotError` `.unsyncedWrites` (nothing dropped) when `force` is false and
-    ///   ``unsyncedSummary()`` is not empty; `.storage` when the store was already erased;
-    ///   `.invalidRequest` from inside one of the store's transactions.
+    ///   ``unsyncedSummary()`` is not empty; `.storage` when the store was already erased.
     public func erase(force: Bool) async throws {
-        if let refusal = reentrantWrite() { throw refusal }
         // Under the writer lock: no write lands between the count and the erasure.
         try writer.withLock {
             try contents.withLock { contents in

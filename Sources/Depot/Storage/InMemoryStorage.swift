@@ -6,9 +6,6 @@ public final class InMemoryStorage: Storage {
     /// Held by every write, and by a transaction for its whole body, so writes never interleave;
     /// reads take only `contents`' lock, briefly, so a transaction body may read the store.
     let writer = Lock()
-    /// The thread inside a transaction body, so a write it makes to the store directly (which
-    /// would wait for itself) is refused instead of hanging.
-    private let writerThread = LockedValue<pthread_t?>(nil)
 
     /// Everything the store holds, under one lock so a transaction covers records and outbox.
     struct Contents {
@@ -22,8 +19,7 @@ public final class InMemoryStorage: Storage {
     public init() {}
 
     /// Adds a record; rejects with `.conflict` if the id is taken.
-    public func insert(_ record: StoredRecord) -> Promise<Void> {
-        if let refusal = reentrantWrite() { return Promise(error: refusal) }
+    public func insert(_ record: StoredRecord) async throws {
         let inserted = writer.withLock {
             contents.withLock { contents -> Bool? in
                 guard !contents.erased else { return nil }
@@ -32,15 +28,14 @@ public final class InMemoryStorage: Storage {
                 return true
             }
         }
-        guard let inserted else { return Promise(error: Self.erasedError("insert into \(record.collection)")) }
+        guard let inserted else { throw Self.erasedError("insert into \(record.collection)") }
         if inserted { publish { $0.changed(record.collection, record.id) } }
-        if inserted { return Promise(()) }
-        return Promise(error: DepotError(.conflict, "\(record.collection) already has a record with id \(record.id)"))
+        if inserted { return }
+        throw DepotError(.conflict, "\(record.collection) already has a record with id \(record.id)")
     }
 
     /// Adds or replaces every record at once.
-    public func upsert(_ records: [StoredRecord]) -> Promise<Void> {
-        if let refusal = reentrantWrite() { return Promise(error: refusal) }
+    public func upsert(_ records: [StoredRecord]) async throws {
         let written = writer.withLock {
             contents.withLock { contents in
                 guard !contents.erased else { return false }
@@ -48,38 +43,35 @@ public final class InMemoryStorage: Storage {
                 return true
             }
         }
-        guard written else { return Promise(error: Self.erasedError("upsert \(records.count) records")) }
+        guard written else { throw Self.erasedError("upsert \(records.count) records") }
         publish { recorder in for record in records { recorder.changed(record.collection, record.id) } }
-        return Promise(())
     }
 
     /// The record with `id`, or nil.
-    public func fetch(collection: String, id: String) -> Promise<StoredRecord?> {
-        read("fetch \(collection)/\(id)") { $0.collections[collection]?[id] }
+    public func fetch(collection: String, id: String) async throws -> StoredRecord? {
+        try read("fetch \(collection)/\(id)") { $0.collections[collection]?[id] }
     }
 
     /// The records matching `criteria`.
-    public func fetch(collection: String, matching criteria: Criteria) -> Promise<[StoredRecord]> {
-        do { try criteria.validate() } catch { return Promise(error: error) }
+    public func fetch(collection: String, matching criteria: Criteria) async throws -> [StoredRecord] {
+        do { try criteria.validate() } catch { throw error }
         let records = contents.withLock { $0.erased ? nil : Array(($0.collections[collection] ?? [:]).values) }
-        guard let records else { return Promise(error: Self.erasedError("query \(collection)")) }
-        return Promise(CriteriaEvaluator.apply(criteria, to: records))
+        guard let records else { throw Self.erasedError("query \(collection)") }
+        return CriteriaEvaluator.apply(criteria, to: records)
     }
 
     /// Removes the record with `id`.
-    public func delete(collection: String, id: String) -> Promise<Bool> {
-        if let refusal = reentrantWrite() { return Promise(error: refusal) }
+    public func delete(collection: String, id: String) async throws -> Bool {
         let removed = writer.withLock {
             contents.withLock { $0.erased ? nil : $0.collections[collection]?.removeValue(forKey: id) != nil }
         }
-        guard let removed else { return Promise(error: Self.erasedError("delete \(collection)/\(id)")) }
+        guard let removed else { throw Self.erasedError("delete \(collection)/\(id)") }
         if removed { publish { $0.deleted(collection, id) } }
-        return Promise(removed)
+        return removed
     }
 
     /// Removes every record of `collection`.
-    public func deleteAll(collection: String) -> Promise<Void> {
-        if let refusal = reentrantWrite() { return Promise(error: refusal) }
+    public func deleteAll(collection: String) async throws {
         let cleared = writer.withLock {
             contents.withLock { contents in
                 guard !contents.erased else { return false }
@@ -87,36 +79,26 @@ public final class InMemoryStorage: Storage {
                 return true
             }
         }
-        guard cleared else { return Promise(error: Self.erasedError("delete all of \(collection)")) }
+        guard cleared else { throw Self.erasedError("delete all of \(collection)") }
         publish { $0.cleared(collection) }
-        return Promise(())
     }
 
     /// Runs `body` as one transaction: its writes are kept aside and applied together when it
     /// returns (nothing is applied if it throws). Other writes wait for it; reads go on and see
-    /// the store as it was before the transaction. The body may read the store through its
-    /// promises, but a write to the store itself from inside the body is refused with
-    /// `.invalidRequest` (it would wait for the transaction that is making it).
+    /// the store as it was before the transaction.
     public func transaction<Output: Sendable>(
         _ body: @escaping @Sendable (any StorageTransaction) throws -> Output
-    ) -> Promise<Output> {
-        if let refusal = reentrantWrite() { return Promise(error: refusal) }
-        do {
-            let output = try writer.withLock {
-                // Erasing takes the writer lock, so the store stays as it is checked here until the commit.
-                if contents.withLock({ $0.erased }) { throw Self.erasedError("run a transaction") }
-                writerThread.withLock { $0 = pthread_self() }
-                defer { writerThread.withLock { $0 = nil } }
-                let transaction = Transaction(contents)
-                let output = try body(transaction)
-                contents.withLock { transaction.commit(into: &$0) }
-                return (output, transaction)
-            }
-            publish { output.1.record(into: $0) }
-            return Promise(output.0)
-        } catch {
-            return Promise(error: error)
+    ) async throws -> Output {
+        let output = try writer.withLock {
+            // Erasing takes the writer lock, so the store stays as it is checked here until the commit.
+            if contents.withLock({ $0.erased }) { throw Self.erasedError("run a transaction") }
+            let transaction = Transaction(contents)
+            let output = try body(transaction)
+            contents.withLock { transaction.commit(into: &$0) }
+            return (output, transaction)
         }
+        publish { output.1.record(into: $0) }
+        return output.0
     }
 
     /// Tells this store's observers what a committed write changed.
@@ -126,33 +108,23 @@ public final class InMemoryStorage: Storage {
         recorder.publish(for: self)
     }
 
-    /// `.invalidRequest` when called from inside one of this store's transaction bodies.
-    func reentrantWrite() -> DepotError? {
-        let inside = writerThread.withLock { thread in thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
-        guard inside else { return nil }
-        return DepotError(
-            .invalidRequest,
-            "a write to an InMemoryStorage from inside its own transaction would wait for itself; use the transaction's own methods"
-        )
-    }
-
     /// The outbox entries `query` selects, by sequence.
-    public func outbox(_ query: OutboxQuery) -> Promise<[OutboxEntry]> {
-        read("read the outbox") { $0.outbox.entries(query) }
+    public func outbox(_ query: OutboxQuery) async throws -> [OutboxEntry] {
+        try read("read the outbox") { $0.outbox.entries(query) }
     }
 
     /// How many outbox entries `query` selects.
-    public func outboxCount(_ query: OutboxQuery) -> Promise<Int> {
+    public func outboxCount(_ query: OutboxQuery) async throws -> Int {
         var unlimited = query
         unlimited.limit = nil
-        return read("count the outbox") { $0.outbox.entries(unlimited).count }
+        return try read("count the outbox") { $0.outbox.entries(unlimited).count }
     }
 
     /// `body`'s answer on the contents, under their lock; `.storage` once the store is erased.
-    private func read<Value: Sendable>(_ what: String, _ body: (Contents) -> Value) -> Promise<Value> {
+    private func read<Value: Sendable>(_ what: String, _ body: (Contents) -> Value) throws -> Value {
         let value: Value? = contents.withLock { $0.erased ? nil : body($0) }
-        guard let value else { return Promise(error: Self.erasedError(what)) }
-        return Promise(value)
+        guard let value else { throw Self.erasedError(what) }
+        return value
     }
 
     /// The error a call on an erased store rejects with.

@@ -1,59 +1,16 @@
 import Foundation
 
-/// A local store of entities per collection, with their sync state and last server snapshot.
-/// ``InMemoryStorage`` lives here; `DepotSQLite` adds `SQLiteStorage`. Every call returns a
-/// promise; `await` its `value`.
+/// A local store of entities per collection, with their sync state, last server snapshot and
+/// outbox: the three capabilities Depot's repositories, synchronizer and forwarder use, combined.
+/// ``InMemoryStorage`` lives here; `DepotSQLite` adds `SQLiteStorage` and `DepotPostgres` (trait
+/// `Postgres`) adds `PostgresStorage`. A new store adopts ``RecordStorage``, ``OutboxStorage`` and
+/// ``TransactionalStorage``; ``changes(collection:)`` (the change feed) comes with it.
 ///
-/// - Throws (in the promises): `DepotError` `.storage` when the store fails, `.conflict` when
-///   ``insert(_:)`` finds the id taken.
-public protocol Storage: Sendable {
-    /// Adds a record; rejects with `.conflict` if the collection already has its id.
-    func insert(_ record: StoredRecord) -> Promise<Void>
-    /// Adds or replaces every record, all in one transaction.
-    func upsert(_ records: [StoredRecord]) -> Promise<Void>
-    /// Adds or replaces every record, all in one transaction, from JSON text already written: the
-    /// SQLite store binds it as it is. A default parses each record and calls `upsert(_:)`.
-    func upsert(encoded records: [EncodedRecord]) -> Promise<Void>
-    /// The record with `id`, or nil (records deleted locally included).
-    func fetch(collection: String, id: String) -> Promise<StoredRecord?>
-    /// The records matching `criteria`, in its order.
-    func fetch(collection: String, matching criteria: Criteria) -> Promise<[StoredRecord]>
-    /// Up to `limit` records of `collection` whose sync state is one of `states`, ordered by id
-    /// (bytewise), only ids after `id` when given: walks unsynced (or synced) records in bounded
-    /// pages. A default reads the whole collection; stores with an index on the state override it.
-    func fetch(collection: String, syncStates states: Set<SyncState>, after id: String?, limit: Int)
-        -> Promise<[StoredRecord]>
-    /// Removes the record with `id`; fulfils with whether there was one.
-    func delete(collection: String, id: String) -> Promise<Bool>
-    /// Removes every record of `collection`.
-    func deleteAll(collection: String) -> Promise<Void>
-    /// Runs `body` as one atomic read-modify-write: what it writes commits together when it
-    /// returns, nothing is written if it throws, and no other write interleaves. The promise
-    /// fulfils with what `body` returned, or rejects with its error (or `.storage`).
-    func transaction<Output: Sendable>(
-        _ body: @escaping @Sendable (any StorageTransaction) throws -> Output
-    ) -> Promise<Output>
-    /// The outbox entries `query` selects, by sequence. Entries are written only inside a
-    /// ``transaction(_:)``, together with the records they describe.
-    func outbox(_ query: OutboxQuery) -> Promise<[OutboxEntry]>
-    /// How many outbox entries `query` selects (its limit ignored).
-    func outboxCount(_ query: OutboxQuery) -> Promise<Int>
-}
-
-extension Storage {
-    /// Adds or replaces one record.
-    public func upsert(_ record: StoredRecord) -> Promise<Void> { upsert([record]) }
-
-    /// Parses every record and stores them with `upsert(_:)`: what a store without its
-    /// own encoded path does (``InMemoryStorage`` among them), so the records read back the same.
-    public func upsert(encoded records: [EncodedRecord]) -> Promise<Void> {
-        do {
-            return upsert(try records.map { try $0.decoded() })
-        } catch {
-            return Promise(error: error)
-        }
-    }
-}
+/// Every method is `async`; the `Promise` forms are on repositories only.
+///
+/// - Throws: `DepotError` `.storage` when the store fails, `.conflict` when
+///   ``RecordStorage/insert(_:)`` finds the id taken.
+public protocol Storage: RecordStorage, OutboxStorage, TransactionalStorage {}
 
 /// Evaluates ``Criteria`` in Swift, with SQLite's rules: `InMemoryStorage` uses it, and the
 /// SQLite store must answer the same.

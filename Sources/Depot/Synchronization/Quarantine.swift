@@ -45,7 +45,7 @@ enum Quarantine {
     /// The quarantined rows of `collection`, oldest first.
     static func rows(of collection: String, in storage: Storage) async throws -> [UnreadableRow] {
         try await storage.fetch(collection: Self.collection, matching: Criteria(["collection": .string(collection)]))
-            .value
+
             .compactMap(row).sorted { ($0.firstSeen ?? .distantPast) < ($1.firstSeen ?? .distantPast) }
     }
 }

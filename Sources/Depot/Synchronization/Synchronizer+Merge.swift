@@ -24,6 +24,6 @@ extension Synchronizer {
                     collection: collection, sentID: merge.sent.id, sent: merge.sent.object, in: storage)
             }
             return changed
-        }.value
+        }
     }
 }

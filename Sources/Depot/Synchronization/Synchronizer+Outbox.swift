@@ -39,7 +39,7 @@ extension Synchronizer {
             let candidates = try await storage.fetch(
                 collection: collection, syncStates: [.created, .updated, .deleted], after: after,
                 limit: configuration.batchSize
-            ).value
+            )
             guard let last = candidates.last else { return }
             after = last.id
             let ids = candidates.map(\.id)
@@ -50,7 +50,7 @@ extension Synchronizer {
                     else { continue }
                     try tx.adoptUnsent(record)
                 }
-            }.value
+            }
         }
     }
 
@@ -60,7 +60,7 @@ extension Synchronizer {
         let collection = self.collection
         let entries = try await storage.transaction { tx in
             try ids.flatMap { try tx.outboxEntries(collection: collection, entityID: $0) }
-        }.value
+        }
         var held = Set(entries.filter(\.isRejected).map(\.entityID))
         let wanted = entries.filter { !held.contains($0.entityID) }
         let (lease, taken) = try await OutboxClaim.take(wanted.map(\.sequence), in: storage)

@@ -23,7 +23,7 @@ extension Synchronizer {
         let cursorID = PullCursors.id(collection: collection, query: configuration.query.sortedQueryItems)
         var since: String?
         if incremental != nil {
-            let stored = try await storage.fetch(collection: PullCursors.collection, id: cursorID).value
+            let stored = try await storage.fetch(collection: PullCursors.collection, id: cursorID)
             since = stored?.object["cursor"].flatMap(PullCursors.text)
         }
         report.incremental = since != nil
@@ -69,7 +69,7 @@ extension Synchronizer {
             try await storage.upsert(
                 StoredRecord(
                     collection: PullCursors.collection, id: cursorID, object: ["cursor": cursor], syncState: .synced)
-            ).value
+            )
         }
         // An incremental pull sees only changes: only a full one may prune.
         if configuration.prune, since == nil {
@@ -390,7 +390,7 @@ extension Synchronizer {
                 outcome.pulled += 1
             }
             return outcome
-        }.value
+        }
     }
 
     /// A server object as a synced record, in one pass each way: its JSON text is written once
@@ -418,7 +418,7 @@ extension Synchronizer {
             try checkCancellation()
             let synced = try await storage.fetch(
                 collection: collection, syncStates: [.synced], after: after, limit: 1000
-            ).value
+            )
             guard let last = synced.last else { return }
             after = last.id
             let doomed = synced.map(\.id).filter { !seen.contains($0) }
@@ -433,7 +433,7 @@ extension Synchronizer {
                     removed += 1
                 }
                 return removed
-            }.value
+            }
         }
     }
 }

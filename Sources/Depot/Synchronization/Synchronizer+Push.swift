@@ -53,7 +53,7 @@ extension Synchronizer {
             if shouldStop() { return false }  // a graceful stop: after the batch in flight
             let records = try await storage.fetch(
                 collection: collection, syncStates: states, after: after, limit: configuration.batchSize
-            ).value
+            )
             guard let last = records.last else { return false }
             after = last.id
             if try await pushBatch(records, to: route, &report, missingEnds: first) { return true }
@@ -71,7 +71,7 @@ extension Synchronizer {
         guard let channel, !shouldStop() else { return }  // a page reader pushes nothing
         let collection = self.collection
         let query = OutboxQuery(collections: [collection], selection: .pending)
-        let deletes = Set(try await storage.outbox(query).value.filter { $0.operation == .delete }.map(\.sequence))
+        let deletes = Set(try await storage.outbox(query).filter { $0.operation == .delete }.map(\.sequence))
         var forwarding = OutboxCoordinator.configuration(of: storage) ?? ForwarderConfiguration()
         forwarding.maximumConcurrency = configuration.maximumConcurrency
         forwarding.jitter = 0
@@ -79,7 +79,7 @@ extension Synchronizer {
         let shouldStop = self.shouldStop
         let result = await engine.pass(everything: true) { !Task.isCancelled && !shouldStop() }
         try checkCancellation()
-        let left = Set(try await storage.outbox(query).value.map(\.sequence))
+        let left = Set(try await storage.outbox(query).map(\.sequence))
         let deleted = deletes.subtracting(left).count
         report.deleted += deleted
         report.pushed += max(result.report.delivered - deleted, 0)
@@ -244,7 +244,7 @@ extension Synchronizer {
             try checkCancellation()
             let tombstones = try await storage.fetch(
                 collection: collection, syncStates: [.deleted], after: after, limit: configuration.batchSize
-            ).value
+            )
             guard let last = tombstones.last else { return }
             after = last.id
             for tombstone in tombstones {
@@ -292,7 +292,7 @@ extension Synchronizer {
                 try tx.delete(collection: collection, id: id)
                 for sequence in sequences { try tx.removeOutbox(sequence: sequence) }
             }
-        }.value
+        }
         return true
     }
 

@@ -28,7 +28,7 @@ enum Conformance {
 
     /// Appends `entries` in one transaction and returns their sequences, in order.
     static func append(_ entries: [OutboxEntry], to storage: any Storage) async throws -> [Int64] {
-        try await storage.transaction { tx in try entries.map { try tx.appendOutbox($0) } }.value
+        try await storage.transaction { tx in try entries.map { try tx.appendOutbox($0) } }
     }
 
     /// A refusal to mark entries with.

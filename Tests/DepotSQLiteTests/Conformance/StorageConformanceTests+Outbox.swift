@@ -34,7 +34,7 @@ extension StorageConformanceTests {
                     try tx.replaceOutbox(ghost), try tx.removeOutbox(sequence: ghost.sequence),
                 ]
             )
-        }.value
+        }
         // Then
         #expect(found == [true, true])
         #expect(lost == [false, false])
@@ -42,11 +42,11 @@ extension StorageConformanceTests {
         #expect(entries.map(\.operation) == [.update, .patch, .delete])
         #expect(entries[1].rejection == Conformance.rejection)
         #expect(entries[0].payload == ["text": "x"] && entries[2].payload == nil)
-        let stored = try await storage.outbox(OutboxQuery(selection: .all)).value
+        let stored = try await storage.outbox(OutboxQuery(selection: .all))
         #expect(stored.map(\.sequence) == [sequences[0], sequences[2], sequences[3]])
         #expect(stored == entries, "read back outside the transaction, the entries are the same")
         // And: a sequence is never given twice, even after the last entry is removed.
-        try await storage.transaction { tx in _ = try tx.removeOutbox(sequence: sequences[3]) }.value
+        try await storage.transaction { tx in _ = try tx.removeOutbox(sequence: sequences[3]) }
         let next = try await Conformance.append([Conformance.entry("c")], to: storage)
         #expect(next[0] > sequences[3])
     }
@@ -67,11 +67,11 @@ extension StorageConformanceTests {
             rejection: OutboxRejection(status: nil, message: "unreadable"),
             lease: Conformance.lease(Conformance.peerA, for: 45))
         // When
-        let replaced = try await storage.transaction { tx in try tx.replaceOutbox(full) }.value
+        let replaced = try await storage.transaction { tx in try tx.replaceOutbox(full) }
         // Then
         #expect(replaced)
-        #expect(try await storage.outbox(OutboxQuery(selection: .all)).value == [full])
-        let inside = try await storage.transaction { tx in try tx.outboxEntry(sequence: sequence) }.value
+        #expect(try await storage.outbox(OutboxQuery(selection: .all)) == [full])
+        let inside = try await storage.transaction { tx in try tx.outboxEntry(sequence: sequence) }
         #expect(inside == full)
     }
 
@@ -90,9 +90,9 @@ extension StorageConformanceTests {
             var entry = try #require(try tx.outboxEntry(sequence: s[3]))
             entry.rejection = Conformance.rejection
             #expect(try tx.replaceOutbox(entry))
-        }.value
+        }
         func sequences(_ query: OutboxQuery) async throws -> [Int64] {
-            try await storage.outbox(query).value.map(\.sequence)
+            try await storage.outbox(query).map(\.sequence)
         }
         // When / Then
         #expect(try await sequences(OutboxQuery()) == [s[0], s[1], s[2], s[4]])
@@ -107,10 +107,10 @@ extension StorageConformanceTests {
         #expect(try await sequences(OutboxQuery(limit: 2)) == [s[0], s[1]])
         #expect(try await sequences(OutboxQuery(selection: .all, after: s[0], limit: 3)) == [s[1], s[2], s[3]])
         #expect(try await sequences(OutboxQuery(limit: 0)) == [])
-        #expect(try await storage.outboxCount(OutboxQuery(limit: 1)).value == 4, "the count ignores the limit")
-        #expect(try await storage.outboxCount(OutboxQuery(selection: .rejected)).value == 1)
-        #expect(try await storage.outboxCount(OutboxQuery(collections: ["notes"], selection: .all)).value == 1)
-        #expect(try await storage.outboxCount(OutboxQuery(entityID: "a", after: s[0])).value == 1)
+        #expect(try await storage.outboxCount(OutboxQuery(limit: 1)) == 4, "the count ignores the limit")
+        #expect(try await storage.outboxCount(OutboxQuery(selection: .rejected)) == 1)
+        #expect(try await storage.outboxCount(OutboxQuery(collections: ["notes"], selection: .all)) == 1)
+        #expect(try await storage.outboxCount(OutboxQuery(entityID: "a", after: s[0])) == 1)
     }
 
     @Test("recordOutbox folds writes by the coalescing rules", arguments: StorageKind.allCases)
@@ -130,7 +130,7 @@ extension StorageConformanceTests {
             try tx.recordOutbox(collection: "messages", entityID: "p", operation: .create, payload: ["n": 1, "m": 1])
             try tx.recordOutbox(collection: "messages", entityID: "p", operation: .patch, payload: ["m": 2])
             return (folded, dropped)
-        }.value
+        }
         try await storage.transaction { tx in
             // An attempted entry, a refused one, and one with a key from a direct send are not folded into.
             let attempted = try #require(
@@ -145,10 +145,10 @@ extension StorageConformanceTests {
             try tx.recordOutbox(collection: "messages", entityID: "k", operation: .update, payload: ["n": 1])
             try tx.recordOutbox(
                 collection: "messages", entityID: "k", operation: .update, payload: ["n": 2], idempotencyKey: "key-1")
-        }.value
+        }
         // Then
         #expect(dropped == nil)
-        let all = try await storage.outbox(OutboxQuery(selection: .all)).value
+        let all = try await storage.outbox(OutboxQuery(selection: .all))
         func entries(_ id: String) -> [OutboxEntry] { all.filter { $0.entityID == id } }
         let foldedEntry = try #require(folded)
         #expect(entries("u") == [foldedEntry])
@@ -178,31 +178,31 @@ extension StorageConformanceTests {
             var entry = try #require(try tx.outboxEntry(sequence: s[3]))
             entry.rejection = Conformance.rejection
             try tx.replaceOutbox(entry)
-        }.value
+        }
         let leaseA = Conformance.lease(Conformance.peerA, for: 60)
         let leaseB = Conformance.lease(Conformance.peerB, for: 60)
         // When: A claims two free entries (listed with a refused one, a missing one and a repeat).
         let byA = try await storage.transaction { tx in
             try tx.claimOutbox(sequences: [s[1], s[0], s[3], s[3] + 1_000, s[1]], lease: leaseA, now: now)
-        }.value
+        }
         // Then
         #expect(byA.map(\.sequence) == [s[1], s[0]], "in the order given, once each")
         #expect(byA.map(\.attempts) == [1, 1] && byA.allSatisfy { $0.lease == leaseA })
         // When: B asks for all three while A's lease holds, then just after it lapses.
         let early = try await storage.transaction { tx in
             try tx.claimOutbox(sequences: [s[0], s[1], s[2]], lease: leaseB, now: now.addingTimeInterval(59))
-        }.value
+        }
         let late = try await storage.transaction { tx in
             try tx.claimOutbox(
                 sequences: [s[0]], lease: Conformance.lease(Conformance.peerB, for: 120),
                 now: now.addingTimeInterval(60))
-        }.value
+        }
         // Then
         #expect(early.map(\.sequence) == [s[2]])
         #expect(late.map(\.sequence) == [s[0]])
         #expect(late.first?.attempts == 2)
         #expect(late.first?.lease == Conformance.lease(Conformance.peerB, for: 120))
-        let stored = try await storage.outbox(OutboxQuery(selection: .all)).value
+        let stored = try await storage.outbox(OutboxQuery(selection: .all))
         #expect(stored.map(\.lease) == [late.first?.lease, leaseA, leaseB, nil])
         #expect(stored.map(\.attempts) == [2, 1, 1, 0])
     }
@@ -222,7 +222,7 @@ extension StorageConformanceTests {
                 sequences: [s[0], s[1]], lease: Conformance.lease(Conformance.peerA, for: 60), now: now)
             let b = try tx.claimOutbox(sequences: [s[2]], lease: leaseB, now: now)
             #expect(a.count == 2 && b.count == 1)
-        }.value
+        }
         // When
         let (released, again, renewed, lapsed) = try await storage.transaction { tx in
             let renewed = try tx.renewOutboxLeases(
@@ -232,13 +232,13 @@ extension StorageConformanceTests {
             let lapsed = try tx.renewOutboxLeases(
                 sequences: s, owner: Conformance.peerA, expiry: now.addingTimeInterval(120))
             return (released, again, renewed, lapsed)
-        }.value
+        }
         // Then
         #expect(released == 2)
         #expect(again == 0)
         #expect(renewed == [s[2]])
         #expect(lapsed == [])
-        let stored = try await storage.outbox(OutboxQuery()).value
+        let stored = try await storage.outbox(OutboxQuery())
         #expect(stored.map(\.lease) == [nil, nil, Conformance.lease(Conformance.peerB, for: 120)])
         #expect(stored.map(\.attempts) == [1, 1, 1], "releasing does not undo the attempt")
     }
@@ -256,11 +256,11 @@ extension StorageConformanceTests {
             entry.rejection = Conformance.rejection
             try tx.replaceOutbox(entry)
             return try tx.markOutboxAttempted(sequences: [s[1], s[0], s[2], s[1], s[2] + 1_000])
-        }.value
+        }
         // Then
         #expect(marked.map(\.sequence) == [s[1], s[0]])
         #expect(marked.map(\.attempts) == [1, 1])
-        let stored = try await storage.outbox(OutboxQuery(selection: .all)).value
+        let stored = try await storage.outbox(OutboxQuery(selection: .all))
         #expect(stored.map(\.attempts) == [1, 1, 0])
     }
 }

@@ -16,15 +16,15 @@ import Testing
         let storage = try await kind.make(in: directory)
         // Given
         let original = record("a", ["text": "first"], state: .created)
-        try await storage.insert(original).value
+        try await storage.insert(original)
         // When
         await #expect {
-            try await storage.insert(record("a", ["text": "second"])).value
+            try await storage.insert(record("a", ["text": "second"]))
         } throws: { ($0 as? DepotError)?.code == .conflict }
-        try await storage.insert(record("a", ["text": "other"], collection: "notes")).value
+        try await storage.insert(record("a", ["text": "other"], collection: "notes"))
         // Then
-        #expect(try await storage.fetch(collection: "messages", id: "a").value == original)
-        #expect(try await storage.fetch(collection: "notes", id: "a").value?.object["text"] == "other")
+        #expect(try await storage.fetch(collection: "messages", id: "a") == original)
+        #expect(try await storage.fetch(collection: "notes", id: "a")?.object["text"] == "other")
     }
 
     @Test("upsert replaces the whole record; fetch of an absent id is nil", arguments: StorageKind.allCases)
@@ -35,14 +35,14 @@ import Testing
         // Given
         var first = record("a", ["text": "one", "likes": 1])
         first.etag = "\"v1\""
-        try await storage.upsert(first).value
+        try await storage.upsert(first)
         // When
         let second = record("a", ["text": "two"], state: .updated)
-        try await storage.upsert(second).value
+        try await storage.upsert(second)
         // Then
-        #expect(try await storage.fetch(collection: "messages", id: "a").value == second)
-        #expect(try await storage.fetch(collection: "messages", id: "b").value == nil)
-        #expect(try await storage.fetch(collection: "notes", id: "a").value == nil)
+        #expect(try await storage.fetch(collection: "messages", id: "a") == second)
+        #expect(try await storage.fetch(collection: "messages", id: "b") == nil)
+        #expect(try await storage.fetch(collection: "notes", id: "a") == nil)
     }
 
     @Test("upsert(encoded:) reads back as the record it was made from", arguments: StorageKind.allCases)
@@ -56,10 +56,10 @@ import Testing
         synced.etag = "W/\"7\""
         let created = record("b", ["text": "local"], state: .created)
         // When
-        try await storage.upsert(encoded: [try EncodedRecord(synced), try EncodedRecord(created)]).value
+        try await storage.upsert(encoded: [try EncodedRecord(synced), try EncodedRecord(created)])
         // Then
-        #expect(try await storage.fetch(collection: "messages", id: "a").value == synced)
-        #expect(try await storage.fetch(collection: "messages", id: "b").value == created)
+        #expect(try await storage.fetch(collection: "messages", id: "a") == synced)
+        #expect(try await storage.fetch(collection: "messages", id: "b") == created)
     }
 
     @Test("criteria a store cannot evaluate reject with .invalidRequest", arguments: StorageKind.allCases)
@@ -68,11 +68,11 @@ import Testing
         defer { directory.cleanUp() }
         let storage = try await kind.make(in: directory)
         // Given
-        try await storage.upsert(Self.rows).value
+        try await storage.upsert(Self.rows)
         // When / Then
         for criteria in [Criteria(["tags": ["a"]]), Criteria(["meta": ["k": 1]]), Criteria(limit: -1)] {
             await #expect("\(criteria)") {
-                try await storage.fetch(collection: "messages", matching: criteria).value
+                try await storage.fetch(collection: "messages", matching: criteria)
             } throws: { ($0 as? DepotError)?.code == .invalidRequest }
         }
     }
@@ -86,14 +86,14 @@ import Testing
         try await storage.upsert([
             record("a", [:]), record("b", [:]), record("c", [:], state: .deleted),
             record("a", [:], collection: "notes"),
-        ]).value
+        ])
         // When / Then
-        #expect(try await storage.delete(collection: "messages", id: "a").value == true)
-        #expect(try await storage.delete(collection: "messages", id: "a").value == false)
-        #expect(try await storage.delete(collection: "messages", id: "missing").value == false)
-        try await storage.deleteAll(collection: "messages").value
-        #expect(try await storage.fetch(collection: "messages", matching: Criteria(includeDeleted: true)).value == [])
-        #expect(try await storage.fetch(collection: "notes", matching: .all).value.map(\.id) == ["a"])
+        #expect(try await storage.delete(collection: "messages", id: "a") == true)
+        #expect(try await storage.delete(collection: "messages", id: "a") == false)
+        #expect(try await storage.delete(collection: "messages", id: "missing") == false)
+        try await storage.deleteAll(collection: "messages")
+        #expect(try await storage.fetch(collection: "messages", matching: Criteria(includeDeleted: true)) == [])
+        #expect(try await storage.fetch(collection: "notes", matching: .all).map(\.id) == ["a"])
     }
 
     static let rows: [StoredRecord] = [
@@ -114,10 +114,10 @@ import Testing
         defer { directory.cleanUp() }
         let storage = try await kind.make(in: directory)
         // Given
-        try await storage.upsert(Self.rows).value
+        try await storage.upsert(Self.rows)
         // When
         func ids(_ criteria: Criteria) async throws -> [String] {
-            try await storage.fetch(collection: "messages", matching: criteria).value.map(\.id)
+            try await storage.fetch(collection: "messages", matching: criteria).map(\.id)
         }
         // Then
         #expect(try await ids(.all) == ["1", "2", "3", "4", "6"])
@@ -138,10 +138,10 @@ import Testing
         defer { directory.cleanUp() }
         let storage = try await kind.make(in: directory)
         // Given
-        try await storage.upsert(Self.rows).value
+        try await storage.upsert(Self.rows)
         // When
         func ids(_ criteria: Criteria) async throws -> [String] {
-            try await storage.fetch(collection: "messages", matching: criteria).value.map(\.id)
+            try await storage.fetch(collection: "messages", matching: criteria).map(\.id)
         }
         // Then: a missing value sorts first (null before numbers).
         #expect(try await ids(Criteria(sort: [.ascending("likes")])) == ["3", "6", "1", "4", "2"])
@@ -164,10 +164,10 @@ import Testing
             record("a", [:], state: .created), record("B", [:], state: .updated), record("c", [:]),
             record("d", [:], state: .deleted), record("e", [:], state: .created),
             record("a2", [:], state: .created, collection: "notes"),
-        ]).value
+        ])
         let unsynced: Set<SyncState> = [.created, .updated, .deleted]
         func ids(_ states: Set<SyncState>, after: String?, limit: Int) async throws -> [String] {
-            try await storage.fetch(collection: "messages", syncStates: states, after: after, limit: limit).value
+            try await storage.fetch(collection: "messages", syncStates: states, after: after, limit: limit)
                 .map(\.id)
         }
         // When / Then
@@ -177,7 +177,7 @@ import Testing
         #expect(try await ids(unsynced, after: "e", limit: 2) == [])
         #expect(try await ids([.synced], after: nil, limit: 10) == ["c"])
         #expect(try await ids([.created], after: "B", limit: 10) == ["a", "e"])
-        let page = try await storage.fetch(collection: "messages", syncStates: [.deleted], after: nil, limit: 5).value
+        let page = try await storage.fetch(collection: "messages", syncStates: [.deleted], after: nil, limit: 5)
         #expect(page == [record("d", [:], state: .deleted)], "whole records, tombstones included")
     }
 
@@ -189,7 +189,7 @@ import Testing
         defer { directory.cleanUp() }
         let storage = try await kind.make(in: directory)
         // Given
-        try await storage.upsert(record("1", ["text": "before"])).value
+        try await storage.upsert(record("1", ["text": "before"]))
         let kept = try await Conformance.append([Conformance.entry("1")], to: storage)
         // When
         await #expect(throws: ConformanceFailure.self) {
@@ -199,12 +199,12 @@ import Testing
                 try tx.recordOutbox(collection: "messages", entityID: "2", operation: .create, payload: ["text": "new"])
                 try tx.removeOutbox(sequence: kept[0])
                 throw ConformanceFailure()
-            }.value
+            }
         }
         // Then
-        #expect(try await storage.fetch(collection: "messages", id: "1").value == record("1", ["text": "before"]))
-        #expect(try await storage.fetch(collection: "messages", id: "2").value == nil)
-        let outbox = try await storage.outbox(OutboxQuery(selection: .all)).value
+        #expect(try await storage.fetch(collection: "messages", id: "1") == record("1", ["text": "before"]))
+        #expect(try await storage.fetch(collection: "messages", id: "2") == nil)
+        let outbox = try await storage.outbox(OutboxQuery(selection: .all))
         #expect(outbox.map(\.sequence) == kept)
     }
 
@@ -214,7 +214,7 @@ import Testing
         defer { directory.cleanUp() }
         let storage = try await kind.make(in: directory)
         // Given
-        try await storage.upsert([record("old", [:]), record("gone", [:], state: .updated)]).value
+        try await storage.upsert([record("old", [:]), record("gone", [:], state: .updated)])
         // When
         let (states, sequence) = try await storage.transaction { tx -> ([String: SyncState], Int64?) in
             try tx.upsert(record("new", ["text": "n"], state: .created))
@@ -223,19 +223,19 @@ import Testing
                 collection: "messages", entityID: "new", operation: .create, payload: ["text": "n"])
             let states = try tx.syncStates(collection: "messages", ids: ["old", "new", "gone", "missing"])
             return (states, entry?.sequence)
-        }.value
+        }
         // Then
         #expect(states == ["old": .synced, "new": .created])
-        let new = try await storage.fetch(collection: "messages", id: "new").value
+        let new = try await storage.fetch(collection: "messages", id: "new")
         #expect(new == record("new", ["text": "n"], state: .created))
-        #expect(try await storage.fetch(collection: "messages", id: "gone").value == nil)
-        let outbox = try await storage.outbox(OutboxQuery()).value
+        #expect(try await storage.fetch(collection: "messages", id: "gone") == nil)
+        let outbox = try await storage.outbox(OutboxQuery())
         #expect(outbox.map(\.sequence) == [try #require(sequence)])
         #expect(outbox.map(\.operation) == [.create])
         #expect(outbox.first?.payload == ["text": "n"])
         let after = try await storage.transaction { tx in
             try tx.syncStates(collection: "messages", ids: ["old", "new", "gone"])
-        }.value
+        }
         #expect(after == ["old": .synced, "new": .created])
     }
 }

@@ -66,12 +66,12 @@ func writeV1Notes(to storage: any Storage) async throws {
         try tx.recordOutbox(
             collection: "notes", entityID: "2", operation: .patch, payload: ["text": "patched"],
             idempotencyKey: "patch-2")
-    }.value
+    }
 }
 
 /// The outbox payloads of the notes collection, by operation.
 func notePayloads(_ storage: any Storage) async throws -> [OutboxOperation: JSON] {
-    let entries = try await storage.outbox(OutboxQuery(collections: ["notes"], selection: .all)).value
+    let entries = try await storage.outbox(OutboxQuery(collections: ["notes"], selection: .all))
     var payloads: [OutboxOperation: JSON] = [:]
     for entry in entries { payloads[entry.operation] = entry.payload }
     return payloads

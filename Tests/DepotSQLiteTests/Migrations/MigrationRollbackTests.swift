@@ -51,7 +51,7 @@ import Testing
         #expect(try await storage.schemaVersion(of: "notes") == 0)
         let notes = try await NotesV1(storage: storage).readAll().value
         #expect(notes.map(\.text).sorted() == ["local text", "one", "three"])
-        let create = try await storage.outbox(OutboxQuery(collections: ["notes"])).value.first
+        let create = try await storage.outbox(OutboxQuery(collections: ["notes"])).first
         #expect(create?.payload == ["id": "3", "text": "three"])
     }
 
@@ -61,8 +61,8 @@ import Testing
         defer { directory.cleanUp() }
         // Given
         let storage = try await notesAsV1Wrote(kind, in: directory)
-        let records = try await storage.fetch(collection: "notes", matching: Criteria(includeDeleted: true)).value
-        let outbox = try await storage.outbox(OutboxQuery(selection: .all)).value
+        let records = try await storage.fetch(collection: "notes", matching: Criteria(includeDeleted: true))
+        let outbox = try await storage.outbox(OutboxQuery(selection: .all))
         let refusing = CollectionSchema(
             "notes", entity: NoteV2.self,
             migrations: [
@@ -78,8 +78,8 @@ import Testing
         // Then
         #expect(error?.code == .migration)
         #expect(
-            try await storage.fetch(collection: "notes", matching: Criteria(includeDeleted: true)).value == records)
-        #expect(try await storage.outbox(OutboxQuery(selection: .all)).value == outbox)
+            try await storage.fetch(collection: "notes", matching: Criteria(includeDeleted: true)) == records)
+        #expect(try await storage.outbox(OutboxQuery(selection: .all)) == outbox)
         #expect(try await storage.schemaVersion(of: "notes") == 0)
     }
 }

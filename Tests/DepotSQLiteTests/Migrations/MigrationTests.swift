@@ -23,10 +23,10 @@ import Testing
                 == MigrationReport(
                     collection: "notes", fromVersion: 0, toVersion: 2, recordsMigrated: 3, queuedWritesMigrated: 2))
         #expect(try await storage.schemaVersion(of: "notes") == 2)
-        let one = try #require(try await storage.fetch(collection: "notes", id: "1").value)
+        let one = try #require(try await storage.fetch(collection: "notes", id: "1"))
         #expect(one.object == ["id": "1", "text": "one", "kind": "plain"])
         #expect(one.snapshot == one.object, "a snapshot that was the object stays the object")
-        let two = try #require(try await storage.fetch(collection: "notes", id: "2").value)
+        let two = try #require(try await storage.fetch(collection: "notes", id: "2"))
         #expect(two.object == ["id": "2", "text": "local text", "kind": "plain"])
         #expect(two.snapshot == ["id": "2", "text": "server text", "kind": "plain"], "so a PATCH sends only the text")
         #expect(two.syncState == .updated)
@@ -48,7 +48,7 @@ import Testing
                 NoteV3(id: "1", body: "one", kind: .plain), NoteV3(id: "2", body: "local text", kind: .plain),
                 NoteV3(id: "3", body: "three", kind: .plain),
             ])
-        let migratedTwo = try #require(try await storage.fetch(collection: "notes", id: "2").value)
+        let migratedTwo = try #require(try await storage.fetch(collection: "notes", id: "2"))
         #expect(migratedTwo.snapshot == ["id": "2", "body": "server text", "kind": "plain"])
         payloads = try await notePayloads(storage)
         #expect(payloads[.create] == ["id": "3", "text": "three", "kind": "plain"], "v3 did not opt in")
@@ -60,7 +60,7 @@ import Testing
         defer { directory.cleanUp() }
         // Given
         let storage = try await notesAsV1Wrote(kind, in: directory)
-        let before = try await storage.outbox(OutboxQuery(selection: .all)).value
+        let before = try await storage.outbox(OutboxQuery(selection: .all))
 
         // When
         let report = try await storage.migrate(
@@ -69,8 +69,8 @@ import Testing
         // Then
         #expect(report.queuedWritesMigrated == 0)
         #expect(report.recordsMigrated == 3)
-        #expect(try await storage.outbox(OutboxQuery(selection: .all)).value == before)
-        let three = try #require(try await storage.fetch(collection: "notes", id: "3").value)
+        #expect(try await storage.outbox(OutboxQuery(selection: .all)) == before)
+        let three = try #require(try await storage.fetch(collection: "notes", id: "3"))
         #expect(three.object == ["id": "3", "text": "three", "kind": "plain"], "the record is migrated all the same")
     }
 
@@ -126,7 +126,7 @@ import Testing
                 collection: "notes", id: "2", object: ["id": "2", "text": "local"], syncState: .updated,
                 snapshot: ["id": "2", "text": "server", "pinned": true]),
             StoredRecord(collection: "notes", id: "9", object: ["id": "9"], syncState: .created),
-        ]).value
+        ])
 
         // When
         let report = try await storage.migrate(
@@ -134,12 +134,12 @@ import Testing
 
         // Then
         #expect(report.unreadable == ["9"])
-        let one = try #require(try await storage.fetch(collection: "notes", id: "1").value)
+        let one = try #require(try await storage.fetch(collection: "notes", id: "1"))
         #expect(one.object == ["id": "1", "text": "one", "kind": "plain", "pinned": true], "no request needed")
         #expect(one.snapshot == ["id": "1", "text": "one", "kind": "plain", "pinned": true])
-        let two = try #require(try await storage.fetch(collection: "notes", id: "2").value)
+        let two = try #require(try await storage.fetch(collection: "notes", id: "2"))
         #expect(two.object == ["id": "2", "text": "local", "kind": "plain"], "a local change keeps its object")
-        let nine = try #require(try await storage.fetch(collection: "notes", id: "9").value)
+        let nine = try #require(try await storage.fetch(collection: "notes", id: "9"))
         #expect(nine.object == ["id": "9", "kind": "plain"], "kept as the migration left it")
         #expect(try await storage.schemaVersion(of: "notes") == 2)
     }
@@ -149,14 +149,14 @@ import Testing
         arguments: [[2, 2], [3, 2], [0], [-1, 2]])
     func misorderedVersions(versions: [Int]) async throws {
         let storage = InMemoryStorage()
-        try await storage.upsert(record("1", ["text": "one"], collection: "notes")).value
+        try await storage.upsert(record("1", ["text": "one"], collection: "notes"))
         let schema = CollectionSchema(
             "notes", entity: NoteV2.self,
             migrations: versions.map { version in Migration(to: version) { record in record["kind"] = "plain" } })
         let error = await #expect(throws: DepotError.self) { try await storage.migrate(schema) }
         #expect(error?.code == .migration)
         #expect(error?.message.contains("notes") == true)
-        #expect(try await storage.fetch(collection: "notes", id: "1").value?.object == ["id": "1", "text": "one"])
+        #expect(try await storage.fetch(collection: "notes", id: "1")?.object == ["id": "1", "text": "one"])
     }
 
     @Test("a store whose transactions cannot list is listed just before its transaction")
@@ -189,9 +189,9 @@ import Testing
             StoredRecord(collection: cursors, id: "notes?", object: ["cursor": "a"], syncState: .synced),
             StoredRecord(collection: cursors, id: "notes?tag=x", object: ["cursor": "b"], syncState: .synced),
             StoredRecord(collection: cursors, id: "notebooks?", object: ["cursor": "c"], syncState: .synced),
-        ]).value
+        ])
         try await storage.resetPullCursors(collection: "notes")
-        #expect(try await storage.fetch(collection: cursors, matching: .all).value.map(\.id) == ["notebooks?"])
+        #expect(try await storage.fetch(collection: cursors, matching: .all).map(\.id) == ["notebooks?"])
     }
 }
 

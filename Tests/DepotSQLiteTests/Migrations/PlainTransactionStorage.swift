@@ -8,23 +8,27 @@ final class PlainTransactionStorage: Storage {
 
     init(_ base: any Storage) { self.base = base }
 
-    func insert(_ record: StoredRecord) -> Promise<Void> { base.insert(record) }
-    func upsert(_ records: [StoredRecord]) -> Promise<Void> { base.upsert(records) }
-    func fetch(collection: String, id: String) -> Promise<StoredRecord?> { base.fetch(collection: collection, id: id) }
-    func fetch(collection: String, matching criteria: Criteria) -> Promise<[StoredRecord]> {
-        base.fetch(collection: collection, matching: criteria)
+    func insert(_ record: StoredRecord) async throws { try await base.insert(record) }
+    func upsert(_ records: [StoredRecord]) async throws { try await base.upsert(records) }
+    func fetch(collection: String, id: String) async throws -> StoredRecord? {
+        try await base.fetch(collection: collection, id: id)
+    }
+    func fetch(collection: String, matching criteria: Criteria) async throws -> [StoredRecord] {
+        try await base.fetch(collection: collection, matching: criteria)
     }
     func fetch(collection: String, syncStates states: Set<SyncState>, after id: String?, limit: Int)
-        -> Promise<[StoredRecord]>
-    { base.fetch(collection: collection, syncStates: states, after: id, limit: limit) }
-    func delete(collection: String, id: String) -> Promise<Bool> { base.delete(collection: collection, id: id) }
-    func deleteAll(collection: String) -> Promise<Void> { base.deleteAll(collection: collection) }
-    func outbox(_ query: OutboxQuery) -> Promise<[OutboxEntry]> { base.outbox(query) }
-    func outboxCount(_ query: OutboxQuery) -> Promise<Int> { base.outboxCount(query) }
+        async throws -> [StoredRecord]
+    { try await base.fetch(collection: collection, syncStates: states, after: id, limit: limit) }
+    func delete(collection: String, id: String) async throws -> Bool {
+        try await base.delete(collection: collection, id: id)
+    }
+    func deleteAll(collection: String) async throws { try await base.deleteAll(collection: collection) }
+    func outbox(_ query: OutboxQuery) async throws -> [OutboxEntry] { try await base.outbox(query) }
+    func outboxCount(_ query: OutboxQuery) async throws -> Int { try await base.outboxCount(query) }
     func transaction<Output: Sendable>(
         _ body: @escaping @Sendable (any StorageTransaction) throws -> Output
-    ) -> Promise<Output> {
-        base.transaction { tx in try body(PlainTransaction(base: tx)) }
+    ) async throws -> Output {
+        try await base.transaction { tx in try body(PlainTransaction(base: tx)) }
     }
 
     /// Forwards the requirements of `StorageTransaction` only.

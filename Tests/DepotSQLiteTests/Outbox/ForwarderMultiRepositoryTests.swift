@@ -44,7 +44,7 @@ struct OutboxNotes: CRUDNetworkingStorageRepository {
             #expect(applied.map(\.resource) == recorded.map(\.collection))
             #expect(fixture.server.objects(in: "notes").first { $0["id"] == "n1" }?["text"] == "note 1, edited")
             #expect(fixture.server.objects(in: "messages").count == 3)
-            #expect(try await fixture.storage.fetch(collection: "notes", id: "n3").value?.syncState == .synced)
+            #expect(try await fixture.storage.fetch(collection: "notes", id: "n3")?.syncState == .synced)
         }
     }
 

@@ -21,7 +21,7 @@ import Testing
                 }
             }
             return keys
-        }.value
+        }
     }
 
     @Test("with concurrency, each entity's entries still reach the server in the order they were made")
@@ -57,7 +57,7 @@ import Testing
                     try tx.recordOutbox(
                         collection: "messages", entityID: id, operation: .create, payload: .object(object))
                 }
-            }.value
+            }
             let keys = Set(try await fixture.outbox().map(\.idempotencyKey))
             #expect(keys.count == count)
             let forwarder = fixture.forwarder(messages, maximumConcurrency: 4, pageSize: 32)
@@ -70,7 +70,7 @@ import Testing
             #expect(fixture.server.objects(in: "messages").count == count)
             let unsynced = try await fixture.storage.fetch(
                 collection: "messages", syncStates: [.created, .updated, .deleted], after: nil, limit: 10
-            ).value
+            )
             #expect(unsynced.isEmpty)
         }
     }

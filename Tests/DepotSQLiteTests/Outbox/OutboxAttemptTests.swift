@@ -22,23 +22,23 @@ import Testing
                         payload: ["id": .string(id)]
                     ))
             }
-        }.value
+        }
         try await storage.transaction { tx in
             var refused = try #require(try tx.outboxEntry(sequence: sequences[1]))
             refused.rejection = OutboxRejection(status: 422, body: Data(), message: "no")
             try tx.replaceOutbox(refused)
-        }.value
+        }
 
         // When: asked out of order, with a repeat and a missing sequence.
         let asked = [sequences[2], 999, sequences[1], sequences[0], sequences[2]]
-        let marked = try await storage.transaction { tx in try tx.markOutboxAttempted(sequences: asked) }.value
+        let marked = try await storage.transaction { tx in try tx.markOutboxAttempted(sequences: asked) }
 
         // Then
         #expect(marked.map(\.entityID) == ["c", "a"])
         #expect(marked.map(\.attempts) == [1, 1])
-        let stored = try await storage.outbox(OutboxQuery(selection: .all)).value
+        let stored = try await storage.outbox(OutboxQuery(selection: .all))
         #expect(stored.map(\.attempts) == [1, 0, 1])
         #expect(stored.filter { $0.entityID != "b" } == marked.sorted { $0.sequence < $1.sequence })
-        #expect(try await storage.transaction { tx in try tx.markOutboxAttempted(sequences: []) }.value.isEmpty)
+        #expect(try await storage.transaction { tx in try tx.markOutboxAttempted(sequences: []) }.isEmpty)
     }
 }

@@ -39,11 +39,11 @@ struct OutboxFixture {
     }
 
     func stored(_ id: String) async throws -> StoredRecord? {
-        try await storage.fetch(collection: "messages", id: id).value
+        try await storage.fetch(collection: "messages", id: id)
     }
 
     func outbox(_ selection: OutboxQuery.Selection = .all) async throws -> [OutboxEntry] {
-        try await storage.outbox(OutboxQuery(selection: selection)).value
+        try await storage.outbox(OutboxQuery(selection: selection))
     }
 
     /// The server's object with `id`.

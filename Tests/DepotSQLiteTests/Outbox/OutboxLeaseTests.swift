@@ -39,7 +39,7 @@ import Testing
             #expect(Set(fixture.server.appliedWrites.map(\.idempotencyKey)).count == 120)
             #expect(fixture.server.replayedWrites == 0)
             #expect(fixture.server.requests.filter { $0.method == "POST" }.count == 120)
-            #expect(try await second.outboxCount(OutboxQuery(selection: .all)).value == 0)
+            #expect(try await second.outboxCount(OutboxQuery(selection: .all)) == 0)
             #expect(try await fixture.outbox().isEmpty)
         }
     }
@@ -96,7 +96,7 @@ import Testing
             #expect(fixture.server.requests.filter { $0.header("Idempotency-Key") == key }.count == 1)
             #expect(fixture.server.appliedWrites.count == 1)
             #expect(try await fixture.stored("slow")?.syncState == .synced)
-            #expect(try await second.outboxCount(OutboxQuery(selection: .all)).value == 0)
+            #expect(try await second.outboxCount(OutboxQuery(selection: .all)) == 0)
         }
     }
 
@@ -125,7 +125,7 @@ import Testing
                         try tx.replaceOutbox(entry)
                     }
                 }
-            }.value
+            }
             // When
             let forwarder = fixture.forwarder(maximumConcurrency: 2)
             let report = try await forwarder.flush().value
@@ -146,7 +146,7 @@ import Testing
                     entry.lease?.expiry = fixture.clock.now.addingTimeInterval(-1)
                     try tx.replaceOutbox(entry)
                 }
-            }.value
+            }
             #expect(try await forwarder.flush().value.delivered == 1)
             #expect(fixture.applied("live").count == 1)
             #expect(try await fixture.outbox().isEmpty)
@@ -186,18 +186,18 @@ import Testing
                 #expect(claimed.map(\.lease) == [lease] && claimed.map(\.attempts) == [1])
                 // Held: a second claim takes nothing
                 #expect(try tx.claimOutbox(sequences: [sequence], lease: lease, now: Date()).isEmpty)
-            }.value
+            }
             try storage.close()
         }
         let reopened = try SQLiteStorage(path: path)
-        let entries = try await reopened.outbox(OutboxQuery(selection: .all)).value
+        let entries = try await reopened.outbox(OutboxQuery(selection: .all))
         #expect(entries.map(\.lease) == [lease])
         let released = try await reopened.transaction { tx in
             try tx.releaseOutbox(sequences: entries.map(\.sequence), owner: "someone else")
                 + tx.releaseOutbox(sequences: entries.map(\.sequence), owner: lease.owner)
-        }.value
+        }
         #expect(released == 1)
-        #expect(try await reopened.outbox(OutboxQuery(selection: .all)).value.map(\.lease) == [nil])
+        #expect(try await reopened.outbox(OutboxQuery(selection: .all)).map(\.lease) == [nil])
     }
 
     private func hostName() -> String {
@@ -217,40 +217,13 @@ import Testing
 }
 
 @Suite struct InMemoryTransactionTests {
-    @Test("a transaction body may read the store; it sees the store as committed until the body returns")
-    func readsInsideBody() async throws {
-        let storage = InMemoryStorage()
-        try await storage.upsert(StoredRecord(collection: "c", id: "old", object: ["v": 1], syncState: .synced)).value
-        let seen = try await storage.transaction { tx -> (Int, Bool) in
-            try tx.upsert(StoredRecord(collection: "c", id: "new", object: ["v": 2], syncState: .created))
-            // Read through the store itself, not the transaction: no deadlock, no uncommitted write.
-            let outside = try storage.fetch(collection: "c", matching: Criteria()).result?.get()
-            let inside = try tx.fetch(collection: "c", id: "new") != nil
-            return (outside?.count ?? -1, inside)
-        }.value
-        #expect(seen.0 == 1)
-        #expect(seen.1)
-        #expect(try await storage.fetch(collection: "c", matching: Criteria()).value.count == 2)
-    }
-
-    @Test("a direct write from inside a transaction body is refused, not a hang")
-    func nestedWriteRefused() async throws {
-        let storage = InMemoryStorage()
-        let nested = try await storage.transaction { _ in
-            storage.upsert(StoredRecord(collection: "c", id: "1", object: [:], syncState: .created))
-        }.value
-        let error = await #expect(throws: DepotError.self) { try await nested.value }
-        #expect(error?.code == .invalidRequest)
-        #expect(try await storage.fetch(collection: "c", id: "1").value == nil)
-    }
-
     @Test("a body that throws leaves records and outbox as they were")
     func rollBack() async throws {
         let storage = InMemoryStorage()
         try await storage.transaction { tx in
             try tx.upsert(StoredRecord(collection: "c", id: "1", object: ["v": 1], syncState: .created))
             try tx.recordOutbox(collection: "c", entityID: "1", operation: .create, payload: ["v": 1])
-        }.value
+        }
         struct Failure: Error {}
         await #expect(throws: Failure.self) {
             try await storage.transaction { tx in
@@ -260,16 +233,16 @@ import Testing
                 try tx.appendOutbox(
                     OutboxEntry(sequence: 0, collection: "c", entityID: "2", operation: .delete, payload: nil))
                 throw Failure()
-            }.value
+            }
         }
-        #expect(try await storage.fetch(collection: "c", id: "1").value?.object == ["v": 1])
-        let entries = try await storage.outbox(OutboxQuery(selection: .all)).value
+        #expect(try await storage.fetch(collection: "c", id: "1")?.object == ["v": 1])
+        let entries = try await storage.outbox(OutboxQuery(selection: .all))
         #expect(entries.map(\.entityID) == ["1"])
         // The sequence a rolled-back append took is given again (nothing of it was kept).
         let next = try await storage.transaction { tx in
             try tx.appendOutbox(
                 OutboxEntry(sequence: 0, collection: "c", entityID: "3", operation: .delete, payload: nil))
-        }.value
+        }
         #expect(next == entries[0].sequence + 1)
     }
 }

@@ -52,7 +52,7 @@ import Testing
                         StoredRecord(collection: "messages", id: "z", object: ["id": "z"], syncState: .created))
                     try tx.recordOutbox(collection: "messages", entityID: "z", operation: .create, payload: ["id": "z"])
                     throw DepotError(.invalidRequest, "changed my mind")
-                }.value
+                }
             }
             #expect(try await fixture.stored("z") == nil)
             #expect(try await fixture.outbox().count == 1)
@@ -72,10 +72,10 @@ import Testing
                 _ = try await OutboxMessages(store: session, storage: storage, strategy: recordOnly)
                     .create(Message(id: String(id), text: "made offline")).value
             }
-            let before = try await storage.outbox(OutboxQuery()).value
+            let before = try await storage.outbox(OutboxQuery())
             try storage.close()
             storage = try SQLiteStorage(path: path)
-            let after = try await storage.outbox(OutboxQuery()).value
+            let after = try await storage.outbox(OutboxQuery())
             #expect(after == before && after.count == 5)
             let report = try await Forwarder(for: OutboxMessages(store: session, storage: storage)).flush().value
             #expect(report.delivered == 5)

@@ -22,18 +22,18 @@
                         let repository = index.isMultiple(of: 2) ? one : other
                         _ = try await repository.create(Message(id: "m\(index)", text: "message \(index)")).value
                     }
-                    let created = try await first.outbox(OutboxQuery(selection: .all)).value.map(\.sequence)
+                    let created = try await first.outbox(OutboxQuery(selection: .all)).map(\.sequence)
                     try await first.transaction { tx in
                         // attempts = 1 with a lease that has already ended: sendable, never folded into
                         _ = try tx.claimOutbox(
                             sequences: created, lease: OutboxLease(owner: Conformance.peerA, expiry: .distantPast),
                             now: Date())
-                    }.value
+                    }
                     for index in 0..<50 {
                         let repository = index.isMultiple(of: 2) ? other : one
                         _ = try await repository.delete(id: "m\(index)").value
                     }
-                    #expect(try await second.outboxCount(OutboxQuery(selection: .all)).value == 100)
+                    #expect(try await second.outboxCount(OutboxQuery(selection: .all)) == 100)
                     let configuration = ForwarderConfiguration(maximumConcurrency: 4, jitter: 0, pageSize: 16)
                     let forwarders = [
                         Forwarder(for: one, configuration: configuration),
@@ -54,7 +54,7 @@
                             .map(\.method)
                         #expect(methods == ["POST", "DELETE"], "m\(index): \(methods)")
                     }
-                    #expect(try await first.outboxCount(OutboxQuery(selection: .all)).value == 0)
+                    #expect(try await first.outboxCount(OutboxQuery(selection: .all)) == 0)
                 }
             }
         }

@@ -8,19 +8,19 @@
     struct PostgresTransactionTests {
         @Test("a transaction that throws leaves no record and no outbox entry, for any object")
         func throwingTransactionLeavesNothing() async throws {
-            try await withPostgresReplicas { first, second in
+            try await withPostgresReplicas { (first: PostgresStorage, second: PostgresStorage) async throws in
                 // When: a body writes a record and an entry, then throws
                 await #expect(throws: ConformanceFailure.self) {
                     try await first.transaction { tx in
                         try tx.upsert(record("1", ["text": "hi"]))
                         try tx.appendOutbox(Conformance.entry("1"))
                         throw ConformanceFailure()
-                    }.value
+                    }
                 }
                 // Then: neither object sees either
-                #expect(try await second.fetch(collection: "messages", id: "1").value == nil)
-                #expect(try await second.outboxCount(OutboxQuery(selection: .all)).value == 0)
-                #expect(try await first.fetch(collection: "messages", id: "1").value == nil)
+                #expect(try await second.fetch(collection: "messages", id: "1") == nil)
+                #expect(try await second.outboxCount(OutboxQuery(selection: .all)) == 0)
+                #expect(try await first.fetch(collection: "messages", id: "1") == nil)
             }
         }
 
@@ -32,15 +32,15 @@
                 // When: both objects claim all of them at once, under different owners
                 async let claimedByFirst = first.transaction { tx in
                     try tx.claimOutbox(sequences: sequences, lease: Conformance.lease(Conformance.peerA, for: 60), now: Conformance.now)
-                }.value
+                }
                 async let claimedBySecond = second.transaction { tx in
                     try tx.claimOutbox(sequences: sequences, lease: Conformance.lease(Conformance.peerB, for: 60), now: Conformance.now)
-                }.value
+                }
                 let (a, b) = try await (claimedByFirst, claimedBySecond)
                 // Then: every entry went to exactly one of them, and the store says so
                 #expect(Set(a.map(\.sequence)).isDisjoint(with: b.map(\.sequence)))
                 #expect(a.count + b.count == 20)
-                let stored = try await first.outbox(OutboxQuery(selection: .all)).value
+                let stored = try await first.outbox(OutboxQuery(selection: .all))
                 #expect(stored.allSatisfy { $0.attempts == 1 && $0.lease != nil })
             }
         }
@@ -55,9 +55,9 @@
                     )
                 }
                 // Then: reading it fails with .storage
-                await #expect(throws: DepotError.self) { try await first.fetch(collection: "messages", id: "x").value }
+                await #expect(throws: DepotError.self) { try await first.fetch(collection: "messages", id: "x") }
                 do {
-                    _ = try await first.fetch(collection: "messages", id: "x").value
+                    _ = try await first.fetch(collection: "messages", id: "x")
                 } catch let error as DepotError {
                     #expect(error.code == .storage)
                 }
@@ -71,8 +71,8 @@
             async let one = PostgresFixture.make(in: directory)
             async let two = PostgresFixture.make(in: directory)
             let (a, b) = try await (one, two)
-            try await a.upsert(record("1", ["text": "hi"])).value
-            #expect(try await b.fetch(collection: "messages", id: "1").value?.object["text"] == "hi")
+            try await a.upsert(record("1", ["text": "hi"]))
+            #expect(try await b.fetch(collection: "messages", id: "1")?.object["text"] == "hi")
         }
     }
 #endif

@@ -24,7 +24,7 @@
                         try await tx.query("INSERT INTO \(unescaped: orders) (id) VALUES (\("o1"))")
                         try await messages.create(Message(id: "m1", text: "for o1"), in: tx)
                     }
-                    let entry = try #require(try await storage.outbox(OutboxQuery(selection: .all)).value.first)
+                    let entry = try #require(try await storage.outbox(OutboxQuery(selection: .all)).first)
                     // and the other replica's forwarder runs
                     let forwarder = Forwarder(
                         for: OutboxMessages(store: session, storage: replica, strategy: recordOnly),
@@ -38,7 +38,7 @@
                         try await tx.query("SELECT id FROM \(unescaped: orders)").map { try $0.decode(String.self) }
                     }
                     #expect(rows == ["o1"])
-                    #expect(try await replica.fetch(collection: "messages", id: "m1").value?.syncState == .synced)
+                    #expect(try await replica.fetch(collection: "messages", id: "m1")?.syncState == .synced)
                 }
             }
         }
@@ -71,8 +71,8 @@
                         try await tx.query("SELECT id FROM \(unescaped: orders)").count
                     }
                     #expect(rows == 0)
-                    #expect(try await replica.fetch(collection: "messages", id: "m1").value == nil)
-                    #expect(try await replica.outboxCount(OutboxQuery(selection: .all)).value == 0)
+                    #expect(try await replica.fetch(collection: "messages", id: "m1") == nil)
+                    #expect(try await replica.outboxCount(OutboxQuery(selection: .all)) == 0)
                     #expect(report.delivered == 0 && server.requests.isEmpty)
                 }
             }

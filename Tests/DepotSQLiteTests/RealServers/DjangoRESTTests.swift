@@ -79,13 +79,13 @@ private func withDRF(_ body: (RealServer, DRFNotes) async throws -> Void) async 
             try await notes.storage.upsert(
                 StoredRecord(
                     collection: "notes/", id: "9999", object: ["id": 9999, "title": "gone"], syncState: .synced)
-            ).value
+            )
             var repository = notes
             repository.pagination = .pageQuery(page: "page", limit: "page_size", size: size)
             let report = try await repository.synchronize().value
             #expect(report.errors.isEmpty)
             #expect(report.pulled == 75 && report.pullCompleted && report.pruned == 1)
-            let stored = try await notes.storage.fetch(collection: "notes/", matching: Criteria()).value
+            let stored = try await notes.storage.fetch(collection: "notes/", matching: Criteria())
             #expect(stored.count == 75)
         }
     }
@@ -98,7 +98,7 @@ private func withDRF(_ body: (RealServer, DRFNotes) async throws -> Void) async 
             for index in 1...3 { _ = try await offline.create(ServerNote(id: -index, title: "offline \(index)")).value }
             let report = try await Forwarder(for: offline).flush().value
             #expect(report.delivered == 3 && report.rejected.isEmpty)
-            let stored = try await notes.storage.fetch(collection: "notes/", matching: Criteria()).value
+            let stored = try await notes.storage.fetch(collection: "notes/", matching: Criteria())
             #expect(Set(stored.map(\.id)) == ["1", "2", "3"])
             #expect(stored.allSatisfy { $0.syncState == .synced })
             let posted = try await server.requests("__requests/").filter { $0["method"] == "POST" }
@@ -154,7 +154,7 @@ private func withDRF(_ body: (RealServer, DRFNotes) async throws -> Void) async 
                 try tx.upsert(
                     StoredRecord(
                         collection: "notes/", id: "-5", object: ["id": -5, "title": "local"], syncState: .created))
-            }.value
+            }
             let report = try await presets.synchronize().value
             #expect(report.errors.isEmpty && report.pushed == 1 && report.pulled == 32 && report.pullCompleted)
             let log = try await server.requests("__requests/")
@@ -183,7 +183,7 @@ private func withDRF(_ body: (RealServer, DRFNotes) async throws -> Void) async 
             let report = try await repository.synchronize().value
             #expect(report.errors.isEmpty)
             #expect(report.pulled == 75 && report.pullCompleted)
-            let stored = try await notes.storage.fetch(collection: path, matching: Criteria()).value
+            let stored = try await notes.storage.fetch(collection: path, matching: Criteria())
             #expect(stored.count == 75)
             let gets = try await server.requests("__requests/").filter { $0["method"] == "GET" }
             #expect(gets.count == requests)
@@ -212,7 +212,7 @@ private func withDRF(_ body: (RealServer, DRFNotes) async throws -> Void) async 
             let gets = try await server.requests("__requests/").dropFirst(before).filter { $0["method"] == "GET" }
             #expect(gets.count == 1, "\(gets)")
             #expect(gets.first?["query"]?.stringValue?.contains("updated_after=") == true)
-            let stored = try await notes.storage.fetch(collection: "notes/", matching: Criteria()).value
+            let stored = try await notes.storage.fetch(collection: "notes/", matching: Criteria())
             #expect(stored.count == 59)
             #expect(stored.first { $0.id == "7" }?.object["title"] == "seven")
         }

@@ -20,7 +20,7 @@ import Testing
             let other = try #require(
                 try tx.recordOutbox(collection: "notes", entityID: "2", operation: .update, payload: ["text": "c"]))
             return (first.sequence, second.sequence, other.sequence)
-        }.value
+        }
 
         // When: one sender holds the first entry, and another asks for the second and entity 2's
         let (holder, held) = try await OutboxClaim.take([first], in: storage)
@@ -29,7 +29,7 @@ import Testing
         // Then: the second sender gets entity 2's entry only; entity 1's second entry is untouched
         #expect(held.map(\.sequence) == [first])
         #expect(taken.map(\.sequence) == [other])
-        let untouched = try #require(try await storage.outbox(OutboxQuery(entityID: "1")).value.last)
+        let untouched = try #require(try await storage.outbox(OutboxQuery(entityID: "1")).last)
         #expect(untouched.sequence == second && untouched.lease == nil && untouched.attempts == 0)
 
         // When: the holder lets go; a sender asking for the second alone still gets nothing

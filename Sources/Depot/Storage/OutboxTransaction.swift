@@ -1,0 +1,35 @@
+import Foundation
+
+/// The outbox side of a ``StorageTransaction``: entries appended, claimed, replaced and removed in
+/// the same transaction as the records they describe.
+public protocol OutboxTransaction {
+    /// The outbox entries of one entity (rejected ones included), oldest first.
+    func outboxEntries(collection: String, entityID: String) throws -> [OutboxEntry]
+    /// The outbox entry with `sequence`, or nil.
+    func outboxEntry(sequence: Int64) throws -> OutboxEntry?
+    /// Adds `entry` at the end of the outbox: its ``OutboxEntry/sequence`` is ignored and a new
+    /// one, above every sequence the store ever gave, is returned.
+    @discardableResult
+    func appendOutbox(_ entry: OutboxEntry) throws -> Int64
+    /// Replaces the outbox entry with the same sequence; returns whether there was one.
+    @discardableResult
+    func replaceOutbox(_ entry: OutboxEntry) throws -> Bool
+    /// Removes the outbox entry with `sequence`; returns whether there was one.
+    @discardableResult
+    func removeOutbox(sequence: Int64) throws -> Bool
+    /// Counts one more attempt on each entry of `sequences` still there and not refused (once
+    /// each, even if listed twice), and returns those entries as stored now, in the order of
+    /// `sequences`: a sender's claim before it sends them. A default reads and replaces them one
+    /// by one; the SQLite store runs one `UPDATE … RETURNING`.
+    func markOutboxAttempted(sequences: [Int64]) throws -> [OutboxEntry]
+    /// Claims for `lease` every entry of `sequences` that is still there, not refused and not held
+    /// by a live lease at `now` (``OutboxEntry/isClaimable(at:)``): sets its lease and counts one
+    /// more attempt. Returns the claimed entries as stored now, in the order of `sequences` (once
+    /// each). Because the lease is stored, two senders on one store — two storage objects on one
+    /// file, two processes — never hold one entry at once. A default reads and replaces the
+    /// entries one by one; the SQLite store runs one `UPDATE … RETURNING`.
+    func claimOutbox(sequences: [Int64], lease: OutboxLease, now: Date) throws -> [OutboxEntry]
+    /// Clears the lease of every entry of `sequences` that `owner` holds; returns how many.
+    @discardableResult
+    func releaseOutbox(sequences: [Int64], owner: String) throws -> Int
+}
