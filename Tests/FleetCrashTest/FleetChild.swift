@@ -54,7 +54,7 @@ enum FleetChild {
             }
             say("started")
             var lastError: DepotError?
-            while try await storage.outboxCount(OutboxQuery(selection: .all)).value > 0
+            while try await storage.outboxCount(OutboxQuery(selection: .all)) > 0
                 || !FileManager.default.fileExists(atPath: arguments.finished)
             {
                 let report = try await forwarder.flush().value

@@ -77,7 +77,7 @@ struct FleetCrash {
     private mutating func run(on storage: Storage) async throws -> Bool {
         let start = ContinuousClock.now
         let writes = arguments.writes ?? Self.defaultWrites
-        guard try await storage.outboxCount(OutboxQuery(selection: .all)).value == 0 else {
+        guard try await storage.outboxCount(OutboxQuery(selection: .all)) == 0 else {
             throw HarnessError(description: "the store's outbox is not empty before the run: use a new store")
         }
         let session = NetworkingSession(url: server.url)
@@ -92,7 +92,7 @@ struct FleetCrash {
 
         let before = writes * 2 / 3
         try await workload.write(before, to: repositories)
-        let queued = try await storage.outbox(OutboxQuery(selection: .all)).value
+        let queued = try await storage.outbox(OutboxQuery(selection: .all))
         workload.mark()
 
         let finished = directory.appendingPathComponent("finished").path

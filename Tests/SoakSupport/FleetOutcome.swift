@@ -39,8 +39,7 @@ public struct FleetOutcome: Sendable {
         var local: [StoredRecord] = []
         for collection in [FleetItems.clientIDs, FleetItems.serverIDs] {
             local += try await storage.fetch(
-                collection: collection, syncStates: Set(SyncState.allCases), after: nil, limit: Int.max
-            ).value
+                collection: collection, syncStates: Set(SyncState.allCases), after: nil, limit: Int.max)
         }
         return FleetOutcome(
             applied: server.appliedWrites, requests: server.requests,
@@ -48,6 +47,6 @@ public struct FleetOutcome: Sendable {
                 FleetItems.clientIDs: server.objects(in: FleetItems.clientIDs),
                 FleetItems.serverIDs: server.objects(in: FleetItems.serverIDs),
             ],
-            local: local, queued: queued, outboxLeft: try await storage.outbox(OutboxQuery(selection: .all)).value)
+            local: local, queued: queued, outboxLeft: try await storage.outbox(OutboxQuery(selection: .all)))
     }
 }

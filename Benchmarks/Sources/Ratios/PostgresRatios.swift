@@ -53,8 +53,7 @@ import PostgresNIO
     let depotUpsert = try await time {
         for entry in objects {
             try await storage.upsert(
-                [StoredRecord(collection: "posts", id: entry.id, object: entry.object, syncState: .synced)]
-            ).value
+                [StoredRecord(collection: "posts", id: entry.id, object: entry.object, syncState: .synced)])
         }
     }
     let rawRecord = try await time {
@@ -82,7 +81,7 @@ import PostgresNIO
                     StoredRecord(collection: "notes", id: entry.id, object: entry.object, syncState: .created))
                 try tx.recordOutbox(
                     collection: "notes", entityID: entry.id, operation: .create, payload: .object(entry.object))
-            }.value
+            }
         }
     }
     try await client.query("DROP TABLE \(unescaped: table), \(unescaped: table)_outbox")

@@ -74,7 +74,7 @@ import Testing
                 uniqueKeysWithValues: FleetItems.both(store: session, storage: writer).map { ($0.path, $0) })
             var workload = FleetWorkload(entities: 12, seed: 26)
             try await workload.write(60, to: repositories)
-            let queued = try await writer.outbox(OutboxQuery(selection: .all)).value
+            let queued = try await writer.outbox(OutboxQuery(selection: .all))
             workload.mark()
             let forwarders = [writer, other].map { storage in
                 Forwarder(
@@ -94,7 +94,7 @@ import Testing
     /// Flushes `forwarders` at once, again while `storage`'s outbox has entries (one forwarder
     /// skips what the other holds), at most 20 times.
     private static func flush(_ forwarders: [Forwarder], until storage: Storage) async throws {
-        for _ in 0..<20 where try await storage.outboxCount(OutboxQuery(selection: .all)).value > 0 {
+        for _ in 0..<20 where try await storage.outboxCount(OutboxQuery(selection: .all)) > 0 {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for forwarder in forwarders { group.addTask { _ = try await forwarder.flush().value } }
                 try await group.waitForAll()
