@@ -20,7 +20,7 @@ enum FleetChild {
     }
 
     /// How long a replica forwards before it gives up.
-    static let deadline = Duration.seconds(170)
+    static let deadline = Duration.seconds(300)
 
     /// Forwards until done; returns the exit status.
     static func run(_ arguments: FleetArguments) async -> Int32 {
