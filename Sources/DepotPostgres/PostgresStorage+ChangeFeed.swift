@@ -59,6 +59,8 @@
                 }
             }
             recorder.publish(for: self)
+            // Another replica's outbox write: wake this process's forwarders on this object.
+            if recorder.recorded.outbox { OutboxCoordinator.notify(self) }
         }
 
         /// Starts listening on a connection of the pool held for this object's life; returns once
@@ -75,6 +77,10 @@
                                 if first {
                                     first = false
                                     readyContinuation.yield(nil)
+                                } else {
+                                    // Listening again after a lost connection: notices sent
+                                    // meanwhile are gone, so wake the outbox's observers once.
+                                    receive(#"{"s":"","o":true,"c":[]}"#)
                                 }
                                 for try await notice in notices { receive(notice.payload) }
                             }

@@ -22,7 +22,9 @@
         }
 
         private func unsyncedSummary(_ rows: [PostgresRow]) throws -> UnsyncedSummary {
-            guard let row = rows.first else { return UnsyncedSummary(pendingEntries: 0, rejectedEntries: 0, unsyncedRecords: 0) }
+            guard let row = rows.first else {
+                return UnsyncedSummary(pendingEntries: 0, rejectedEntries: 0, unsyncedRecords: 0)
+            }
             let (pending, rejected, unsynced) = try Self.storageErrors("cannot summarize unsynced work") {
                 try row.decode((Int64, Int64, Int64).self)
             }

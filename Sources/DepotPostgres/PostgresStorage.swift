@@ -148,7 +148,8 @@
                 name.utf8.count <= 50
             else { return false }
             return name.utf8.allSatisfy {
-                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0)
+                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
                     || $0 == UInt8(ascii: "_")
             }
         }

@@ -42,7 +42,8 @@
         /// Removes every record of `collection`.
         func deleteAll(collection: String) throws {
             _ = try changing(
-                "delete all of \(collection)", "DELETE FROM \(unescaped: quoted).records WHERE collection = \(collection)")
+                "delete all of \(collection)",
+                "DELETE FROM \(unescaped: quoted).records WHERE collection = \(collection)")
             recorder.cleared(collection)
         }
 

@@ -29,7 +29,9 @@
                 // When: one transaction deletes the record and records an outbox entry
                 try await first.transaction { tx in
                     try tx.delete(collection: "messages", id: "1")
-                    try tx.appendOutbox(OutboxEntry(sequence: 0, collection: "messages", entityID: "1", operation: .delete, payload: nil))
+                    try tx.appendOutbox(
+                        OutboxEntry(
+                            sequence: 0, collection: "messages", entityID: "1", operation: .delete, payload: nil))
                 }
                 // Then: the other object hears of the delete
                 let change = await iterator.next()
@@ -41,8 +43,9 @@
         func largeNoticeIsCoarse() async throws {
             try await withPostgresReplicas { first, second in
                 let changes = second.changes(collection: "messages")
-                // When: one write touches 1,000 ids (far over the 7,000-byte notice)
-                try await first.upsert((0..<1000).map { record("message-\($0)", ["text": "x"]) })
+                // When: one write touches 120 ids of 80 characters (over the 7,000-byte notice)
+                let prefix = String(repeating: "m", count: 76)
+                try await first.upsert((0..<120).map { record("\(prefix)\(1000 + $0)", ["text": "x"]) })
                 // Then: a change of the collection arrives, its ids left out
                 let change = try await firstElement(of: changes)
                 #expect(change.collection == "messages" && change.changed.isEmpty && change.cleared)

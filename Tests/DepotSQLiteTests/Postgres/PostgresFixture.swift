@@ -23,7 +23,9 @@
         static let isEnabled: Bool = {
             if ProcessInfo.processInfo.environment["CI"] != nil { return true }
             guard let url else {
-                print("Postgres cases skipped: DEPOT_POSTGRES_URL is not set (export DEPOT_POSTGRES_URL=$(scripts/postgres start))")
+                print(
+                    "Postgres cases skipped: DEPOT_POSTGRES_URL is not set (export DEPOT_POSTGRES_URL=$(scripts/postgres start))"
+                )
                 return false
             }
             guard reachable(url) else {
@@ -38,7 +40,8 @@
 
         /// The schema of `directory`'s store.
         static func schema(_ directory: TemporaryDirectory) -> String {
-            "t_" + directory.url.lastPathComponent.replacingOccurrences(of: "depot-tests-", with: "")
+            "t_"
+                + directory.url.lastPathComponent.replacingOccurrences(of: "depot-tests-", with: "")
                 .replacingOccurrences(of: "-", with: "").lowercased()
         }
 

@@ -14,7 +14,9 @@
     }
 
     /// The first element of `stream`, or a failure after `seconds`.
-    func firstElement<Element: Sendable>(of stream: AsyncStream<Element>, within seconds: Int = 10) async throws -> Element {
+    func firstElement<Element: Sendable>(of stream: AsyncStream<Element>, within seconds: Int = 10) async throws
+        -> Element
+    {
         try await withThrowingTaskGroup(of: Element?.self) { group in
             group.addTask {
                 for await element in stream { return element }

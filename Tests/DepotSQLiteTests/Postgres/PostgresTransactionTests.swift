@@ -31,10 +31,14 @@
                 let sequences = try await Conformance.append((0..<20).map { Conformance.entry("e\($0)") }, to: first)
                 // When: both objects claim all of them at once, under different owners
                 async let claimedByFirst = first.transaction { tx in
-                    try tx.claimOutbox(sequences: sequences, lease: Conformance.lease(Conformance.peerA, for: 60), now: Conformance.now)
+                    try tx.claimOutbox(
+                        sequences: sequences, lease: Conformance.lease(Conformance.peerA, for: 60), now: Conformance.now
+                    )
                 }
                 async let claimedBySecond = second.transaction { tx in
-                    try tx.claimOutbox(sequences: sequences, lease: Conformance.lease(Conformance.peerB, for: 60), now: Conformance.now)
+                    try tx.claimOutbox(
+                        sequences: sequences, lease: Conformance.lease(Conformance.peerB, for: 60), now: Conformance.now
+                    )
                 }
                 let (a, b) = try await (claimedByFirst, claimedBySecond)
                 // Then: every entry went to exactly one of them, and the store says so
