@@ -101,6 +101,7 @@ let package = Package(
             name: "Relay",
             dependencies: [
                 "Depot", "DepotTesting", "DepotSQLite", .product(name: "Logging", package: "swift-log"),
+                .target(name: "DepotPostgres", condition: .when(traits: ["Postgres"])),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -116,6 +117,16 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Tests/OutboxCrashTest"
+        ),
+        // Replicas on one shared store, SIGKILLed and restarted mid-forward; `--throughput` measures
+        // forwarding with 1, 2 and 3 replicas. `--store postgres:<url>` needs the Postgres trait.
+        .executableTarget(
+            name: "FleetCrashTest",
+            dependencies: [
+                "Depot", "DepotSQLite", "DepotTesting", "SoakSupport",
+                .target(name: "DepotPostgres", condition: .when(traits: ["Postgres"])),
+            ],
+            path: "Tests/FleetCrashTest"
         ),
         .target(
             name: "SoakSupport",

@@ -1,14 +1,17 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// Benchmarks for Depot, kept in their own package so the library never depends on them.
+// Benchmarks for Depot, kept in their own package so the library never depends on them. Built
+// with Depot's AsyncHTTPClient and Postgres traits; the postgres section needs DEPOT_POSTGRES_URL.
 //   swift run -c release Ratios                          # ratios against baselines, same run
 //   swift package --disable-sandbox benchmark            # ordo-one: wall time and mallocs
 let package = Package(
     name: "DepotBenchmarks",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(name: "Depot", path: "..", traits: ["AsyncHTTPClient"]),
+        .package(name: "Depot", path: "..", traits: ["AsyncHTTPClient", "Postgres"]),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
@@ -25,6 +28,9 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "DepotSQLite", package: "Depot"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "DepotPostgres", package: "Depot"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
