@@ -124,8 +124,21 @@ auto.start(); auto.pause(); auto.resume(); await auto.stop()
 #sourceLocation()
 }
 
-func snippet_README_md_157() async throws {
-#sourceLocation(file: "README.md", line: 158)
+func snippet_README_md_214() async throws {
+#sourceLocation(file: "README.md", line: 215)
+struct RecentNotes: CRUDNetworkingStorageRepository {
+    typealias Entity = Message
+    let store: Networking
+    let storage: Storage
+    let path = "messages"
+    var strategy: Strategy { .cacheFirst }             // no request while the server says it is fresh
+    var configuration: RepositoryConfiguration { RepositoryConfiguration(defaultMaxAge: 30) }
+}
+#sourceLocation()
+}
+
+func snippet_README_md_231() async throws {
+#sourceLocation(file: "README.md", line: 232)
 struct Notes: CRUDNetworkingStorageRepository, SynchronizableRepository {
     typealias Entity = Note            // struct Note: Codable, Identifiable { var id: Int; … }
     let store: Networking
@@ -137,8 +150,8 @@ struct Notes: CRUDNetworkingStorageRepository, SynchronizableRepository {
 #sourceLocation()
 }
 
-@MainActor func snippet_README_md_179() async throws {
-#sourceLocation(file: "README.md", line: 180)
+@MainActor func snippet_README_md_253() async throws {
+#sourceLocation(file: "README.md", line: 254)
 var synchronization: SynchronizationConfiguration {
     SynchronizationConfiguration(
         pagination: .nextLink("next"),
@@ -157,8 +170,8 @@ for await waiting in forwarder.pendingCounts { badge(waiting) }  // "3 changes w
 #sourceLocation()
 }
 
-func snippet_README_md_211() async throws {
-#sourceLocation(file: "README.md", line: 212)
+func snippet_README_md_285() async throws {
+#sourceLocation(file: "README.md", line: 286)
 let notes = CollectionSchema(
     "notes", entity: Note.self,
     migrations: [Migration(to: 2) { record in record["kind"] = record["kind"] ?? "plain" }])
