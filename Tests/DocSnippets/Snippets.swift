@@ -194,8 +194,8 @@ log("\(report.pages) pages, \(report.notModified) answered 304, \(report.pulled)
 #sourceLocation()
 }
 
-func snippet_Sources_Depot_Depot_docc_Caching_md_74() async throws {
-#sourceLocation(file: "Sources/Depot/Depot.docc/Caching.md", line: 75)
+func snippet_Sources_Depot_Depot_docc_Caching_md_78() async throws {
+#sourceLocation(file: "Sources/Depot/Depot.docc/Caching.md", line: 79)
 let headers = CacheHeaders(fields: [
     (name: "Cache-Control", value: "max-age=60, stale-while-revalidate=30"),
     (name: "ETag", value: "\"v7\""),
@@ -209,8 +209,8 @@ log((lifetime, fresh, served))
 #sourceLocation()
 }
 
-func snippet_Sources_Depot_Depot_docc_Caching_md_108() async throws {
-#sourceLocation(file: "Sources/Depot/Depot.docc/Caching.md", line: 109)
+func snippet_Sources_Depot_Depot_docc_Caching_md_112() async throws {
+#sourceLocation(file: "Sources/Depot/Depot.docc/Caching.md", line: 113)
 struct RecentMessages: CRUDNetworkingStorageRepository {
     typealias Entity = Message
     let store: Networking
@@ -228,8 +228,8 @@ log((first.origin, again.origin))  // (.remote, .local)
 #sourceLocation()
 }
 
-func snippet_Sources_Depot_Depot_docc_Caching_md_128() async throws {
-#sourceLocation(file: "Sources/Depot/Depot.docc/Caching.md", line: 129)
+func snippet_Sources_Depot_Depot_docc_Caching_md_132() async throws {
+#sourceLocation(file: "Sources/Depot/Depot.docc/Caching.md", line: 133)
 try await withStubServer { server in
     server.resource("messages", objects: [["id": "1", "text": "hi"]])
     server.servesValidators = true

@@ -135,10 +135,10 @@ struct ListAnswer<Entity: Sendable>: Sendable {
 }
 
 extension CRUDNetworkingStorageRepository {
-    /// `GET /path?…` through the store's HTTP cache: conditional when the store holds the list's
-    /// validators and every record it listed, still synced; a `304` answers with those records in
-    /// the listed order (nothing written); a `200` replaces the list's entry.
-    func conditionalReadAll(queryItems: [URLQueryItem]) async throws -> ListAnswer<Entity> {
+    /// What the store's HTTP cache holds for the list `queryItems` asks for: the entry and every
+    /// record it listed, in order, when this request may use it and each record is still stored
+    /// and synced; nil otherwise.
+    func listLookup(queryItems: [URLQueryItem]) async throws -> ListLookup {
         let request = try remote.operationRequest(.readAll, id: nil, query: queryItems)
         let fields = HTTPCache.fields(try await store.prepared(request).headers)
         let url = CacheLookup.url(of: request)
@@ -161,33 +161,85 @@ extension CRUDNetworkingStorageRepository {
         } catch let error as DepotError where error.code == .storage {
             // A store that cannot be read does not keep the server's answer from the app.
         }
+        return ListLookup(request: request, fields: fields, url: url, key: key, stored: stored)
+    }
+
+    /// `GET /path?…` through the store's HTTP cache: conditional when the store holds the list's
+    /// validators and every record it listed, still synced; a `304` answers with those records in
+    /// the listed order (no record written; the entry renewed when the `304` renews its
+    /// freshness); a `200` replaces the list's entry.
+    func conditionalReadAll(queryItems: [URLQueryItem]) async throws -> ListAnswer<Entity> {
+        let lookup = try await listLookup(queryItems: queryItems)
+        let (stored, key) = (lookup.stored, lookup.key)
         let sent =
             try stored.map {
                 try remote.operationRequest(.readAll, id: nil, query: queryItems, headers: $0.entry.conditionalHeaders)
-            } ?? request
+            } ?? lookup.request
         let response = try await store.exchange(sent) { $0 }.value
+        let headers = CacheHeaders(fields: HTTPCache.fields(response.headers))
+        let now = configuration.cacheClock.now
+        let defaultMaxAge = configuration.defaultMaxAge
         if response.status == 304 {
             guard let stored else {
                 throw statusError(
                     for: response, request: DepotError.Request(method: sent.method.rawValue, url: sent.path))
             }
             let local = self.local
+            let refreshed = stored.entry.refreshed(by: headers, now: now)
+            let renews = refreshed.freshness(defaultMaxAge: defaultMaxAge) > 0 && refreshed != stored.entry
             return ListAnswer(
                 answers: try stored.records.map {
                     RemoteAnswer(
                         entity: try local.decoded($0), etag: $0.etag,
                         caching: .notModified(refreshed: nil, key: key))
                 },
-                page: nil)
+                page: renews ? (key, refreshed) : nil)
         }
         let answers = try remote.readAnswers(response, keepJSON: true)
-        let headers = CacheHeaders(fields: HTTPCache.fields(response.headers))
+        // Kept when it can be revalidated or stays fresh for a while (cacheFirst needs no validator).
         guard
-            var entry = HTTPCacheEntry(
-                headers: headers, url: url, now: configuration.cacheClock.now, request: fields),
-            entry.etag != nil || entry.lastModified != nil
+            var entry = HTTPCacheEntry(headers: headers, url: lookup.url, now: now, request: lookup.fields),
+            entry.etag != nil || entry.lastModified != nil || entry.freshness(defaultMaxAge: defaultMaxAge) > 0
         else { return ListAnswer(answers: answers, page: (key, nil)) }
         entry.ids = answers.map { $0.entity.id.pathComponent }
         return ListAnswer(answers: answers, page: (key, entry))
     }
+
+    /// The stored list a `readAll` under `use` gives without waiting for the server, and whether
+    /// it must be revalidated in the background; nil when the read must ask the server first (the
+    /// same rules as ``cachedAnswer(id:use:)`` for one record).
+    func cachedListAnswer(queryItems: [URLQueryItem], use: CacheUse) async throws
+        -> (Sourced<[Entity]>, revalidate: Bool)?
+    {
+        guard use != .revalidate else { return nil }
+        guard let stored = try await listLookup(queryItems: queryItems).stored else { return nil }
+        let (entry, now, defaultMaxAge) = (stored.entry, configuration.cacheClock.now, configuration.defaultMaxAge)
+        let local = self.local
+        let entities = { try stored.records.map { try local.decoded($0) } }
+        if entry.isFresh(at: now, defaultMaxAge: defaultMaxAge) {
+            return (Sourced(value: try entities(), origin: .local), false)
+        }
+        let servesStale: Bool =
+            switch use {
+            case .revalidate: false
+            case .cacheFirst: entry.mayServeWhileRevalidating(at: now, defaultMaxAge: defaultMaxAge)
+            case .staleWhileRevalidate: !entry.noCache && !entry.mustRevalidate
+            }
+        guard servesStale else { return nil }
+        return (Sourced(value: try entities(), origin: .local, isStale: true), true)
+    }
+}
+
+/// What the store's HTTP cache holds for one list GET before it goes out.
+struct ListLookup: Sendable {
+    /// The GET, as the repository sends it (without validators).
+    var request: NetworkRequest
+    /// The request's header fields as they go out.
+    var fields: [(name: String, value: String)]
+    /// The URL the entry is kept for.
+    var url: String
+    /// The entry's record id in ``HTTPCache/collection``.
+    var key: String
+    /// The entry and the records it listed, in order, when usable.
+    var stored: (entry: HTTPCacheEntry, records: [StoredRecord])?
 }

@@ -108,8 +108,30 @@ extension CRUDNetworkingStorageRepository {
     ///
     /// The GET goes through the store's HTTP cache: it carries the list's validators when the
     /// store holds them and every record the list named, still synced; a `304` answers with those
-    /// records, in the server's order, with nothing downloaded or written.
+    /// records, in the server's order, with nothing downloaded or written. Under a rule whose
+    /// ``Rule/cache`` is ``CacheUse/cacheFirst`` or ``CacheUse/staleWhileRevalidate`` a fresh
+    /// stored list comes with no request at all (origin `.local`), and a stale one may come at
+    /// once (``Sourced/isStale``) while it is revalidated in the background.
     public func readAll(query: [String: String] = [:]) -> Promise<Sourced<[Entity]>> {
+        let rule = strategy.rule(for: .readAll)
+        guard rule.target == .remote, rule.cache != .revalidate else { return readAllThrough(query: query) }
+        return Promise {
+            if let (answer, revalidate) = try await cachedListAnswer(
+                queryItems: query.sortedQueryItems, use: rule.cache)
+            {
+                if revalidate {
+                    // Background revalidation: its answer is stored, and live queries see it.
+                    let read = readAllThrough(query: query)
+                    Task { _ = try? await read.value }
+                }
+                return answer
+            }
+            return try await readAllThrough(query: query).value
+        }
+    }
+
+    /// ``readAll(query:)`` asking the server first (conditionally), as its rule says.
+    func readAllThrough(query: [String: String]) -> Promise<Sourced<[Entity]>> {
         let (local, storage) = (self.local, self.storage)
         // A write's answer stored while the read is out is newer than the read's answers.
         let reads = DeliveryLog.Scope()

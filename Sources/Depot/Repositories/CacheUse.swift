@@ -1,5 +1,6 @@
-/// How a read (`read(id)`, a pull's pages) uses the HTTP cache in the store: what the server's
-/// validators and freshness (RFC 9111, RFC 5861) allow, per ``Rule``.
+/// How a read (`read(id)`, `readAll`) uses the HTTP cache in the store: what the server's
+/// validators and freshness (RFC 9111, RFC 5861) allow, per ``Rule``. A pull's pages always
+/// revalidate (conditionally): a pull is how the app asks the server what changed.
 ///
 /// Under every use a stored answer's `ETag` / `Last-Modified` go out as `If-None-Match` /
 /// `If-Modified-Since`, and a `304` answers from the store (no body, no decode, no write).
