@@ -103,13 +103,8 @@
 
         /// The advisory lock key of `schema`'s writers.
         static func lockKey(_ schema: String) -> Int64 {
-            // FNV-1a over the name: stable across processes and versions (Hasher is seeded).
-            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-            for byte in "depot:\(schema)".utf8 {
-                hash ^= UInt64(byte)
-                hash = hash &* 0x100_0000_01b3
-            }
-            return Int64(bitPattern: hash)
+            // Stable across processes and versions (Hasher is seeded).
+            Int64(bitPattern: FNV1a.hash("depot:\(schema)".utf8))
         }
 
         /// Carries an error a transaction body threw past the `.storage` wrapping.

@@ -83,9 +83,7 @@ extension StubServer {
 
     /// A strong tag of `body`: 64-bit FNV-1a, in hex.
     static func contentTag(_ body: Data) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in body { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
-        return "\"" + String(hash, radix: 16) + "\""
+        "\"" + String(FNV1a.hash(body), radix: 16) + "\""
     }
 
     /// A tag without its weakness mark (`W/"x"` → `"x"`): `If-None-Match` compares weakly.

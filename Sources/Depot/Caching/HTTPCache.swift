@@ -42,13 +42,11 @@ enum HTTPCache {
     /// A hash of the values `request` has for each of `names` (repeated fields in order), so the
     /// store never keeps an `Authorization` value itself: 128 bits of two FNV-1a passes.
     static func varyHash(of request: [(name: String, value: String)], names: [String]) -> String {
-        var first: UInt64 = 0xcbf2_9ce4_8422_2325
-        var second: UInt64 = 0x6c62_272e_07bb_0142
+        var first = FNV1a()
+        var second = FNV1a(seed: 0x6c62_272e_07bb_0142)
         func mix(_ bytes: some Sequence<UInt8>) {
-            for byte in bytes {
-                first = (first ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
-                second = (second ^ UInt64(byte ^ 0x5a)) &* 0x0000_0100_0000_01b3
-            }
+            first.mix(bytes)
+            second.mix(bytes.lazy.map { $0 ^ 0x5a })
         }
         for name in names {
             mix(name.lowercased().utf8)
@@ -59,6 +57,6 @@ enum HTTPCache {
             }
             mix([2])
         }
-        return String(first, radix: 16) + "-" + String(second, radix: 16)
+        return String(first.value, radix: 16) + "-" + String(second.value, radix: 16)
     }
 }

@@ -99,6 +99,21 @@ struct HTTPCacheEntry: Sendable, Hashable {
         return staleness(at: now, defaultMaxAge: defaultMaxAge) <= window
     }
 
+    /// How a read under `use` may answer from this entry at `now` without waiting for the server:
+    /// `false` fresh (no request), `true` stale (answer, then revalidate in the background), nil
+    /// when it must ask the server first.
+    func answersStale(under use: CacheUse, at now: Date, defaultMaxAge: Int?) -> Bool? {
+        guard use != .revalidate else { return nil }
+        if isFresh(at: now, defaultMaxAge: defaultMaxAge) { return false }
+        let servesStale: Bool =
+            switch use {
+            case .revalidate: false
+            case .cacheFirst: mayServeWhileRevalidating(at: now, defaultMaxAge: defaultMaxAge)
+            case .staleWhileRevalidate: !noCache && !mustRevalidate
+            }
+        return servesStale ? true : nil
+    }
+
     /// Whether, stale at `now`, it may answer when the server fails (RFC 5861 §4; never under
     /// `no-cache` or `must-revalidate`, RFC 9111 §4.2.4).
     func mayServeAfterError(at now: Date, defaultMaxAge: Int?) -> Bool {

@@ -109,20 +109,11 @@ extension CRUDNetworkingStorageRepository {
     func cachedAnswer(id: String, use: CacheUse) async throws -> (Sourced<Entity>, revalidate: Bool)? {
         guard use != .revalidate else { return nil }
         let lookup = try await cacheLookup(id: id)
-        guard let entry = lookup.entry, let record = lookup.record else { return nil }
-        let now = configuration.cacheClock.now
-        let defaultMaxAge = configuration.defaultMaxAge
-        if entry.isFresh(at: now, defaultMaxAge: defaultMaxAge) {
-            return (Sourced(value: try local.decoded(record), origin: .local), false)
-        }
-        let servesStale: Bool =
-            switch use {
-            case .revalidate: false
-            case .cacheFirst: entry.mayServeWhileRevalidating(at: now, defaultMaxAge: defaultMaxAge)
-            case .staleWhileRevalidate: !entry.noCache && !entry.mustRevalidate
-            }
-        guard servesStale else { return nil }
-        return (Sourced(value: try local.decoded(record), origin: .local, isStale: true), true)
+        guard let entry = lookup.entry, let record = lookup.record,
+            let stale = entry.answersStale(
+                under: use, at: configuration.cacheClock.now, defaultMaxAge: configuration.defaultMaxAge)
+        else { return nil }
+        return (Sourced(value: try local.decoded(record), origin: .local, isStale: stale), stale)
     }
 }
 
@@ -212,21 +203,13 @@ extension CRUDNetworkingStorageRepository {
         -> (Sourced<[Entity]>, revalidate: Bool)?
     {
         guard use != .revalidate else { return nil }
-        guard let stored = try await listLookup(queryItems: queryItems).stored else { return nil }
-        let (entry, now, defaultMaxAge) = (stored.entry, configuration.cacheClock.now, configuration.defaultMaxAge)
+        guard let stored = try await listLookup(queryItems: queryItems).stored,
+            let stale = stored.entry.answersStale(
+                under: use, at: configuration.cacheClock.now, defaultMaxAge: configuration.defaultMaxAge)
+        else { return nil }
         let local = self.local
-        let entities = { try stored.records.map { try local.decoded($0) } }
-        if entry.isFresh(at: now, defaultMaxAge: defaultMaxAge) {
-            return (Sourced(value: try entities(), origin: .local), false)
-        }
-        let servesStale: Bool =
-            switch use {
-            case .revalidate: false
-            case .cacheFirst: entry.mayServeWhileRevalidating(at: now, defaultMaxAge: defaultMaxAge)
-            case .staleWhileRevalidate: !entry.noCache && !entry.mustRevalidate
-            }
-        guard servesStale else { return nil }
-        return (Sourced(value: try entities(), origin: .local, isStale: true), true)
+        let entities = try stored.records.map { try local.decoded($0) }
+        return (Sourced(value: entities, origin: .local, isStale: stale), stale)
     }
 }
 

@@ -10,8 +10,8 @@ enum Quarantine {
     /// The record id of a row: by its id when it names one, else by its text's hash.
     static func key(collection: String, id: String?, raw: JSON) -> String {
         if let id { return MovedIDs.key(collection: collection, id: id) }
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a, 64-bit, of the row's compact text
-        for byte in (try? raw.serialized()) ?? Data() { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        // The hash of the row's compact text.
+        let hash = FNV1a.hash((try? raw.serialized()) ?? Data())
         return "\(collection.utf8.count):\(collection)#" + String(hash, radix: 16)
     }
 

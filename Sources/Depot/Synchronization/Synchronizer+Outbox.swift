@@ -15,10 +15,7 @@ extension Synchronizer {
         var idempotencyKey: String? {
             guard !keys.isEmpty else { return nil }
             guard keys.count > 1 else { return keys[0] }
-            var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a, 64-bit
-            for byte in keys.sorted().joined(separator: ",").utf8 {
-                hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
-            }
+            let hash = FNV1a.hash(keys.sorted().joined(separator: ",").utf8)
             return "batch-\(keys.count)-" + String(hash, radix: 16)
         }
 
