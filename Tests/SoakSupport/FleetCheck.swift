@@ -83,12 +83,13 @@ public struct FleetCheck: Sendable {
                 appliedTwice.append("\(entity) revision \(revision): applied as #\(first) and again as \(what)")
             }
             applied[revision] = write.sequence
-            if let previous = last[entity], previous.revision >= revision {
+            let ordered = workload.orderedEntities[revision] ?? entity
+            if let previous = last[ordered], previous.revision >= revision {
                 outOfOrder.append(
                     "\(entity): revision \(revision) applied as \(what), after revision \(previous.revision)"
                         + " (#\(previous.sequence)), which was queued later")
             }
-            last[entity] = (revision, write.sequence)
+            last[ordered] = (revision, write.sequence)
         }
         return keys
     }

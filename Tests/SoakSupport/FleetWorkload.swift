@@ -29,6 +29,10 @@ public struct FleetWorkload: Sendable {
     public private(set) var expected: [String: FleetItem] = [:]
     /// The entity (its ``key(_:_:)``) each revision was written to.
     public private(set) var revisions: [Int: String] = [:]
+    /// The entity each revision was written to as Depot keeps its order: its ``key(_:_:)``, and
+    /// for a ticket also which create it follows (`#n`), since a ticket created again gets a new
+    /// temporary id and is a new entity to Depot and to the server.
+    public private(set) var orderedEntities: [Int: String] = [:]
     /// The entity (its ``key(_:_:)``) of each temporary id given to a ticket.
     public private(set) var temporaryIDs: [String: String] = [:]
     /// The entities deleted since the last ``mark()``.
@@ -39,6 +43,8 @@ public struct FleetWorkload: Sendable {
     public let prefix: String
     /// Every entity's ``key(_:_:)``.
     private let keys: [String]
+    /// How many times each entity was created.
+    private var creates: [String: Int] = [:]
     /// The last revision given.
     private var revision = 0
     /// Chooses entities, kinds of write and values.
@@ -84,6 +90,8 @@ public struct FleetWorkload: Sendable {
             }
             revision += 1
             revisions[revision] = key
+            if expected[key] == nil { creates[key, default: 0] += 1 }
+            orderedEntities[revision] = collection == FleetItems.serverIDs ? "\(key)#\(creates[key] ?? 0)" : key
             guard var item = expected[key] else {
                 let name = String(key.dropFirst(collection.count + 1))
                 // The server replaces a temporary id with its own; a recreated ticket gets a new one.
