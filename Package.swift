@@ -130,7 +130,7 @@ let package = Package(
         ),
         .target(
             name: "SoakSupport",
-            dependencies: ["Depot", "DepotTesting", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["Depot", "DepotSQLite", "DepotTesting", .product(name: "Logging", package: "swift-log")],
             path: "Tests/SoakSupport"
         ),
         // Every ```swift block of README.md and the DocC articles, compiled (scripts/snippets

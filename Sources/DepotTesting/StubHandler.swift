@@ -39,6 +39,13 @@ final class StubHandler: ChannelInboundHandler {
             switch server.reply(to: request) {
             case .drop:
                 context.close(promise: nil)
+            case .dropGoingOffline:
+                guard let closed = server.goOfflineAtOnce(keeping: context.channel) else {
+                    context.close(promise: nil)
+                    return
+                }
+                let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+                closed.hop(to: context.eventLoop).whenComplete { _ in bound.value.close(promise: nil) }
             case .dieMidResponse:
                 var headers = HTTPHeaders()
                 headers.add(name: "Content-Length", value: "1000")

@@ -187,6 +187,23 @@ public final class StubServer: Sendable {
         for connection in connections { try? await connection.close() }
     }
 
+    /// Stops listening and closes every connection but `keeping` at once, for
+    /// ``StubFault/applyThenGoOffline``; returns the listener's close future (nil when offline).
+    func goOfflineAtOnce(keeping: any Channel) -> EventLoopFuture<Void>? {
+        let channel = listener.withLock { listener in
+            defer { listener = nil }
+            return listener
+        }
+        let connections = state.withLock { state in
+            defer { state.connections.removeAll() }
+            return Array(state.connections.values)
+        }
+        for connection in connections where connection !== keeping { connection.close(promise: nil) }
+        guard let channel else { return nil }
+        channel.close(promise: nil)
+        return channel.closeFuture
+    }
+
     /// Listens again on the same port after ``goOffline()``.
     public func goOnline() async throws {
         guard listener.withLock({ $0 == nil }) else { return }
@@ -205,6 +222,8 @@ public final class StubServer: Sendable {
         case respond(StubResponse)
         case drop
         case dieMidResponse
+        /// Stop listening, close the other connections, then drop this one.
+        case dropGoingOffline
     }
 
     /// What the lock-held part of ``reply(to:)`` decided: a reply, or a route handler to call
@@ -213,7 +232,7 @@ public final class StubServer: Sendable {
         case reply(Reply)
         case handler(
             @Sendable (RecordedRequest, [String: String]) -> StubResponse, [String: String], delay: Duration?,
-            thenDrop: Bool)
+            thenDrop: Reply?)
     }
 
     func reply(to request: RecordedRequest) -> Reply {
@@ -225,6 +244,7 @@ public final class StubServer: Sendable {
             state.requests.append(request)
             var delay: Duration?
             var thenDrop = false
+            var thenOffline = false
             if let index = state.faults.firstIndex(where: { $0.pathPrefix.map(request.path.hasPrefix) ?? true }) {
                 let fault = state.faults[index].fault
                 state.faults[index].remaining -= 1
@@ -246,18 +266,22 @@ public final class StubServer: Sendable {
                     return .reply(.drop)
                 case .applyThenDropConnection:
                     thenDrop = true
+                case .applyThenGoOffline:
+                    thenDrop = true
+                    thenOffline = true
                 case .dieMidResponse:
                     return .reply(.dieMidResponse)
                 }
             }
             for route in state.routes {
                 if let parameters = route.pattern.match(method: request.method, rawPath: request.rawPath) {
-                    return .handler(route.handler, parameters, delay: delay, thenDrop: thenDrop)
+                    return .handler(
+                        route.handler, parameters, delay: delay, thenDrop: thenOffline ? .dropGoingOffline : thenDrop ? .drop : nil)
                 }
             }
             var response = Self.answerFromResources(request, state: &state)
             response = Self.applyingCaching(response, to: request, caching: &state.caching)
-            if thenDrop { return .reply(.drop) }
+            if thenDrop { return .reply(thenOffline ? .dropGoingOffline : .drop) }
             if let delay { response.delay = (response.delay ?? .zero) + delay }
             return .reply(.respond(response))
         }
@@ -266,7 +290,7 @@ public final class StubServer: Sendable {
             return reply
         case .handler(let handler, let parameters, let delay, let thenDrop):
             var response = handler(request, parameters)
-            if thenDrop { return .drop }
+            if let thenDrop { return thenDrop }
             if let delay { response.delay = (response.delay ?? .zero) + delay }
             return .respond(response)
         }

@@ -140,4 +140,9 @@ public enum StubFault: Sendable, Hashable {
     case applyThenDropConnection
     /// Send the status line and headers announcing a body, then close mid-body.
     case dieMidResponse
+    /// Handle the request normally (a write is applied), then stop listening and close every
+    /// connection before this one is dropped: the client's reconnect is refused (URLSession on
+    /// Linux reports `cannotConnectToHost`), as after a server that crashed right after it
+    /// committed. ``StubServer/goOnline()`` listens again.
+    case applyThenGoOffline
 }

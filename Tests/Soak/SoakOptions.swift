@@ -17,6 +17,8 @@ struct SoakOptions: Sendable {
     var database = ""
     /// The seed: of the first round (parent), of this round (child).
     var seed = UInt64.random(in: 1...UInt64.max)
+    /// Whether `--seed` was given (the checker then replays that one program).
+    var seedGiven = false
     /// Operations per round.
     var operations = 60
     /// The time budget (parent), used when no round count is given.
@@ -31,6 +33,12 @@ struct SoakOptions: Sendable {
     /// `--keep-going`: after a round that breaks the model, print it and run on (the exit status
     /// still says it failed), so one run counts every failing round.
     var keepGoing = false
+    /// `--check`: run the model checker (``SoakCheck``) instead of the soak's rounds.
+    var check = false
+    /// `--steps N`: steps per generated program of the model checker.
+    var steps = 40
+    /// `--shrink N`: the most programs run to shrink a failing one (0: print it unshrunk).
+    var shrinkRuns = 150
 
     /// Parses `arguments` (without the program name).
     ///
@@ -38,8 +46,8 @@ struct SoakOptions: Sendable {
     init(_ arguments: [String]) throws {
         var rest = arguments[...]
         while let option = rest.popFirst() {
-            if option == "--child" || option == "--keep-going" {
-                if option == "--child" { isChild = true } else { keepGoing = true }
+            if option == "--child" || option == "--keep-going" || option == "--check" {
+                if option == "--child" { isChild = true } else if option == "--check" { check = true } else { keepGoing = true }
                 continue
             }
             let value = rest.popFirst()
@@ -50,6 +58,8 @@ struct SoakOptions: Sendable {
             case "--seconds": seconds = try Self.number(option, value)
             case "--rounds": rounds = max(try Self.number(option, value), 1)
             case "--volume": volume = max(try Self.number(option, value), 1)
+            case "--steps": steps = max(try Self.number(option, value), 1)
+            case "--shrink": shrinkRuns = try Self.number(option, value)
             case "--modes":
                 guard let modes = SoakModes(list: try Self.text(option, value)) else {
                     throw SoakUsageError(
@@ -61,6 +71,7 @@ struct SoakOptions: Sendable {
                     throw SoakUsageError(message: "--seed needs an unsigned 64-bit integer")
                 }
                 self.seed = seed
+                seedGiven = true
             default: throw SoakUsageError(message: "unknown option \(option)")
             }
         }
@@ -87,6 +98,7 @@ struct SoakUsageError: Error, CustomStringConvertible {
     /// The message with the usage.
     var description: String {
         "\(message)\nusage: Soak [--seconds 110] [--rounds N] [--ops 60] [--seed S] [--modes LIST] [--keep-going] | Soak --volume N"
+            + " | Soak --check [--seconds S] [--seed S] [--steps 40] [--shrink 150] [--keep-going]"
             + " | Soak --child --port P --db PATH --seed S --ops N --modes LIST\n"
             + "  --modes: classic, or a comma-separated list of " + SoakModes.names.joined(separator: ", ")
             + " (default: drawn per round from its seed)"

@@ -17,4 +17,5 @@ do {
     exit(64)
 }
 if let volume = options.volume { exit(await SoakVolume.run(count: volume)) }
+if options.check { exit(await SoakCheck.run(options)) }
 exit(options.isChild ? await SoakChild.run(options) : await SoakParent.run(options))

@@ -1,0 +1,81 @@
+import Depot
+import DepotTesting
+import Foundation
+
+extension CheckApp {
+    /// Whether the server refused a write of `handle` (a 4xx): the app was told, so its states
+    /// are judged no further.
+    func refused(_ handle: Int) -> Bool {
+        let ids = Set(server.applied.filter { model.owner(of: $0.value) == handle }.map(\.id))
+            .union([createdID(handle)]).union(held[handle].map { [$0.id] } ?? [])
+        return server.refusals.contains { model.owner(of: $0.value) == handle || ids.contains($0.id) }
+    }
+
+    /// Judges one step's answer against the model, and records what it acknowledged.
+    func judge(_ step: CheckStep, index: Int, answer: CheckAnswer, outcome: inout CheckRunner.Outcome) {
+        func flag(_ kind: String, _ message: String) {
+            outcome.violations.append(CheckViolation(kind: kind, step: index, message: message))
+        }
+        let handle = step.handle
+        switch (step.action, answer) {
+        case (.create, .one(let item?, let origin)), (.update, .one(let item?, let origin)),
+            (.patch, .one(let item?, let origin)):
+            held[handle!] = item
+            model.acknowledged(handle!, state: item.value, remote: origin == .remote)
+            if origin == .remote { checkAccount(item, step: step, flag: flag) }
+        case (.delete, .one(_, let origin)):
+            model.acknowledged(handle!, state: nil, remote: origin == .remote)
+        case (.read, .one(let item?, let origin)):
+            held[handle!] = item
+            checkRead(item, handle: handle!, origin: origin, step: step, flag: flag)
+            if origin == .remote, program.shape.summarizesLists, item.body == nil {
+                flag("SUMMARY", "read(\(item.id)) answered from the server without body: a list summary confirmed as the record")
+            }
+        case (.readAll, .list(let list, let origin)):
+            for item in list {
+                guard let owner = model.owner(of: item.value) else { continue }
+                checkRead(item, handle: owner, origin: origin, step: step, flag: flag)
+            }
+            let listed = Set(list.compactMap { model.owner(of: $0.value) })
+            for (owner, entity) in model.entities.sorted(by: { $0.key < $1.key }) {
+                guard case .some(.some(let value)) = entity.last, entity.lastRemote, entity.uncertain.isEmpty,
+                    entity.otherAfter.isEmpty, !listed.contains(owner), !refused(owner)
+                else { continue }
+                flag("MISSING", "readAll() (\(origin)) left out e\(owner), whose \(value) the server acknowledged")
+            }
+        case (_, .failed(let code)):
+            if let handle, let written = step.writtenState {
+                model.failed(handle, state: written)
+                let exists: Bool = if case .some(.some) = model.entities[handle]?.last { true } else { false }
+                let calm = step.fault == nil && !offline && model.entities[handle]?.otherAfter.isEmpty != false
+                if code == "notFound", !step.isCreate, exists, calm, !refused(handle) {
+                    flag("NOT FOUND", "\(CheckRender.call(step, shape: program.shape)) failed .notFound, though e\(handle) exists")
+                }
+                if offline, step.fault == nil, step.isCreate || exists {
+                    flag("REFUSED OFFLINE", "\(CheckRender.call(step, shape: program.shape)) failed .\(code) offline, with a local fallback")
+                }
+            }
+        default:
+            break
+        }
+    }
+
+    /// A read of `handle` answered `item`: another account's copy, or a state the model does not
+    /// allow, is a violation.
+    func checkRead(
+        _ item: CheckItem, handle: Int, origin: Origin, step: CheckStep, flag: (String, String) -> Void
+    ) {
+        if origin == .remote { checkAccount(item, step: step, flag: flag) }
+        guard let entity = model.entities[handle], let allowed = entity.allowed, !refused(handle) else { return }
+        if !allowed.contains(item.value) {
+            let states = allowed.map { $0 ?? "deleted" }.sorted().joined(separator: " or ")
+            flag("STALE", "\(origin) answer for e\(handle) holds \(item.value); the model allows \(states)")
+        }
+    }
+
+    func checkAccount(_ item: CheckItem, step: CheckStep, flag: (String, String) -> Void) {
+        if let viewer = item.viewer, viewer != step.account {
+            flag("ACCOUNT", "account \(step.account) was answered \(viewer)'s copy of \(item.id) by the server side")
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import Depot
+import DepotTesting
+import Foundation
+
+extension CheckApp {
+    /// The final checks: the server online with no faults, the outbox flushed, a full pull (with
+    /// prune); then every entity's server state allowed by the model, in one object; no silent
+    /// overwrite; the outbox empty or refused; the store holding exactly what the server holds.
+    func settle(_ outcome: inout CheckRunner.Outcome) async {
+        func flag(_ kind: String, _ message: String) {
+            outcome.violations.append(CheckViolation(kind: kind, step: nil, message: message))
+        }
+        if offline { try? await stub.goOnline() }
+        offline = false
+        stub.clearFaults()
+        let forwarder = self.forwarder
+        let items = CheckItems(
+            store: sessions["A"]!, storage: storage, strategy: .remoteFirst, batch: program.shape.batchRoute,
+            assignsIDs: program.shape.assignsIDs, pageSize: program.shape.pageSize, prune: true)
+        let settled = await CheckRunner.limited(CheckRunner.stepLimit) {
+            // Errors show below as what is left; a settle step that fails is not itself judged.
+            _ = try? await forwarder.flush().value
+            _ = try? await forwarder.flush().value
+            _ = try? await items.synchronize().value
+            _ = try? await forwarder.flush().value
+            _ = try? await items.synchronize().value
+            return true
+        }
+        guard settled != nil else {
+            flag("HANG", "the final flush and pull did not end within \(CheckRunner.stepLimit)")
+            return
+        }
+        let entries: [OutboxEntry]
+        let records: [StoredRecord]
+        do {
+            entries = try await storage.outbox(OutboxQuery(selection: .all))
+            records = try await storage.fetch(
+                collection: "items", syncStates: Set(SyncState.allCases), after: nil, limit: 100_000)
+        } catch {
+            flag("STORAGE", "reading the store failed: \(error)")
+            return
+        }
+        for entry in entries where entry.rejection == nil {
+            flag("STUCK", "outbox entry \(entry.sequence) (\(entry.operation) \(entry.entityID)) still pending: \(entry.lastError ?? "-")")
+        }
+        let objects = server.objects
+        var byHandle: [Int: [CheckServer.Object]] = [:]
+        for object in objects { if let owner = model.owner(of: object.value) { byHandle[owner, default: []].append(object) } }
+        for (handle, entity) in model.entities.sorted(by: { $0.key < $1.key }) {
+            let held = byHandle[handle] ?? []
+            if held.count > 1 {
+                flag("DOUBLED", "e\(handle) is \(held.count) objects on the server: \(held.map { "\($0.id)=\($0.value)" }.joined(separator: ", "))")
+            }
+            guard let allowed = entity.allowed, !refused(handle) else { continue }
+            let state = held.first?.value
+            if !allowed.contains(state) {
+                let states = allowed.map { $0 ?? "deleted" }.sorted().joined(separator: " or ")
+                flag("LOST", "the server holds \(state ?? "no object") for e\(handle); the model allows \(states)")
+            }
+        }
+        for write in server.applied where write.silentOverwrite {
+            flag("OVERWRITE", "\(write.method) \(write.id) (\(write.value ?? "delete")) replaced another client's version without If-Match, though the app had its ETag")
+        }
+        let rejected = Set(entries.filter { $0.rejection != nil }.map(\.entityID))
+        let serverByID = Dictionary(objects.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let local = Dictionary(records.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        for object in objects where !rejected.contains(object.id) {
+            if let owner = model.owner(of: object.value), refused(owner) { continue }
+            guard let record = local[object.id] else {
+                flag("DIVERGED", "the server's \(object.id)=\(object.value) is not in the store")
+                continue
+            }
+            let value = record.object["value"]?.stringValue ?? "-"
+            if record.syncState != .synced || value != object.value {
+                flag("DIVERGED", "the store holds \(record.id)=\(value) (\(record.syncState)), the server \(object.value)")
+            }
+        }
+        for record in records where serverByID[record.id] == nil && !rejected.contains(record.id) {
+            let value = record.object["value"]?.stringValue
+            if let owner = model.owner(of: value), refused(owner) { continue }
+            flag("DIVERGED", "the store holds \(record.id)=\(value ?? "-") (\(record.syncState)), not on the server")
+        }
+    }
+}

@@ -1,0 +1,236 @@
+import Depot
+import DepotSQLite
+import DepotTesting
+import Foundation
+
+/// How one step's call ended.
+enum CheckAnswer: Sendable {
+    /// An entity (create, update, patch, read) or none (delete), and who answered.
+    case one(CheckItem?, Origin)
+    /// A list, and who answered.
+    case list([CheckItem], Origin)
+    /// A synchronization or a flush.
+    case done
+    /// A failure, with its code (`notFound`, `transport`, …).
+    case failed(String)
+}
+
+/// The app a ``CheckRunner`` drives: sessions per account, the store, a forwarder that is not
+/// started (the program flushes), and the entities it holds. Used from one task only.
+final class CheckApp {
+    let program: CheckProgram
+    let stub: StubServer
+    let server: CheckServer
+    let path: String
+    var storage: Storage
+    var forwarder: Forwarder
+    let sessions: [String: NetworkingSession]
+    /// The last answer the app got for each handle.
+    var held: [Int: CheckItem] = [:]
+    var model = CheckModel()
+    var offline = false
+
+    init(program: CheckProgram, stub: StubServer, path: String) throws {
+        self.program = program
+        self.stub = stub
+        self.path = path
+        server = CheckServer(shape: program.shape, on: stub)
+        var sessions: [String: NetworkingSession] = [:]
+        for account in ["A", "B"] {
+            sessions[account] = NetworkingSession(
+                url: stub.url, headers: ["Authorization": "Bearer \(account)"],
+                configuration: SessionConfiguration(
+                    timeout: CheckRunner.timeout,
+                    retryPolicy: RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(5), maximumDelay: .milliseconds(50))
+                ))
+        }
+        self.sessions = sessions
+        storage = program.shape.sqlite ? try SQLiteStorage(path: path) : InMemoryStorage()
+        forwarder = Self.forwarder(storage: storage, session: sessions["A"]!, shape: program.shape)
+    }
+
+    static func forwarder(storage: Storage, session: Networking, shape: CheckServerShape) -> Forwarder {
+        let items = CheckItems(
+            store: session, storage: storage, strategy: .localFirst, batch: shape.batchRoute,
+            assignsIDs: shape.assignsIDs, pageSize: shape.pageSize)
+        return Forwarder(
+            for: items,
+            configuration: ForwarderConfiguration(
+                baseDelay: .milliseconds(5), maximumDelay: .milliseconds(20), pollInterval: .milliseconds(200),
+                leaseDuration: .seconds(60)))
+    }
+
+    func items(_ strategy: CheckStrategy, as account: String) -> CheckItems {
+        let rule: Strategy =
+            switch strategy {
+            case .remoteFirst: .remoteFirst
+            case .localFirst: .localFirst
+            case .cacheFirst: .cacheFirst
+            case .staleWhileRevalidate: .staleWhileRevalidate
+            }
+        return CheckItems(
+            store: sessions[account]!, storage: storage, strategy: rule, batch: program.shape.batchRoute,
+            assignsIDs: program.shape.assignsIDs, pageSize: program.shape.pageSize)
+    }
+
+    /// The id a create of `handle` sends.
+    func createdID(_ handle: Int) -> String { program.shape.assignsIDs ? "tmp-\(handle)" : "i\(handle)" }
+
+    /// The server object of `handle`: the one holding a value written to it.
+    func serverObject(_ handle: Int) -> CheckServer.Object? {
+        server.objects.first { model.owner(of: $0.value) == handle }
+    }
+
+    // MARK: Steps
+
+    func runSteps(_ outcome: inout CheckRunner.Outcome) async {
+        for (index, step) in program.steps.enumerated() {
+            let began = ContinuousClock.now
+            let line = await run(step, index: index, outcome: &outcome)
+            let took = (ContinuousClock.now - began).components
+            let milliseconds = took.seconds * 1_000 + took.attoseconds / 1_000_000_000_000_000
+            let call = CheckRender.call(step, shape: program.shape).replacingOccurrences(of: "\n", with: " ")
+            outcome.log.append("\(index): \(call) → \(line) [\(milliseconds) ms]")
+            if outcome.violations.contains(where: { $0.kind == "HANG" }) { return }
+        }
+    }
+
+    func inject(_ fault: CheckFault?) {
+        switch fault {
+        case nil: return
+        case .applyThenDrop: stub.inject(.applyThenDropConnection)
+        case .applyThenGoOffline: stub.inject(.applyThenGoOffline)
+        case .drop: stub.inject(.dropConnection)
+        case .unavailable: stub.inject(.status(503, headers: ["Retry-After": "0"]))
+        case .serverError: stub.inject(.status(500))
+        case .pastTimeout: stub.inject(.delay(CheckRunner.timeout + .milliseconds(300)))
+        case .slowAnswer: server.slowNextWrite(CheckRunner.timeout + .milliseconds(400))
+        case .dieMidResponse: stub.inject(.dieMidResponse)
+        }
+    }
+
+    /// Runs one step; returns its log words.
+    func run(_ step: CheckStep, index: Int, outcome: inout CheckRunner.Outcome) async -> String {
+        switch step.action {
+        case .offline:
+            offline = true
+            try? await stub.goOffline()
+            return "offline"
+        case .online:
+            offline = false
+            try? await stub.goOnline()
+            return "online"
+        case .otherWrite(let handle, let value):
+            guard let object = serverObject(handle) else { return "skipped: no server object" }
+            model.other(handle, state: value)
+            server.otherWrite(id: object.id, value: value)
+            return "other client wrote \(object.id)"
+        case .otherDelete(let handle):
+            guard let object = serverObject(handle) else { return "skipped: no server object" }
+            model.other(handle, state: nil)
+            server.otherWrite(id: object.id, value: nil)
+            return "other client deleted \(object.id)"
+        case .restart:
+            guard program.shape.sqlite else { return "skipped: in memory" }
+            do {
+                storage = try SQLiteStorage(path: path)
+                forwarder = Self.forwarder(storage: storage, session: sessions["A"]!, shape: program.shape)
+                return "restarted"
+            } catch {
+                return "restart failed: \(error)"
+            }
+        default:
+            break
+        }
+        if case .flush = step.action {
+        } else if step.handle.map({ held[$0] == nil }) ?? false, !step.isCreate {
+            return "skipped: the app holds no e\(step.handle!)"
+        }
+        inject(step.fault)
+        let written = step.writtenState
+        if let handle = step.handle, let written { model.began(handle, state: written) }
+        let call = makeCall(step)
+        let answer = await CheckRunner.limited(CheckRunner.stepLimit, call)
+        stub.clearFaults()
+        if step.fault == .applyThenGoOffline, !offline { try? await stub.goOnline() }
+        guard let answer else {
+            outcome.violations.append(
+                CheckViolation(kind: "HANG", step: index, message: "no answer within \(CheckRunner.stepLimit)"))
+            return "HANG"
+        }
+        judge(step, index: index, answer: answer, outcome: &outcome)
+        return CheckRender.words(answer)
+    }
+
+    /// The step's call, as a closure that captures only values.
+    func makeCall(_ step: CheckStep) -> @Sendable () async -> CheckAnswer {
+        let items = self.items(step.strategy, as: step.account)
+        let forwarder = self.forwarder
+        let held = step.handle.flatMap { self.held[$0] }
+        let createdID = step.handle.map(createdID)
+        return {
+            do {
+                switch step.action {
+                case .create(_, let value):
+                    let answer = try await items.create(CheckItem(id: createdID!, value: value)).value
+                    return .one(answer.value, answer.origin)
+                case .update(_, let value):
+                    var entity = held!
+                    entity.value = value
+                    let answer = try await items.update(entity).value
+                    return .one(answer.value, answer.origin)
+                case .patch(_, let value):
+                    var entity = held!
+                    entity.value = value
+                    let answer = try await items.patch(entity).value
+                    return .one(answer.value, answer.origin)
+                case .delete:
+                    let answer = try await items.delete(id: held!.id).value
+                    return .one(nil, answer.origin)
+                case .read:
+                    let answer = try await items.read(held!.id).value
+                    return .one(answer.value, answer.origin)
+                case .readAll:
+                    let answer = try await items.readAll().value
+                    return .list(answer.value, answer.origin)
+                case .synchronize:
+                    _ = try await items.synchronize().value
+                    return .done
+                case .flush:
+                    _ = try await forwarder.flush().value
+                    return .done
+                default:
+                    return .done
+                }
+            } catch let error as DepotError {
+                return .failed(error.code.description)
+            } catch {
+                return .failed("\(type(of: error))")
+            }
+        }
+    }
+}
+
+extension CheckStep {
+    /// The entity the step names.
+    var handle: Int? {
+        switch action {
+        case .create(let handle, _), .update(let handle, _), .patch(let handle, _), .delete(let handle),
+            .read(let handle), .otherWrite(let handle, _), .otherDelete(let handle):
+            handle
+        default: nil
+        }
+    }
+
+    /// Whether it creates.
+    var isCreate: Bool { if case .create = action { true } else { false } }
+
+    /// The state an app write leaves: `.some(value)`, `.some(nil)` for a delete; nil for others.
+    var writtenState: String?? {
+        switch action {
+        case .create(_, let value), .update(_, let value), .patch(_, let value): .some(value)
+        case .delete: .some(nil)
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import Depot
+import Foundation
+
+/// The entity the model checker writes. `value` is the app's (each write makes it unique); `body`
+/// and `viewer` are the server's own: `body` comes in a record's own answer only (a list holds a
+/// summary without it), `viewer` names the account that asked (the answer varies by caller).
+public struct CheckItem: Codable, Identifiable, Sendable, Equatable {
+    /// The id: the app's (`i3`), a temporary one (`tmp-3`) until a server that assigns ids answers,
+    /// or the server's (`s1001`).
+    public var id: String
+    /// The value of the write that made this version, `v<step>` (`o<step>` from another client).
+    public var value: String
+    /// The server's detail field, `b-<value>`; absent from list summaries.
+    public var body: String?
+    /// The account the server answered.
+    public var viewer: String?
+
+    /// Makes an item.
+    public init(id: String, value: String, body: String? = nil, viewer: String? = nil) {
+        self.id = id
+        self.value = value
+        self.body = body
+        self.viewer = viewer
+    }
+}
+
+/// The checker's repository over `items`: its strategy, session (account) and push configuration
+/// are drawn per step and per round.
+public struct CheckItems: CRUDNetworkingStorageRepository, SynchronizableRepository {
+    /// ``CheckItem``.
+    public typealias Entity = CheckItem
+    /// The transport of the step's account.
+    public let store: Networking
+    /// The round's store.
+    public let storage: Storage
+    /// `items`.
+    public let path = "items"
+    /// The step's strategy.
+    public var strategy: Strategy
+    /// The round's conflict policy.
+    public var conflictPolicy: ConflictPolicy { .serverWins }
+    /// Pull in pages; push in a batch when the round's server has a batch route.
+    public var synchronization: SynchronizationConfiguration
+    /// Keys the server owns are not the app's to send; headers name nothing else.
+    public var configuration: RepositoryConfiguration { RepositoryConfiguration() }
+
+    /// Makes the repository; `prune` removes local records the server no longer lists after a full pull.
+    public init(
+        store: Networking, storage: Storage, strategy: Strategy, batch: Bool, assignsIDs: Bool, pageSize: Int,
+        prune: Bool = false
+    ) {
+        self.store = store
+        self.storage = storage
+        self.strategy = strategy
+        synchronization = SynchronizationConfiguration(
+            batchSize: 4, pagination: .pageQuery(page: "_page", limit: "_limit", size: pageSize), prune: prune,
+            identityKey: assignsIDs ? "client_id" : "id",
+            pushMode: batch ? .batch(Route(.post, "items/collection")) : .each)
+    }
+}

@@ -1,0 +1,123 @@
+import Depot
+import DepotTesting
+import Foundation
+
+extension CheckServer {
+    /// Records a write applied to `object` (nil: deleted) by `request`; a write without `If-Match`
+    /// over another client's version newer than any the app was shown, when the app had been given
+    /// the object's `ETag`, is marked a silent overwrite.
+    func record(
+        _ method: String, id: String, value: String?, request: RecordedRequest, account: String,
+        replacing previous: Object?, state: inout State
+    ) {
+        let ifMatch = request.header("If-Match") != nil
+        var silent = false
+        if shape.servesETags, !ifMatch, let previous, previous.writer == "other", state.tagged.contains(id),
+            previous.version > state.shown[id] ?? 0
+        {
+            silent = true
+        }
+        state.applied.append(
+            Applied(
+                method: method, id: id, value: value, account: account, key: request.header("Idempotency-Key"),
+                ifMatch: ifMatch, silentOverwrite: silent))
+    }
+
+    func create(_ request: RecordedRequest, account: String, state: inout State) -> StubResponse {
+        guard let body = request.json?.objectValue, let value = body["value"]?.stringValue else {
+            return Self.error(400, "a create needs an object with a value")
+        }
+        let sent = body["id"]?.stringValue
+        let id: String
+        if shape.assignsIDs {
+            id = "s\(state.nextID)"
+            state.nextID += 1
+        } else {
+            guard let sent, !sent.isEmpty else { return Self.error(400, "a create needs an id") }
+            if state.objects[sent] != nil { return Self.error(409, "item \(sent) exists") }
+            id = sent
+        }
+        let object = Object(id: id, value: value, version: state.nextVersion, writer: "app", clientID: sent)
+        state.nextVersion += 1
+        state.objects[id] = object
+        state.order.append(id)
+        record("POST", id: id, value: value, request: request, account: account, replacing: nil, state: &state)
+        return single(object, status: 201, account: account, state: &state)
+    }
+
+    /// PUT replaces the value, PATCH merges it (merge patch or plain JSON); both honour `If-Match`.
+    func write(_ id: String, request: RecordedRequest, account: String, state: inout State) -> StubResponse {
+        guard var object = state.objects[id] else { return Self.error(404, "no item \(id)") }
+        if let precondition = request.header("If-Match"), shape.servesETags,
+            precondition != "*", precondition != tag(object, account: account)
+        {
+            return single(object, status: 412, account: account, state: &state)
+        }
+        let body = request.json?.objectValue ?? [:]
+        let value = body["value"]?.stringValue
+        if request.method == "PUT", value == nil { return Self.error(400, "a PUT needs a value") }
+        let previous = object
+        if let value { object.value = value }
+        object.version = state.nextVersion
+        object.writer = "app"
+        state.nextVersion += 1
+        state.objects[id] = object
+        record(request.method, id: id, value: object.value, request: request, account: account, replacing: previous, state: &state)
+        return single(object, status: 200, account: account, state: &state)
+    }
+
+    func delete(_ id: String, request: RecordedRequest, account: String, state: inout State) -> StubResponse {
+        guard let object = state.objects[id] else { return Self.error(404, "no item \(id)") }
+        if let precondition = request.header("If-Match"), shape.servesETags,
+            precondition != "*", precondition != tag(object, account: account)
+        {
+            return single(object, status: 412, account: account, state: &state)
+        }
+        state.objects[id] = nil
+        state.order.removeAll { $0 == id }
+        record("DELETE", id: id, value: nil, request: request, account: account, replacing: object, state: &state)
+        return StubResponse(status: 204)
+    }
+
+    /// `POST /items/collection`: an array; an object whose id exists replaces it, the others are
+    /// created; answers the stored objects (with `client_id` when the server assigns ids).
+    func batch(_ request: RecordedRequest, account: String, state: inout State) -> StubResponse {
+        guard shape.batchRoute else { return Self.error(404, "no batch route") }
+        guard let elements = request.json?.arrayValue else { return Self.error(400, "expected an array") }
+        var answers: [JSON] = []
+        for element in elements {
+            guard let body = element.objectValue, let value = body["value"]?.stringValue else {
+                return Self.error(400, "every element needs a value")
+            }
+            let sent = body["id"]?.stringValue
+            if let sent, var object = state.objects[sent] {
+                let previous = object
+                object.value = value
+                object.version = state.nextVersion
+                object.writer = "app"
+                state.nextVersion += 1
+                state.objects[sent] = object
+                record("BATCH", id: sent, value: value, request: request, account: account, replacing: previous, state: &state)
+                var json = representation(object, account: account, full: true)
+                if shape.assignsIDs { json["client_id"] = .string(sent) }
+                answers.append(.object(json))
+                continue
+            }
+            let id: String
+            if shape.assignsIDs {
+                id = "s\(state.nextID)"
+                state.nextID += 1
+            } else {
+                guard let sent else { return Self.error(400, "every element needs an id") }
+                id = sent
+            }
+            let object = Object(id: id, value: value, version: state.nextVersion, writer: "app", clientID: sent)
+            state.nextVersion += 1
+            state.objects[id] = object
+            state.order.append(id)
+            record("BATCH", id: id, value: value, request: request, account: account, replacing: nil, state: &state)
+            answers.append(.object(representation(object, account: account, full: true)))
+        }
+        return .json(.array(answers))
+    }
+}

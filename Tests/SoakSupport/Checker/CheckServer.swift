@@ -1,0 +1,226 @@
+import Depot
+import DepotTesting
+import Foundation
+
+/// The model checker's server: a plain, obviously correct REST collection at `/items`, written for
+/// the checker alone (no Depot code decides what it holds), on a ``StubServer`` route so the stub's
+/// faults apply to it. Besides answering, it keeps the reference facts the checks read: every
+/// write it applied (who sent it, under which key, whether it carried `If-Match`, whose version
+/// it replaced), and the newest version of each object it ever showed the app.
+///
+/// What it serves follows the round's ``CheckServerShape``: ids the client's or its own
+/// (`s1001`, echoing the client's under `client_id`), `ETag`s and `If-Match` (412 with the current
+/// object), answers that vary by caller (`viewer`, `Vary: Authorization`, a tag per caller),
+/// list summaries without `body`, `Cache-Control`, a batch route, and a `409` to a key whose first
+/// request is still in flight (the IETF idempotency-key draft).
+public final class CheckServer: Sendable {
+    /// One object.
+    public struct Object: Sendable, Equatable {
+        /// Its id.
+        public var id: String
+        /// The app's (or another client's) value.
+        public var value: String
+        /// Bumped by every write, from one counter for the whole server.
+        public var version: Int
+        /// Who wrote this version: `app` or `other`.
+        public var writer: String
+        /// The id the client sent when it created it (the server's id policy may differ).
+        public var clientID: String?
+    }
+
+    /// A write the server applied.
+    public struct Applied: Sendable {
+        /// `POST`, `PUT`, `PATCH`, `DELETE`, `BATCH`, or `OTHER` for another client's write.
+        public var method: String
+        /// The object's id.
+        public var id: String
+        /// The value written (nil for a delete).
+        public var value: String?
+        /// The account of the request (`A`, `B`), `other` for another client.
+        public var account: String
+        /// The request's `Idempotency-Key`.
+        public var key: String?
+        /// Whether the request carried `If-Match`.
+        public var ifMatch: Bool
+        /// A write without `If-Match` that replaced a version another client made after the newest
+        /// version this server showed the app, though the app had been given an `ETag` for it.
+        public var silentOverwrite: Bool
+    }
+
+    /// The state, under the lock.
+    struct State {
+        var objects: [String: Object] = [:]
+        var order: [String] = []
+        var applied: [Applied] = []
+        var nextVersion = 1
+        var nextID = 1001
+        var keys: [String: (fingerprint: String, response: StubResponse, until: ContinuousClock.Instant)] = [:]
+        /// Per object, the newest version any answer showed the app.
+        var shown: [String: Int] = [:]
+        /// Objects whose `ETag` the app was given in a single-object answer.
+        var tagged: Set<String> = []
+        /// A delay for the next write answer (the answer is held; its key stays in flight).
+        var slowNext: Duration?
+        var refusals: [(method: String, id: String, value: String?, status: Int)] = []
+    }
+
+    /// The shape of the round's server.
+    public let shape: CheckServerShape
+    let state = LockedValue(State())
+
+    /// A server of `shape`, serving `/items` on `stub`.
+    public init(shape: CheckServerShape, on stub: StubServer) {
+        self.shape = shape
+        stub.route(nil, "/items") { [self] request, _ in answer(request, id: nil) }
+        stub.route(nil, "/items/:id") { [self] request, parameters in answer(request, id: parameters["id"]) }
+    }
+
+    /// The objects, in creation order.
+    public var objects: [Object] { state.withLock { state in state.order.compactMap { state.objects[$0] } } }
+    /// The writes applied, in order.
+    public var applied: [Applied] { state.withLock { $0.applied } }
+    /// Writes refused with a 4xx (a conflict, a missing object): the app's write did not land, visibly.
+    public var refusals: [(method: String, id: String, value: String?, status: Int)] {
+        state.withLock { $0.refusals }
+    }
+
+    /// Holds the answer of the next write for `delay` (its key stays in flight that long).
+    public func slowNextWrite(_ delay: Duration) { state.withLock { $0.slowNext = delay } }
+
+    /// Another client writes `value` to the object that holds `handleValue`'s entity (found by
+    /// any value the app wrote to it) or, with `id`, to that object; false when there is none.
+    @discardableResult
+    public func otherWrite(id: String, value: String?) -> Bool {
+        state.withLock { state in
+            guard var object = state.objects[id] else { return false }
+            if let value {
+                object.value = value
+                object.version = state.nextVersion
+                object.writer = "other"
+                state.nextVersion += 1
+                state.objects[id] = object
+            } else {
+                state.objects[id] = nil
+                state.order.removeAll { $0 == id }
+            }
+            state.applied.append(
+                Applied(
+                    method: "OTHER", id: id, value: value, account: "other", key: nil, ifMatch: false,
+                    silentOverwrite: false))
+            return true
+        }
+    }
+
+    // MARK: Answering
+
+    func answer(_ request: RecordedRequest, id: String?) -> StubResponse {
+        let account = request.header("Authorization").map { String($0.dropFirst("Bearer ".count)) } ?? "?"
+        let key = request.header("Idempotency-Key")
+        return state.withLock { state in
+            let fingerprint = "\(request.method) \(request.path)"
+            let now = ContinuousClock.now
+            if let key, request.method != "GET", let seen = state.keys[key] {
+                if seen.fingerprint != fingerprint { return Self.error(422, "key reused for another request") }
+                if shape.conflictsInFlight, now < seen.until { return Self.error(409, "a request with this key is in flight") }
+                return seen.response
+            }
+            var response: StubResponse
+            switch (request.method, id) {
+            case ("GET", nil): response = list(request, account: account, state: &state)
+            case ("GET", let id?): response = read(id, request: request, account: account, state: &state)
+            case ("POST", "collection"): response = batch(request, account: account, state: &state)
+            case ("POST", nil): response = create(request, account: account, state: &state)
+            case ("PUT", let id?), ("PATCH", let id?):
+                response = write(id, request: request, account: account, state: &state)
+            case ("DELETE", let id?): response = delete(id, request: request, account: account, state: &state)
+            default: response = Self.error(405, "no \(request.method) here")
+            }
+            if request.method != "GET", let delay = state.slowNext {
+                state.slowNext = nil
+                response.delay = delay
+            }
+            if let key, request.method != "GET", (200..<300).contains(response.status) {
+                var stored = response
+                stored.delay = nil
+                state.keys[key] = (fingerprint, stored, now + (response.delay ?? .zero))
+            }
+            if request.method != "GET", (400..<500).contains(response.status) {
+                let value = request.json?.objectValue?["value"]?.stringValue
+                state.refusals.append((request.method, id ?? "-", value, response.status))
+            }
+            return response
+        }
+    }
+
+    /// The object as `account` sees it; `full` adds `body`.
+    func representation(_ object: Object, account: String, full: Bool) -> JSONObject {
+        var json: JSONObject = ["id": .string(object.id), "value": .string(object.value)]
+        if full { json["body"] = .string("b-" + object.value) }
+        if shape.variesByCaller { json["viewer"] = .string(account) }
+        if let clientID = object.clientID, shape.assignsIDs { json["client_id"] = .string(clientID) }
+        return json
+    }
+
+    func tag(_ object: Object, account: String) -> String {
+        shape.variesByCaller ? "\"\(object.id)-\(object.version)-\(account)\"" : "\"\(object.id)-\(object.version)\""
+    }
+
+    /// A single object's answer, with its tag and caching headers; notes what the app was shown.
+    func single(_ object: Object, status: Int, account: String, state: inout State) -> StubResponse {
+        state.shown[object.id] = max(state.shown[object.id] ?? 0, object.version)
+        var headers = cachingHeaders()
+        if shape.servesETags {
+            headers["ETag"] = tag(object, account: account)
+            state.tagged.insert(object.id)
+        }
+        return .json(.object(representation(object, account: account, full: true)), status: status, headers: headers)
+    }
+
+    func cachingHeaders() -> [String: String] {
+        var headers: [String: String] = [:]
+        if let cacheControl = shape.cacheControl { headers["Cache-Control"] = cacheControl }
+        if shape.variesByCaller { headers["Vary"] = "Authorization" }
+        return headers
+    }
+
+    func list(_ request: RecordedRequest, account: String, state: inout State) -> StubResponse {
+        let all = state.order.compactMap { state.objects[$0] }
+        let query = request.query
+        var page = all
+        if let limit = query["_limit"].flatMap(Int.init), limit > 0 {
+            let number = max(query["_page"].flatMap(Int.init) ?? 1, 1)
+            page = Array(all.dropFirst((number - 1) * limit).prefix(limit))
+        }
+        for object in page { state.shown[object.id] = max(state.shown[object.id] ?? 0, object.version) }
+        let body = JSON.array(page.map { .object(representation($0, account: account, full: !shape.summarizesLists)) })
+        var headers = cachingHeaders()
+        headers["X-Total-Count"] = "\(all.count)"
+        if shape.servesETags {
+            let versions = page.map { "\($0.id).\($0.version)" }.joined(separator: ",")
+            let tag = "\"list-\(FNV1a.hash((versions + request.rawPath + (shape.variesByCaller ? account : "")).utf8))\""
+            if request.header("If-None-Match") == tag {
+                return StubResponse(status: 304, headers: headers.merging(["ETag": tag]) { $1 })
+            }
+            headers["ETag"] = tag
+        }
+        return .json(body, headers: headers)
+    }
+
+    func read(_ id: String, request: RecordedRequest, account: String, state: inout State) -> StubResponse {
+        guard let object = state.objects[id] else { return Self.error(404, "no item \(id)") }
+        if shape.servesETags, request.header("If-None-Match") == tag(object, account: account) {
+            state.shown[id] = max(state.shown[id] ?? 0, object.version)
+            var headers = cachingHeaders()
+            headers["ETag"] = tag(object, account: account)
+            return StubResponse(status: 304, headers: headers)
+        }
+        return single(object, status: 200, account: account, state: &state)
+    }
+}
+
+/// A JSON error answer.
+extension CheckServer {
+    static func error(_ status: Int, _ message: String) -> StubResponse {
+        .json(["error": .string(message)], status: status)
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+
+/// The shape of a round's server and store, drawn from the round's seed.
+public struct CheckServerShape: Sendable, Hashable, CustomStringConvertible {
+    /// The server assigns ids (`s1001`), echoing the client's under `client_id`.
+    public var assignsIDs = false
+    /// Single-object answers carry an `ETag`; writes honour `If-Match` (412).
+    public var servesETags = false
+    /// Answers vary by caller: `viewer`, `Vary: Authorization`, a tag per caller.
+    public var variesByCaller = false
+    /// Lists hold summaries (no `body`).
+    public var summarizesLists = false
+    /// `Cache-Control` on every GET.
+    public var cacheControl: String?
+    /// The server has `POST /items/collection`, and the app pushes in batches.
+    public var batchRoute = false
+    /// A key whose first request is still in flight is answered `409`.
+    public var conflictsInFlight = false
+    /// The page size the app asks for.
+    public var pageSize = 3
+    /// The store is SQLite (else in memory).
+    public var sqlite = true
+
+    /// The classic shape: client ids, no validators, SQLite.
+    public init() {}
+
+    /// The shape drawn from `random`.
+    public init(using random: inout SeededGenerator) {
+        assignsIDs = Bool.random(using: &random)
+        servesETags = Bool.random(using: &random)
+        variesByCaller = Int.random(in: 0..<3, using: &random) == 0
+        summarizesLists = Bool.random(using: &random)
+        cacheControl = [nil, nil, "max-age=300", "max-age=0"][Int.random(in: 0..<4, using: &random)]
+        batchRoute = Int.random(in: 0..<3, using: &random) == 0
+        conflictsInFlight = Int.random(in: 0..<3, using: &random) == 0
+        pageSize = Int.random(in: 2...5, using: &random)
+        sqlite = Bool.random(using: &random)
+    }
+
+    /// The words of the shape, as a round's report prints them.
+    public var description: String {
+        var words: [String] = [sqlite ? "SQLite" : "in memory", assignsIDs ? "server ids" : "client ids"]
+        if servesETags { words.append("ETags") }
+        if variesByCaller { words.append("Vary: Authorization") }
+        if summarizesLists { words.append("list summaries") }
+        if let cacheControl { words.append("Cache-Control: \(cacheControl)") }
+        if batchRoute { words.append("batch route") }
+        if conflictsInFlight { words.append("409 to a key in flight") }
+        words.append("pages of \(pageSize)")
+        return words.joined(separator: ", ")
+    }
+}

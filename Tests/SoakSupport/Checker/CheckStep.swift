@@ -1,0 +1,164 @@
+import Foundation
+
+/// What one step of a checker program does. Entities are named by handle (`e3`): the app holds the
+/// last answer it got for each, as an app holds the objects it shows.
+public enum CheckAction: Sendable, Hashable {
+    /// `create(CheckItem(id: "i3" or "tmp-3", value:))`.
+    case create(handle: Int, value: String)
+    /// `update(held with value)`.
+    case update(handle: Int, value: String)
+    /// `patch(held with value)`.
+    case patch(handle: Int, value: String)
+    /// `delete(id: held.id)`.
+    case delete(handle: Int)
+    /// `read(held.id)`.
+    case read(handle: Int)
+    /// `readAll()`.
+    case readAll
+    /// `synchronize()`.
+    case synchronize
+    /// `forwarder.flush()`.
+    case flush
+    /// Another client writes the entity's server object.
+    case otherWrite(handle: Int, value: String)
+    /// Another client deletes the entity's server object.
+    case otherDelete(handle: Int)
+    /// The server stops listening.
+    case offline
+    /// The server listens again.
+    case online
+    /// The app quits and starts again on the same SQLite file (nothing in memory survives).
+    case restart
+}
+
+/// A strategy a step's call goes through.
+public enum CheckStrategy: String, Sendable, Hashable, CaseIterable {
+    case remoteFirst, localFirst, cacheFirst, staleWhileRevalidate
+}
+
+/// A fault the first request of a step meets.
+public enum CheckFault: String, Sendable, Hashable, CaseIterable {
+    /// Applied, then the connection dropped: the answer is lost.
+    case applyThenDrop
+    /// Applied, then the server stops listening: the retry's connection is refused.
+    case applyThenGoOffline
+    /// Dropped before it was handled.
+    case drop
+    /// 503 with `Retry-After: 0`.
+    case unavailable
+    /// 500.
+    case serverError
+    /// Answered after the client's timeout (applied first).
+    case pastTimeout
+    /// The write's answer is held past the client's timeout while its key stays in flight.
+    case slowAnswer
+    /// The connection dies mid-answer.
+    case dieMidResponse
+}
+
+/// One step: an action, through a strategy, as an account, meeting a fault.
+public struct CheckStep: Sendable, Hashable {
+    /// What the step does.
+    public var action: CheckAction
+    /// The strategy of the call.
+    public var strategy: CheckStrategy
+    /// The account (`A` or `B`) whose session sends it.
+    public var account: String
+    /// The fault its first request meets.
+    public var fault: CheckFault?
+
+    /// Makes a step.
+    public init(_ action: CheckAction, strategy: CheckStrategy = .remoteFirst, account: String = "A", fault: CheckFault? = nil) {
+        self.action = action
+        self.strategy = strategy
+        self.account = account
+        self.fault = fault
+    }
+
+    /// Whether the step calls a repository (so strategy and account matter).
+    public var callsRepository: Bool {
+        switch action {
+        case .create, .update, .patch, .delete, .read, .readAll, .synchronize: true
+        default: false
+        }
+    }
+
+    /// Whether the step sends anything (so a fault can meet it).
+    public var sends: Bool { callsRepository || action == .flush }
+}
+
+/// A whole program: the server's shape and the steps.
+public struct CheckProgram: Sendable, Hashable {
+    /// The round's seed (for the report).
+    public var seed: UInt64
+    /// The server and store.
+    public var shape: CheckServerShape
+    /// The steps, in order.
+    public var steps: [CheckStep]
+
+    /// Makes a program.
+    public init(seed: UInt64, shape: CheckServerShape, steps: [CheckStep]) {
+        self.seed = seed
+        self.shape = shape
+        self.steps = steps
+    }
+
+    /// The program drawn from `seed`: `count` steps over a few entities, with faults, other
+    /// clients, offline spells, account switches and restarts.
+    public init(seed: UInt64, count: Int) {
+        var random = SeededGenerator(seed: seed)
+        self.seed = seed
+        shape = CheckServerShape(using: &random)
+        steps = []
+        var live: [Int] = []
+        var next = 1
+        var offlineFor = 0
+        for index in 0..<count {
+            if offlineFor > 0 {
+                offlineFor -= 1
+                if offlineFor == 0 {
+                    steps.append(CheckStep(.online))
+                    continue
+                }
+            }
+            let roll = Int.random(in: 0..<100, using: &random)
+            let action: CheckAction
+            if live.isEmpty || roll < 20 {
+                action = .create(handle: next, value: "v\(index)")
+                live.append(next)
+                next += 1
+            } else {
+                let handle = live[Int.random(in: 0..<live.count, using: &random)]
+                switch roll {
+                case 20..<36: action = .update(handle: handle, value: "v\(index)")
+                case 36..<46: action = .patch(handle: handle, value: "v\(index)")
+                case 46..<54:
+                    action = .delete(handle: handle)
+                    if Bool.random(using: &random) { live.removeAll { $0 == handle } }
+                case 54..<66: action = .read(handle: handle)
+                case 66..<72: action = .readAll
+                case 72..<78: action = .synchronize
+                case 78..<84: action = .flush
+                case 84..<90: action = .otherWrite(handle: handle, value: "o\(index)")
+                case 90..<92: action = .otherDelete(handle: handle)
+                case 92..<97:
+                    guard offlineFor == 0 else { action = .flush; break }
+                    action = .offline
+                    offlineFor = Int.random(in: 1...4, using: &random)
+                default: action = shape.sqlite ? .restart : .readAll
+                }
+            }
+            var step = CheckStep(action)
+            step.strategy = CheckStrategy.allCases[Int.random(in: 0..<4, using: &random)]
+            if Int.random(in: 0..<100, using: &random) < 15 { step.account = "B" }
+            if step.sends, offlineFor == 0, Int.random(in: 0..<100, using: &random) < 22 {
+                step.fault = CheckFault.allCases[Int.random(in: 0..<CheckFault.allCases.count, using: &random)]
+            }
+            if !step.callsRepository {
+                step.strategy = .remoteFirst
+                step.account = "A"
+            }
+            steps.append(step)
+        }
+    }
+}
