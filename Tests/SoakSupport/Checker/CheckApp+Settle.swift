@@ -64,7 +64,7 @@ extension CheckApp {
         let rejected = Set(entries.filter { $0.rejection != nil }.map(\.entityID))
         let serverByID = Dictionary(objects.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let local = Dictionary(records.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        for object in objects where !rejected.contains(object.id) {
+        for object in objects where !rejected.contains(object.id) && !object.corrupt {
             if let owner = model.owner(of: object.value), refused(owner) { continue }
             guard let record = local[object.id] else {
                 flag("DIVERGED", "the server's \(object.id)=\(object.value) is not in the store")
@@ -76,6 +76,7 @@ extension CheckApp {
             }
         }
         for record in records where serverByID[record.id] == nil && !rejected.contains(record.id) {
+            if serverByID[record.id]?.corrupt == true { continue }
             let value = record.object["value"]?.stringValue
             if let owner = model.owner(of: value), refused(owner) { continue }
             flag("DIVERGED", "the store holds \(record.id)=\(value ?? "-") (\(record.syncState)), not on the server")

@@ -130,6 +130,11 @@ final class CheckApp {
             model.other(handle, state: nil)
             server.otherWrite(id: object.id, value: nil)
             return "other client deleted \(object.id)"
+        case .otherCorrupt(let handle):
+            guard let object = serverObject(handle) else { return "skipped: no server object" }
+            model.corrupted(handle)
+            server.otherWrite(id: object.id, value: "x\(index)", corrupt: true)
+            return "other client wrote an unreadable \(object.id)"
         case .restart:
             guard program.shape.sqlite else { return "skipped: in memory" }
             do {
@@ -216,7 +221,7 @@ extension CheckStep {
     var handle: Int? {
         switch action {
         case .create(let handle, _), .update(let handle, _), .patch(let handle, _), .delete(let handle),
-            .read(let handle), .otherWrite(let handle, _), .otherDelete(let handle):
+            .read(let handle), .otherWrite(let handle, _), .otherDelete(let handle), .otherCorrupt(let handle):
             handle
         default: nil
         }

@@ -37,10 +37,12 @@ public struct CheckModel: Sendable {
         var otherAfter: Set<String?> = []
         /// Every value written to it, by anyone.
         var values: Set<String> = []
+        /// Another client wrote a value the app cannot read: its states are judged no further.
+        var unreadable = false
 
         /// The states a read or the final server may show; nil when anything goes (no write acknowledged).
         var allowed: Set<String?>? {
-            guard let last else { return nil }
+            guard let last, !unreadable else { return nil }
             return uncertain.union(otherAfter).union([last])
         }
     }
@@ -81,6 +83,9 @@ public struct CheckModel: Sendable {
         began(handle, state: state)
         entities[handle, default: Entity()].otherAfter.insert(state)
     }
+
+    /// Another client made `handle`'s server object unreadable.
+    mutating func corrupted(_ handle: Int) { entities[handle, default: Entity()].unreadable = true }
 
     /// The handle whose entity `value` belongs to.
     func owner(of value: String?) -> Int? { value.flatMap { owners[$0] } }

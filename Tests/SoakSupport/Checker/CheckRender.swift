@@ -24,6 +24,7 @@ public enum CheckRender {
         case .flush: line = "_ = try await forwarder.flush().value"
         case .otherWrite(_, let value): line = "server.otherClientWrites(\(held), value: \"\(value)\")"
         case .otherDelete: line = "server.otherClientDeletes(\(held))"
+        case .otherCorrupt: line = "server.otherClientWritesUnreadable(\(held))   // value: 12345"
         case .offline: line = "try await stub.goOffline()"
         case .online: line = "try await stub.goOnline()"
         case .restart: line = "storage = try SQLiteStorage(path: path)   // the app starts again"
@@ -53,5 +54,51 @@ public enum CheckRender {
             lines.append(contentsOf: call(step, shape: program.shape).split(separator: "\n").map { "/* \(index) */ \($0)" })
         }
         return lines.joined(separator: "\n")
+    }
+}
+
+extension CheckRender {
+    /// The program as a Swift literal, for a regression case in the README suite.
+    public static func literal(_ program: CheckProgram) -> String {
+        let shape = program.shape
+        var flags: [String] = []
+        if shape.assignsIDs { flags.append("$0.assignsIDs = true") }
+        if shape.servesETags { flags.append("$0.servesETags = true") }
+        if shape.variesByCaller { flags.append("$0.variesByCaller = true") }
+        if shape.summarizesLists { flags.append("$0.summarizesLists = true") }
+        if let cacheControl = shape.cacheControl { flags.append("$0.cacheControl = \"\(cacheControl)\"") }
+        if shape.batchRoute { flags.append("$0.batchRoute = true") }
+        if shape.conflictsInFlight { flags.append("$0.conflictsInFlight = true") }
+        if !shape.sqlite { flags.append("$0.sqlite = false") }
+        flags.append("$0.pageSize = \(shape.pageSize)")
+        var lines = ["CheckProgram(seed: \(program.seed), shape: .with { \(flags.joined(separator: "; ")) }, steps: ["]
+        for step in program.steps {
+            var arguments = [action(step.action)]
+            if step.strategy != .remoteFirst { arguments.append("strategy: .\(step.strategy.rawValue)") }
+            if step.account != "A" { arguments.append("account: \"\(step.account)\"") }
+            if let fault = step.fault { arguments.append("fault: .\(fault.rawValue)") }
+            lines.append("    CheckStep(\(arguments.joined(separator: ", "))),")
+        }
+        lines.append("])")
+        return lines.joined(separator: "\n")
+    }
+
+    static func action(_ action: CheckAction) -> String {
+        switch action {
+        case .create(let handle, let value): ".create(handle: \(handle), value: \"\(value)\")"
+        case .update(let handle, let value): ".update(handle: \(handle), value: \"\(value)\")"
+        case .patch(let handle, let value): ".patch(handle: \(handle), value: \"\(value)\")"
+        case .delete(let handle): ".delete(handle: \(handle))"
+        case .read(let handle): ".read(handle: \(handle))"
+        case .readAll: ".readAll"
+        case .synchronize: ".synchronize"
+        case .flush: ".flush"
+        case .otherWrite(let handle, let value): ".otherWrite(handle: \(handle), value: \"\(value)\")"
+        case .otherDelete(let handle): ".otherDelete(handle: \(handle))"
+        case .otherCorrupt(let handle): ".otherCorrupt(handle: \(handle))"
+        case .offline: ".offline"
+        case .online: ".online"
+        case .restart: ".restart"
+        }
     }
 }

@@ -57,7 +57,10 @@ extension CheckServer {
         let value = body["value"]?.stringValue
         if request.method == "PUT", value == nil { return Self.error(400, "a PUT needs a value") }
         let previous = object
-        if let value { object.value = value }
+        if let value {
+            object.value = value
+            object.corrupt = false
+        }
         object.version = state.nextVersion
         object.writer = "app"
         state.nextVersion += 1
@@ -93,6 +96,7 @@ extension CheckServer {
             if let sent, var object = state.objects[sent] {
                 let previous = object
                 object.value = value
+                object.corrupt = false
                 object.version = state.nextVersion
                 object.writer = "app"
                 state.nextVersion += 1

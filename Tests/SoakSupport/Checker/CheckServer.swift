@@ -26,6 +26,8 @@ public final class CheckServer: Sendable {
         public var writer: String
         /// The id the client sent when it created it (the server's id policy may differ).
         public var clientID: String?
+        /// Whether `value` goes out as a number (another client wrote what the app cannot read).
+        public var corrupt = false
     }
 
     /// A write the server applied.
@@ -87,16 +89,17 @@ public final class CheckServer: Sendable {
     /// Holds the answer of the next write for `delay` (its key stays in flight that long).
     public func slowNextWrite(_ delay: Duration) { state.withLock { $0.slowNext = delay } }
 
-    /// Another client writes `value` to the object that holds `handleValue`'s entity (found by
-    /// any value the app wrote to it) or, with `id`, to that object; false when there is none.
+    /// Another client writes `value` (nil: deletes) to the object `id`, as a number the app cannot
+    /// read when `corrupt`; false when there is no such object.
     @discardableResult
-    public func otherWrite(id: String, value: String?) -> Bool {
+    public func otherWrite(id: String, value: String?, corrupt: Bool = false) -> Bool {
         state.withLock { state in
             guard var object = state.objects[id] else { return false }
             if let value {
                 object.value = value
                 object.version = state.nextVersion
                 object.writer = "other"
+                object.corrupt = corrupt
                 state.nextVersion += 1
                 state.objects[id] = object
             } else {
@@ -154,7 +157,7 @@ public final class CheckServer: Sendable {
 
     /// The object as `account` sees it; `full` adds `body`.
     func representation(_ object: Object, account: String, full: Bool) -> JSONObject {
-        var json: JSONObject = ["id": .string(object.id), "value": .string(object.value)]
+        var json: JSONObject = ["id": .string(object.id), "value": object.corrupt ? 12345 : .string(object.value)]
         if full { json["body"] = .string("b-" + object.value) }
         if shape.variesByCaller { json["viewer"] = .string(account) }
         if let clientID = object.clientID, shape.assignsIDs { json["client_id"] = .string(clientID) }

@@ -50,3 +50,12 @@ public struct CheckServerShape: Sendable, Hashable, CustomStringConvertible {
         return words.joined(separator: ", ")
     }
 }
+
+extension CheckServerShape {
+    /// The classic shape changed by `change`: `.with { $0.servesETags = true }`.
+    public static func with(_ change: (inout CheckServerShape) -> Void) -> CheckServerShape {
+        var shape = CheckServerShape()
+        change(&shape)
+        return shape
+    }
+}

@@ -10,10 +10,16 @@ public struct CheckShrinker: Sendable {
     public var budget: Int
     /// Runs a program and returns its violations.
     public var run: @Sendable (CheckProgram) async -> [CheckViolation]
+    /// When to stop shrinking whatever is left of the budget (nil: none).
+    public var deadline: ContinuousClock.Instant?
 
-    /// A shrinker that runs programs with `run`, at most `budget` of them.
-    public init(budget: Int = 150, run: @escaping @Sendable (CheckProgram) async -> [CheckViolation]) {
+    /// A shrinker that runs programs with `run`, at most `budget` of them, until `deadline`.
+    public init(
+        budget: Int = 150, deadline: ContinuousClock.Instant? = nil,
+        run: @escaping @Sendable (CheckProgram) async -> [CheckViolation]
+    ) {
         self.budget = budget
+        self.deadline = deadline
         self.run = run
     }
 
@@ -21,10 +27,12 @@ public struct CheckShrinker: Sendable {
     /// violations.
     public func shrink(_ program: CheckProgram, kind: String) async -> (CheckProgram, [CheckViolation], runs: Int) {
         var best = program
+        // An entity is named by its create: dropping the create makes its later steps skip, so
+        // chunks shrink programs whole entities at a time as well.
         var bestViolations: [CheckViolation] = []
         var runs = 0
         func fails(_ candidate: CheckProgram) async -> Bool {
-            guard runs < budget else { return false }
+            guard runs < budget, deadline.map({ ContinuousClock.now < $0 }) ?? true else { return false }
             runs += 1
             let violations = await run(candidate)
             guard violations.contains(where: { $0.kind == kind }) else { return false }

@@ -23,6 +23,8 @@ public enum CheckAction: Sendable, Hashable {
     case otherWrite(handle: Int, value: String)
     /// Another client deletes the entity's server object.
     case otherDelete(handle: Int)
+    /// Another client writes a value the app cannot read (a number where a string belongs).
+    case otherCorrupt(handle: Int)
     /// The server stops listening.
     case offline
     /// The server listens again.
@@ -123,12 +125,15 @@ public struct CheckProgram: Sendable, Hashable {
             }
             let roll = Int.random(in: 0..<100, using: &random)
             let action: CheckAction
-            if live.isEmpty || roll < 20 {
+            // Offline spells create more (the offline create an app makes, then edits online).
+            if live.isEmpty || roll < (offlineFor > 0 ? 40 : 20) {
                 action = .create(handle: next, value: "v\(index)")
                 live.append(next)
                 next += 1
             } else {
-                let handle = live[Int.random(in: 0..<live.count, using: &random)]
+                // Half the time the entity made last: an app edits what it just created.
+                let handle =
+                    Bool.random(using: &random) ? live[live.count - 1] : live[Int.random(in: 0..<live.count, using: &random)]
                 switch roll {
                 case 20..<36: action = .update(handle: handle, value: "v\(index)")
                 case 36..<46: action = .patch(handle: handle, value: "v\(index)")
@@ -140,7 +145,8 @@ public struct CheckProgram: Sendable, Hashable {
                 case 72..<78: action = .synchronize
                 case 78..<84: action = .flush
                 case 84..<90: action = .otherWrite(handle: handle, value: "o\(index)")
-                case 90..<92: action = .otherDelete(handle: handle)
+                case 90..<91: action = .otherDelete(handle: handle)
+                case 91..<92: action = .otherCorrupt(handle: handle)
                 case 92..<97:
                     guard offlineFor == 0 else { action = .flush; break }
                     action = .offline
