@@ -73,4 +73,19 @@ import Testing
             await Self.expectHolds(program)
         }
     }
+
+    @Test("an edit right after an offline create reaches the server's id (seed 309689372594955804)")
+    func editAfterOfflineCreate() async {
+        let program = CheckProgram(
+            seed: 309_689_372_594_955_804, shape: .with { $0.assignsIDs = true; $0.pageSize = 2 },
+            steps: [
+                CheckStep(.offline),
+                CheckStep(.create(handle: 3, value: "v4")),
+                CheckStep(.online),
+                CheckStep(.update(handle: 3, value: "v16")),
+            ])
+        await withKnownIssue("issue 33 #1: the request is built from the id the app passed before the create moved it") {
+            await Self.expectHolds(program)
+        }
+    }
 }

@@ -3,16 +3,20 @@ import DepotTesting
 import Foundation
 
 extension CheckApp {
-    /// Whether the server refused a write of `handle` (a 4xx): the app was told, so its states
-    /// are judged no further.
+    /// Whether the server refused a write of `handle` as a conflict (409, 412): the conflict
+    /// policy decided, so its states are judged no further (a 404 is not a conflict: it is judged).
     func refused(_ handle: Int) -> Bool {
         let ids = Set(server.applied.filter { model.owner(of: $0.value) == handle }.map(\.id))
             .union([createdID(handle)]).union(held[handle].map { [$0.id] } ?? [])
-        return server.refusals.contains { model.owner(of: $0.value) == handle || ids.contains($0.id) }
+        return server.refusals.contains {
+            ($0.status == 409 || $0.status == 412) && (model.owner(of: $0.value) == handle || ids.contains($0.id))
+        }
     }
 
     /// Judges one step's answer against the model, and records what it acknowledged.
-    func judge(_ step: CheckStep, index: Int, answer: CheckAnswer, outcome: inout CheckRunner.Outcome) {
+    func judge(
+        _ step: CheckStep, index: Int, answer: CheckAnswer, refusalsBefore: Int, outcome: inout CheckRunner.Outcome
+    ) {
         func flag(_ kind: String, _ message: String) {
             outcome.violations.append(CheckViolation(kind: kind, step: index, message: message))
         }
@@ -48,10 +52,18 @@ extension CheckApp {
         case (_, .failed(let code)):
             if let handle, let written = step.writtenState {
                 model.failed(handle, state: written)
-                let exists: Bool = if case .some(.some) = model.entities[handle]?.last { true } else { false }
+                var exists: Bool = if case .some(.some) = model.entities[handle]?.last { true } else { false }
+                // A delete whose outcome the app was not told may have happened.
+                if model.entities[handle]?.uncertain.contains(nil) == true { exists = false }
                 let calm = step.fault == nil && !offline && model.entities[handle]?.otherAfter.isEmpty != false
                 if code == "notFound", !step.isCreate, exists, calm, !refused(handle) {
                     flag("NOT FOUND", "\(CheckRender.call(step, shape: program.shape)) failed .notFound, though e\(handle) exists")
+                }
+                if code == "conflict", refusalsBefore == server.refusals.count {
+                    flag(
+                        "FALSE CONFLICT",
+                        "\(CheckRender.call(step, shape: program.shape)) failed .conflict, but the server refused no version of it (only a 409 to its key in flight)"
+                    )
                 }
                 if offline, step.fault == nil, step.isCreate || exists {
                     flag("REFUSED OFFLINE", "\(CheckRender.call(step, shape: program.shape)) failed .\(code) offline, with a local fallback")

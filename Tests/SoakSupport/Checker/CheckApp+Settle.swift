@@ -16,7 +16,8 @@ extension CheckApp {
         let forwarder = self.forwarder
         let items = CheckItems(
             store: sessions["A"]!, storage: storage, strategy: .remoteFirst, batch: program.shape.batchRoute,
-            assignsIDs: program.shape.assignsIDs, pageSize: program.shape.pageSize, prune: true)
+            assignsIDs: program.shape.assignsIDs, pageSize: program.shape.pageSize, prune: true,
+            incremental: program.shape.incremental)
         let settled = await CheckRunner.limited(CheckRunner.stepLimit) {
             // Errors show below as what is left; a settle step that fails is not itself judged.
             _ = try? await forwarder.flush().value
@@ -43,6 +44,12 @@ extension CheckApp {
         for entry in entries where entry.rejection == nil {
             flag("STUCK", "outbox entry \(entry.sequence) (\(entry.operation) \(entry.entityID)) still pending: \(entry.lastError ?? "-")")
         }
+        // Entities the outbox refused, with the reason (the app can see it): judged only for doubling.
+        let refusedIDs = Set(entries.filter { $0.rejection != nil }.map { server.canonical($0.entityID) })
+        let rejectedHandles = Set(
+            model.entities.keys.filter { handle in
+                [createdID(handle), held[handle]?.id].compactMap { $0 }.contains { refusedIDs.contains(server.canonical($0)) }
+            })
         let objects = server.objects
         var byHandle: [Int: [CheckServer.Object]] = [:]
         for object in objects { if let owner = model.owner(of: object.value) { byHandle[owner, default: []].append(object) } }
@@ -51,7 +58,7 @@ extension CheckApp {
             if held.count > 1 {
                 flag("DOUBLED", "e\(handle) is \(held.count) objects on the server: \(held.map { "\($0.id)=\($0.value)" }.joined(separator: ", "))")
             }
-            guard let allowed = entity.allowed, !refused(handle) else { continue }
+            guard let allowed = entity.allowed, !refused(handle), !rejectedHandles.contains(handle) else { continue }
             let state = held.first?.value
             if !allowed.contains(state) {
                 let states = allowed.map { $0 ?? "deleted" }.sorted().joined(separator: " or ")
@@ -62,8 +69,17 @@ extension CheckApp {
             flag("OVERWRITE", "\(write.method) \(write.id) (\(write.value ?? "delete")) replaced another client's version without If-Match, though the app had its ETag")
         }
         let rejected = Set(entries.filter { $0.rejection != nil }.map(\.entityID))
+        // Ids compare in the server's one spelling; two local records of one id are a divergence.
         let serverByID = Dictionary(objects.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        let local = Dictionary(records.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var local: [String: StoredRecord] = [:]
+        for record in records {
+            let id = server.canonical(record.id)
+            if let other = local[id] {
+                flag("DIVERGED", "the store holds \(id) twice, as \(other.id) and \(record.id)")
+                continue
+            }
+            local[id] = record
+        }
         for object in objects where !rejected.contains(object.id) && !object.corrupt {
             if let owner = model.owner(of: object.value), refused(owner) { continue }
             guard let record = local[object.id] else {
@@ -75,8 +91,7 @@ extension CheckApp {
                 flag("DIVERGED", "the store holds \(record.id)=\(value) (\(record.syncState)), the server \(object.value)")
             }
         }
-        for record in records where serverByID[record.id] == nil && !rejected.contains(record.id) {
-            if serverByID[record.id]?.corrupt == true { continue }
+        for record in records where serverByID[server.canonical(record.id)] == nil && !rejected.contains(record.id) {
             let value = record.object["value"]?.stringValue
             if let owner = model.owner(of: value), refused(owner) { continue }
             flag("DIVERGED", "the store holds \(record.id)=\(value ?? "-") (\(record.syncState)), not on the server")

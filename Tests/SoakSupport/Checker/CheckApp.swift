@@ -36,13 +36,28 @@ final class CheckApp {
         self.path = path
         server = CheckServer(shape: program.shape, on: stub)
         var sessions: [String: NetworkingSession] = [:]
+        let retries = RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(5), maximumDelay: .milliseconds(50))
         for account in ["A", "B"] {
+            guard program.shape.refreshesTokens else {
+                sessions[account] = NetworkingSession(
+                    url: stub.url, headers: ["Authorization": "Bearer \(account)"],
+                    configuration: SessionConfiguration(timeout: CheckRunner.timeout, retryPolicy: retries))
+                continue
+            }
+            // The token service: the same server, a session of its own.
+            let tokens = NetworkingSession(url: stub.url, configuration: SessionConfiguration(timeout: CheckRunner.timeout))
+            let authentication = AuthenticationInterceptor(token: "\(account)-1") { _ in
+                let response = try await tokens.send(
+                    NetworkRequest(method: .post, path: "/token", body: Data("{\"account\": \"\(account)\"}".utf8)))
+                guard let token = try JSON(parsing: response.body)["token"]?.stringValue else {
+                    throw DepotError(.authentication, "no token in the answer")
+                }
+                return token
+            }
             sessions[account] = NetworkingSession(
-                url: stub.url, headers: ["Authorization": "Bearer \(account)"],
+                url: stub.url,
                 configuration: SessionConfiguration(
-                    timeout: CheckRunner.timeout,
-                    retryPolicy: RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(5), maximumDelay: .milliseconds(50))
-                ))
+                    timeout: CheckRunner.timeout, interceptors: [authentication], retryPolicy: retries))
         }
         self.sessions = sessions
         storage = program.shape.sqlite ? try SQLiteStorage(path: path) : InMemoryStorage()
@@ -52,7 +67,7 @@ final class CheckApp {
     static func forwarder(storage: Storage, session: Networking, shape: CheckServerShape) -> Forwarder {
         let items = CheckItems(
             store: session, storage: storage, strategy: .localFirst, batch: shape.batchRoute,
-            assignsIDs: shape.assignsIDs, pageSize: shape.pageSize)
+            assignsIDs: shape.assignsIDs, pageSize: shape.pageSize, incremental: shape.incremental)
         return Forwarder(
             for: items,
             configuration: ForwarderConfiguration(
@@ -70,11 +85,16 @@ final class CheckApp {
             }
         return CheckItems(
             store: sessions[account]!, storage: storage, strategy: rule, batch: program.shape.batchRoute,
-            assignsIDs: program.shape.assignsIDs, pageSize: program.shape.pageSize)
+            assignsIDs: program.shape.assignsIDs, pageSize: program.shape.pageSize, incremental: program.shape.incremental)
     }
 
     /// The id a create of `handle` sends.
-    func createdID(_ handle: Int) -> String { program.shape.assignsIDs ? "tmp-\(handle)" : "i\(handle)" }
+    func createdID(_ handle: Int) -> String {
+        if program.shape.assignsIDs { return "tmp-\(handle)" }
+        // A UUID with letters in it, as `UUID().uuidString` spells it (uppercase).
+        if program.shape.lowercaseIDs { return "ABCDEF00-0000-4000-8000-" + String(format: "%012X", 0xABC000 + handle) }
+        return "i\(handle)"
+    }
 
     /// The server object of `handle`: the one holding a value written to it.
     func serverObject(_ handle: Int) -> CheckServer.Object? {
@@ -135,6 +155,9 @@ final class CheckApp {
             model.corrupted(handle)
             server.otherWrite(id: object.id, value: "x\(index)", corrupt: true)
             return "other client wrote an unreadable \(object.id)"
+        case .expireToken(let account):
+            server.expireToken(of: account)
+            return "\(account)'s token expired"
         case .restart:
             guard program.shape.sqlite else { return "skipped: in memory" }
             do {
@@ -155,6 +178,7 @@ final class CheckApp {
         let written = step.writtenState
         if let handle = step.handle, let written { model.began(handle, state: written) }
         let call = makeCall(step)
+        let refusalsBefore = server.refusals.count
         let answer = await CheckRunner.limited(CheckRunner.stepLimit, call)
         stub.clearFaults()
         if step.fault == .applyThenGoOffline, !offline { try? await stub.goOnline() }
@@ -163,7 +187,7 @@ final class CheckApp {
                 CheckViolation(kind: "HANG", step: index, message: "no answer within \(CheckRunner.stepLimit)"))
             return "HANG"
         }
-        judge(step, index: index, answer: answer, outcome: &outcome)
+        judge(step, index: index, answer: answer, refusalsBefore: refusalsBefore, outcome: &outcome)
         return CheckRender.words(answer)
     }
 

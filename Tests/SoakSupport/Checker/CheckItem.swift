@@ -14,13 +14,21 @@ public struct CheckItem: Codable, Identifiable, Sendable, Equatable {
     public var body: String?
     /// The account the server answered.
     public var viewer: String?
+    /// The server's version stamp (rounds with incremental pulls).
+    public var updatedAt: Int?
+
+    enum CodingKeys: String, CodingKey {
+        case id, value, body, viewer
+        case updatedAt = "updated_at"
+    }
 
     /// Makes an item.
-    public init(id: String, value: String, body: String? = nil, viewer: String? = nil) {
+    public init(id: String, value: String, body: String? = nil, viewer: String? = nil, updatedAt: Int? = nil) {
         self.id = id
         self.value = value
         self.body = body
         self.viewer = viewer
+        self.updatedAt = updatedAt
     }
 }
 
@@ -44,10 +52,11 @@ public struct CheckItems: CRUDNetworkingStorageRepository, SynchronizableReposit
     /// Keys the server owns are not the app's to send; headers name nothing else.
     public var configuration: RepositoryConfiguration { RepositoryConfiguration() }
 
-    /// Makes the repository; `prune` removes local records the server no longer lists after a full pull.
+    /// Makes the repository; `prune` removes local records the server no longer lists after a full
+    /// pull; `incremental` pulls what changed since the last pull (`updated_after`, `deleted`).
     public init(
         store: Networking, storage: Storage, strategy: Strategy, batch: Bool, assignsIDs: Bool, pageSize: Int,
-        prune: Bool = false
+        prune: Bool = false, incremental: Bool = false
     ) {
         self.store = store
         self.storage = storage
@@ -55,6 +64,9 @@ public struct CheckItems: CRUDNetworkingStorageRepository, SynchronizableReposit
         synchronization = SynchronizationConfiguration(
             batchSize: 4, pagination: .pageQuery(page: "_page", limit: "_limit", size: pageSize), prune: prune,
             identityKey: assignsIDs ? "client_id" : "id",
-            pushMode: batch ? .batch(Route(.post, "items/collection")) : .each)
+            pushMode: batch ? .batch(Route(.post, "items/collection")) : .each,
+            incremental: incremental
+                ? IncrementalPull(parameter: "updated_after", cursor: .maximum(of: "updated_at"), deletions: .flag("deleted"))
+                : nil)
     }
 }

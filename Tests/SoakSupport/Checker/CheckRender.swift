@@ -11,7 +11,7 @@ public enum CheckRender {
         var line: String
         switch step.action {
         case .create(let handle, let value):
-            let id = shape.assignsIDs ? "tmp-\(handle)" : "i\(handle)"
+            let id = shape.assignsIDs ? "tmp-\(handle)" : shape.lowercaseIDs ? "ABCDEF00-…-\(handle)" : "i\(handle)"
             line = "var e\(handle) = try await \(items).create(CheckItem(id: \"\(id)\", value: \"\(value)\")).value.value"
         case .update(_, let value):
             line = "\(held).value = \"\(value)\"; \(held) = try await \(items).update(\(held)).value.value"
@@ -28,6 +28,7 @@ public enum CheckRender {
         case .offline: line = "try await stub.goOffline()"
         case .online: line = "try await stub.goOnline()"
         case .restart: line = "storage = try SQLiteStorage(path: path)   // the app starts again"
+        case .expireToken(let account): line = "server.expireToken(of: \"\(account)\")   // the next request gets 401"
         }
         if let fault = step.fault { line = "stub.inject(.\(fault.rawValue))   // the next request\n" + line }
         return line
@@ -70,6 +71,9 @@ extension CheckRender {
         if shape.batchRoute { flags.append("$0.batchRoute = true") }
         if shape.conflictsInFlight { flags.append("$0.conflictsInFlight = true") }
         if !shape.sqlite { flags.append("$0.sqlite = false") }
+        if shape.refreshesTokens { flags.append("$0.refreshesTokens = true") }
+        if shape.lowercaseIDs { flags.append("$0.lowercaseIDs = true") }
+        if shape.incremental { flags.append("$0.incremental = true") }
         flags.append("$0.pageSize = \(shape.pageSize)")
         var lines = ["CheckProgram(seed: \(program.seed), shape: .with { \(flags.joined(separator: "; ")) }, steps: ["]
         for step in program.steps {
@@ -99,6 +103,7 @@ extension CheckRender {
         case .offline: ".offline"
         case .online: ".online"
         case .restart: ".restart"
+        case .expireToken(let account): ".expireToken(account: \"\(account)\")"
         }
     }
 }

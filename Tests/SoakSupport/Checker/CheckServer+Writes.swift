@@ -34,12 +34,13 @@ extension CheckServer {
             state.nextID += 1
         } else {
             guard let sent, !sent.isEmpty else { return Self.error(400, "a create needs an id") }
-            if state.objects[sent] != nil { return Self.error(409, "item \(sent) exists") }
-            id = sent
+            id = canonical(sent)
+            if state.objects[id] != nil { return Self.error(409, "item \(sent) exists") }
         }
         let object = Object(id: id, value: value, version: state.nextVersion, writer: "app", clientID: sent)
         state.nextVersion += 1
         state.objects[id] = object
+        state.tombstones[id] = nil
         state.order.append(id)
         record("POST", id: id, value: value, request: request, account: account, replacing: nil, state: &state)
         return single(object, status: 201, account: account, state: &state)
@@ -78,6 +79,8 @@ extension CheckServer {
         }
         state.objects[id] = nil
         state.order.removeAll { $0 == id }
+        state.tombstones[id] = state.nextVersion
+        state.nextVersion += 1
         record("DELETE", id: id, value: nil, request: request, account: account, replacing: object, state: &state)
         return StubResponse(status: 204)
     }
@@ -92,7 +95,7 @@ extension CheckServer {
             guard let body = element.objectValue, let value = body["value"]?.stringValue else {
                 return Self.error(400, "every element needs a value")
             }
-            let sent = body["id"]?.stringValue
+            let sent = body["id"]?.stringValue.map(canonical)
             if let sent, var object = state.objects[sent] {
                 let previous = object
                 object.value = value
@@ -118,6 +121,7 @@ extension CheckServer {
             let object = Object(id: id, value: value, version: state.nextVersion, writer: "app", clientID: sent)
             state.nextVersion += 1
             state.objects[id] = object
+            state.tombstones[id] = nil
             state.order.append(id)
             record("BATCH", id: id, value: value, request: request, account: account, replacing: nil, state: &state)
             answers.append(.object(representation(object, account: account, full: true)))

@@ -64,6 +64,10 @@ public final class CheckServer: Sendable {
         /// A delay for the next write answer (the answer is held; its key stays in flight).
         var slowNext: Duration?
         var refusals: [(method: String, id: String, value: String?, status: Int)] = []
+        /// The current token generation per account (rounds whose tokens expire).
+        var tokens: [String: Int] = [:]
+        /// Deleted ids and the version of their deletion (rounds with incremental pulls).
+        var tombstones: [String: Int] = [:]
     }
 
     /// The shape of the round's server.
@@ -74,7 +78,14 @@ public final class CheckServer: Sendable {
     public init(shape: CheckServerShape, on stub: StubServer) {
         self.shape = shape
         stub.route(nil, "/items") { [self] request, _ in answer(request, id: nil) }
-        stub.route(nil, "/items/:id") { [self] request, parameters in answer(request, id: parameters["id"]) }
+        stub.route(nil, "/items/:id") { [self] request, parameters in
+            answer(request, id: parameters["id"].map { $0 == "collection" ? $0 : canonical($0) })
+        }
+        stub.route(.post, "/token") { [self] request, _ in
+            let account = request.json?["account"]?.stringValue ?? "?"
+            let generation = state.withLock { $0.tokens[account, default: 1] }
+            return .json(["token": .string("\(account)-\(generation)")])
+        }
     }
 
     /// The objects, in creation order.
@@ -85,6 +96,12 @@ public final class CheckServer: Sendable {
     public var refusals: [(method: String, id: String, value: String?, status: Int)] {
         state.withLock { $0.refusals }
     }
+
+    /// The one spelling of an id the server keeps (lowercase in rounds with lowercase UUIDs).
+    public func canonical(_ id: String) -> String { shape.lowercaseIDs ? id.lowercased() : id }
+
+    /// Expires `account`'s token: requests with it are answered 401 until the app refreshes.
+    public func expireToken(of account: String) { state.withLock { $0.tokens[account, default: 1] += 1 } }
 
     /// Holds the answer of the next write for `delay` (its key stays in flight that long).
     public func slowNextWrite(_ delay: Duration) { state.withLock { $0.slowNext = delay } }
@@ -105,6 +122,8 @@ public final class CheckServer: Sendable {
             } else {
                 state.objects[id] = nil
                 state.order.removeAll { $0 == id }
+                state.tombstones[id] = state.nextVersion
+                state.nextVersion += 1
             }
             state.applied.append(
                 Applied(
@@ -117,9 +136,13 @@ public final class CheckServer: Sendable {
     // MARK: Answering
 
     func answer(_ request: RecordedRequest, id: String?) -> StubResponse {
-        let account = request.header("Authorization").map { String($0.dropFirst("Bearer ".count)) } ?? "?"
+        let token = request.header("Authorization").map { String($0.dropFirst("Bearer ".count)) } ?? "?"
+        let account = shape.refreshesTokens ? String(token.prefix { $0 != "-" }) : token
         let key = request.header("Idempotency-Key")
         return state.withLock { state in
+            if shape.refreshesTokens, token != "\(account)-\(state.tokens[account, default: 1])" {
+                return Self.error(401, "token expired")
+            }
             let fingerprint = "\(request.method) \(request.path)"
             let now = ContinuousClock.now
             if let key, request.method != "GET", let seen = state.keys[key] {
@@ -161,6 +184,7 @@ public final class CheckServer: Sendable {
         if full { json["body"] = .string("b-" + object.value) }
         if shape.variesByCaller { json["viewer"] = .string(account) }
         if let clientID = object.clientID, shape.assignsIDs { json["client_id"] = .string(clientID) }
+        if shape.incremental { json["updated_at"] = .integer(Int64(object.version)) }
         return json
     }
 
@@ -187,17 +211,29 @@ public final class CheckServer: Sendable {
     }
 
     func list(_ request: RecordedRequest, account: String, state: inout State) -> StubResponse {
-        let all = state.order.compactMap { state.objects[$0] }
         let query = request.query
+        var all = state.order.compactMap { state.objects[$0] }
+        var deleted: [(id: String, version: Int)] = []
+        if shape.incremental, let after = query["updated_after"].flatMap(Int.init) {
+            all = all.filter { $0.version > after }
+            deleted = state.tombstones.filter { $0.value > after }.map { ($0.key, $0.value) }.sorted { $0.version < $1.version }
+        }
         var page = all
         if let limit = query["_limit"].flatMap(Int.init), limit > 0 {
             let number = max(query["_page"].flatMap(Int.init) ?? 1, 1)
             page = Array(all.dropFirst((number - 1) * limit).prefix(limit))
         }
         for object in page { state.shown[object.id] = max(state.shown[object.id] ?? 0, object.version) }
-        let body = JSON.array(page.map { .object(representation($0, account: account, full: !shape.summarizesLists)) })
+        var elements: [JSON] = page.map { .object(representation($0, account: account, full: !shape.summarizesLists)) }
+        if page.count < (query["_limit"].flatMap(Int.init) ?? Int.max) || query["_limit"] == nil {
+            // Deletions close the list, on its last page.
+            elements += deleted.map {
+                .object(["id": .string($0.id), "value": "", "deleted": true, "updated_at": .integer(Int64($0.version))])
+            }
+        }
+        let body = JSON.array(elements)
         var headers = cachingHeaders()
-        headers["X-Total-Count"] = "\(all.count)"
+        headers["X-Total-Count"] = "\(all.count + deleted.count)"
         if shape.servesETags {
             let versions = page.map { "\($0.id).\($0.version)" }.joined(separator: ",")
             let tag = "\"list-\(FNV1a.hash((versions + request.rawPath + (shape.variesByCaller ? account : "")).utf8))\""

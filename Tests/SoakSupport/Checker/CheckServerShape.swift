@@ -16,6 +16,14 @@ public struct CheckServerShape: Sendable, Hashable, CustomStringConvertible {
     public var batchRoute = false
     /// A key whose first request is still in flight is answered `409`.
     public var conflictsInFlight = false
+    /// Tokens expire (`Bearer A-2` after `A-1`); the app refreshes them with `POST /token`
+    /// through an ``AuthenticationInterceptor``.
+    public var refreshesTokens = false
+    /// Client ids are UUIDs the app spells in uppercase and the server prints in lowercase.
+    public var lowercaseIDs = false
+    /// Lists take `updated_after=<version>` and tell deletions with `deleted: true`; the app pulls
+    /// incrementally.
+    public var incremental = false
     /// The page size the app asks for.
     public var pageSize = 3
     /// The store is SQLite (else in memory).
@@ -33,6 +41,9 @@ public struct CheckServerShape: Sendable, Hashable, CustomStringConvertible {
         cacheControl = [nil, nil, "max-age=300", "max-age=0"][Int.random(in: 0..<4, using: &random)]
         batchRoute = Int.random(in: 0..<3, using: &random) == 0
         conflictsInFlight = Int.random(in: 0..<3, using: &random) == 0
+        refreshesTokens = Int.random(in: 0..<3, using: &random) == 0
+        lowercaseIDs = !assignsIDs && Int.random(in: 0..<3, using: &random) == 0
+        incremental = Int.random(in: 0..<3, using: &random) == 0
         pageSize = Int.random(in: 2...5, using: &random)
         sqlite = Bool.random(using: &random)
     }
@@ -46,6 +57,9 @@ public struct CheckServerShape: Sendable, Hashable, CustomStringConvertible {
         if let cacheControl { words.append("Cache-Control: \(cacheControl)") }
         if batchRoute { words.append("batch route") }
         if conflictsInFlight { words.append("409 to a key in flight") }
+        if refreshesTokens { words.append("tokens expire") }
+        if lowercaseIDs { words.append("lowercase UUIDs") }
+        if incremental { words.append("incremental pulls") }
         words.append("pages of \(pageSize)")
         return words.joined(separator: ", ")
     }

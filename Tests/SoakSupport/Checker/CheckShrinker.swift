@@ -65,7 +65,8 @@ public struct CheckShrinker: Sendable {
         let plainer: [(inout CheckServerShape) -> Void] = [
             { $0.variesByCaller = false }, { $0.summarizesLists = false }, { $0.cacheControl = nil },
             { $0.batchRoute = false }, { $0.conflictsInFlight = false }, { $0.servesETags = false },
-            { $0.assignsIDs = false }, { $0.sqlite = true },
+            { $0.assignsIDs = false }, { $0.sqlite = true }, { $0.refreshesTokens = false },
+            { $0.lowercaseIDs = false }, { $0.incremental = false },
         ]
         for plain in plainer where runs < budget {
             var candidate = best

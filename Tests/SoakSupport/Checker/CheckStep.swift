@@ -31,6 +31,9 @@ public enum CheckAction: Sendable, Hashable {
     case online
     /// The app quits and starts again on the same SQLite file (nothing in memory survives).
     case restart
+    /// The server expires the account's token: its next request is answered 401 until the
+    /// interceptor refreshes it (rounds whose tokens expire).
+    case expireToken(account: String)
 }
 
 /// A strategy a step's call goes through.
@@ -151,12 +154,15 @@ public struct CheckProgram: Sendable, Hashable {
                     guard offlineFor == 0 else { action = .flush; break }
                     action = .offline
                     offlineFor = Int.random(in: 1...4, using: &random)
+                case 97..<99 where shape.refreshesTokens:
+                    action = .expireToken(account: Bool.random(using: &random) ? "A" : "B")
                 default: action = shape.sqlite ? .restart : .readAll
                 }
             }
             var step = CheckStep(action)
             step.strategy = CheckStrategy.allCases[Int.random(in: 0..<4, using: &random)]
-            if Int.random(in: 0..<100, using: &random) < 15 { step.account = "B" }
+            // A second account on the same store; often when answers vary by caller.
+            if Int.random(in: 0..<100, using: &random) < (shape.variesByCaller ? 35 : 12) { step.account = "B" }
             if step.sends, offlineFor == 0, Int.random(in: 0..<100, using: &random) < 22 {
                 step.fault = CheckFault.allCases[Int.random(in: 0..<CheckFault.allCases.count, using: &random)]
             }
