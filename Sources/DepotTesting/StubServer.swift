@@ -175,14 +175,7 @@ public final class StubServer: Sendable {
 
     /// Closes the listening socket and every open connection: new connections are refused.
     public func goOffline() async throws {
-        let channel = listener.withLock { listener in
-            defer { listener = nil }
-            return listener
-        }
-        let connections = state.withLock { state in
-            defer { state.connections.removeAll() }
-            return Array(state.connections.values)
-        }
+        let (channel, connections) = takeListenerAndConnections()
         try await channel?.close()
         for connection in connections { try? await connection.close() }
     }
@@ -190,6 +183,16 @@ public final class StubServer: Sendable {
     /// Stops listening and closes every connection but `keeping` at once, for
     /// ``StubFault/applyThenGoOffline``; returns the listener's close future (nil when offline).
     func goOfflineAtOnce(keeping: any Channel) -> EventLoopFuture<Void>? {
+        let (channel, connections) = takeListenerAndConnections()
+        for connection in connections where connection !== keeping { connection.close(promise: nil) }
+        guard let channel else { return nil }
+        channel.close(promise: nil)
+        return channel.closeFuture
+    }
+
+    /// Takes the listening channel and the open connections out of the server's state: from now
+    /// on it is offline (closing them is the caller's).
+    private func takeListenerAndConnections() -> (listener: (any Channel)?, connections: [any Channel]) {
         let channel = listener.withLock { listener in
             defer { listener = nil }
             return listener
@@ -198,10 +201,7 @@ public final class StubServer: Sendable {
             defer { state.connections.removeAll() }
             return Array(state.connections.values)
         }
-        for connection in connections where connection !== keeping { connection.close(promise: nil) }
-        guard let channel else { return nil }
-        channel.close(promise: nil)
-        return channel.closeFuture
+        return (channel, connections)
     }
 
     /// Listens again on the same port after ``goOffline()``.
@@ -276,7 +276,8 @@ public final class StubServer: Sendable {
             for route in state.routes {
                 if let parameters = route.pattern.match(method: request.method, rawPath: request.rawPath) {
                     return .handler(
-                        route.handler, parameters, delay: delay, thenDrop: thenOffline ? .dropGoingOffline : thenDrop ? .drop : nil)
+                        route.handler, parameters, delay: delay,
+                        thenDrop: thenOffline ? .dropGoingOffline : thenDrop ? .drop : nil)
                 }
             }
             var response = Self.answerFromResources(request, state: &state)

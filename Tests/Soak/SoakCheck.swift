@@ -20,7 +20,7 @@ enum SoakCheck {
         var shrunkKinds: Set<String> = []
         var steps = 0
         while true {
-            if options.seedGiven || options.rounds != nil {
+            if (options.seedGiven && !options.secondsGiven) || options.rounds != nil {
                 if ran >= (options.rounds ?? 1) { break }
             } else if ContinuousClock.now > deadline {
                 break
@@ -28,19 +28,24 @@ enum SoakCheck {
             let program = CheckProgram(seed: seed, count: options.steps)
             let began = ContinuousClock.now
             let outcome = await CheckRunner.run(program)
-            let took = (ContinuousClock.now - began).formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 1)))
+            let took = (ContinuousClock.now - began).formatted(
+                .units(allowed: [.seconds], fractionalPart: .show(length: 1)))
             ran += 1
             steps += program.steps.count
             defer { seed = seeds.next() }
             guard let first = outcome.violations.first else {
-                say("program \(ran) seed \(seed) [\(program.shape)]: \(program.steps.count) steps, \(outcome.requests) requests, \(took): ok")
+                say(
+                    "program \(ran) seed \(seed) [\(program.shape)]: \(program.steps.count) steps, \(outcome.requests) requests, \(took): ok"
+                )
                 continue
             }
             for kind in Set(outcome.violations.map(\.kind)) { kinds[kind, default: 0] += 1 }
             let unknown = outcome.violations.first { !options.known.contains($0.kind) }
             if unknown != nil { failed += 1 }
             let kind = (unknown ?? first).kind
-            say("program \(ran) seed \(seed) [\(program.shape)]: \(outcome.violations.count) violations\(unknown == nil ? " (known)" : ""), \(took)")
+            say(
+                "program \(ran) seed \(seed) [\(program.shape)]: \(outcome.violations.count) violations\(unknown == nil ? " (known)" : ""), \(took)"
+            )
             for violation in outcome.violations.prefix(8) { say("  \(violation)") }
             if options.shrinkRuns == 0 || shrunkKinds.contains(kind) {
                 if options.shrinkRuns == 0 { for line in outcome.log { say("    \(line)") } }
@@ -48,7 +53,9 @@ enum SoakCheck {
                 continue
             }
             shrunkKinds.insert(kind)
-            let shrinker = CheckShrinker(budget: options.shrinkRuns, deadline: options.seedGiven ? nil : deadline + .seconds(60)) {
+            let shrinker = CheckShrinker(
+                budget: options.shrinkRuns, deadline: options.secondsGiven ? deadline + .seconds(60) : nil
+            ) {
                 await CheckRunner.run($0).violations
             }
             let (shrunk, violations, runs) = await shrinker.shrink(program, kind: kind)
@@ -65,7 +72,8 @@ enum SoakCheck {
         say(
             "model checker: \(ran) programs, \(steps) steps, \(failed) failing"
                 + (summary.isEmpty ? "" : "; programs per violation kind: \(summary)")
-                + (options.known.isEmpty ? "" : "; known (open issues): \(options.known.sorted().joined(separator: ", "))"))
+                + (options.known.isEmpty
+                    ? "" : "; known (open issues): \(options.known.sorted().joined(separator: ", "))"))
         return failed == 0 ? 0 : 1
     }
 }

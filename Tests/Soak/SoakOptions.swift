@@ -17,8 +17,11 @@ struct SoakOptions: Sendable {
     var database = ""
     /// The seed: of the first round (parent), of this round (child).
     var seed = UInt64.random(in: 1...UInt64.max)
-    /// Whether `--seed` was given (the checker then replays that one program).
+    /// Whether `--seed` was given (without `--seconds` or `--rounds`, the checker then replays
+    /// that one program).
     var seedGiven = false
+    /// Whether `--seconds` was given.
+    var secondsGiven = false
     /// Operations per round.
     var operations = 60
     /// The time budget (parent), used when no round count is given.
@@ -49,7 +52,13 @@ struct SoakOptions: Sendable {
         var rest = arguments[...]
         while let option = rest.popFirst() {
             if option == "--child" || option == "--keep-going" || option == "--check" {
-                if option == "--child" { isChild = true } else if option == "--check" { check = true } else { keepGoing = true }
+                if option == "--child" {
+                    isChild = true
+                } else if option == "--check" {
+                    check = true
+                } else {
+                    keepGoing = true
+                }
                 continue
             }
             let value = rest.popFirst()
@@ -57,13 +66,18 @@ struct SoakOptions: Sendable {
             case "--port": port = try Self.number(option, value)
             case "--db": database = try Self.text(option, value)
             case "--ops": operations = max(try Self.number(option, value), 1)
-            case "--seconds": seconds = try Self.number(option, value)
+            case "--seconds":
+                seconds = try Self.number(option, value)
+                secondsGiven = true
             case "--rounds": rounds = max(try Self.number(option, value), 1)
             case "--volume": volume = max(try Self.number(option, value), 1)
             case "--steps": steps = max(try Self.number(option, value), 1)
             case "--shrink": shrinkRuns = try Self.number(option, value)
             case "--known":
-                known = Set(try Self.text(option, value).split(separator: ",").map { $0.replacingOccurrences(of: "_", with: " ") })
+                known = Set(
+                    try Self.text(option, value).split(separator: ",").map {
+                        $0.replacingOccurrences(of: "_", with: " ")
+                    })
             case "--modes":
                 guard let modes = SoakModes(list: try Self.text(option, value)) else {
                     throw SoakUsageError(

@@ -22,7 +22,8 @@ extension CheckApp {
         }
         let handle = step.handle
         switch (step.action, answer) {
-        case (.create, .one(let item?, let origin)), (.update, .one(let item?, let origin)),
+        case (.create, .one(let item?, let origin)), (.recreate, .one(let item?, let origin)),
+            (.update, .one(let item?, let origin)),
             (.patch, .one(let item?, let origin)):
             held[handle!] = item
             model.acknowledged(handle!, state: item.value, remote: origin == .remote)
@@ -33,7 +34,9 @@ extension CheckApp {
             held[handle!] = item
             checkRead(item, handle: handle!, origin: origin, step: step, flag: flag)
             if origin == .remote, program.shape.summarizesLists, item.body == nil {
-                flag("SUMMARY", "read(\(item.id)) answered from the server without body: a list summary confirmed as the record")
+                flag(
+                    "SUMMARY",
+                    "read(\(item.id)) answered from the server without body: a list summary confirmed as the record")
             }
         case (.readAll, .list(let list, let origin)):
             for item in list {
@@ -57,7 +60,9 @@ extension CheckApp {
                 if model.entities[handle]?.uncertain.contains(nil) == true { exists = false }
                 let calm = step.fault == nil && !offline && model.entities[handle]?.otherAfter.isEmpty != false
                 if code == "notFound", !step.isCreate, exists, calm, !refused(handle) {
-                    flag("NOT FOUND", "\(CheckRender.call(step, shape: program.shape)) failed .notFound, though e\(handle) exists")
+                    flag(
+                        "NOT FOUND",
+                        "\(CheckRender.call(step, shape: program.shape)) failed .notFound, though e\(handle) exists")
                 }
                 if code == "conflict", refusalsBefore == server.refusals.count {
                     flag(
@@ -66,7 +71,10 @@ extension CheckApp {
                     )
                 }
                 if offline, step.fault == nil, step.isCreate || exists {
-                    flag("REFUSED OFFLINE", "\(CheckRender.call(step, shape: program.shape)) failed .\(code) offline, with a local fallback")
+                    flag(
+                        "REFUSED OFFLINE",
+                        "\(CheckRender.call(step, shape: program.shape)) failed .\(code) offline, with a local fallback"
+                    )
                 }
             }
         default:

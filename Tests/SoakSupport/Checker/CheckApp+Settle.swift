@@ -42,21 +42,31 @@ extension CheckApp {
             return
         }
         for entry in entries where entry.rejection == nil {
-            flag("STUCK", "outbox entry \(entry.sequence) (\(entry.operation) \(entry.entityID)) still pending: \(entry.lastError ?? "-")")
+            flag(
+                "STUCK",
+                "outbox entry \(entry.sequence) (\(entry.operation) \(entry.entityID)) still pending: \(entry.lastError ?? "-")"
+            )
         }
         // Entities the outbox refused, with the reason (the app can see it): judged only for doubling.
         let refusedIDs = Set(entries.filter { $0.rejection != nil }.map { server.canonical($0.entityID) })
         let rejectedHandles = Set(
             model.entities.keys.filter { handle in
-                [createdID(handle), held[handle]?.id].compactMap { $0 }.contains { refusedIDs.contains(server.canonical($0)) }
+                [createdID(handle), held[handle]?.id].compactMap { $0 }.contains {
+                    refusedIDs.contains(server.canonical($0))
+                }
             })
         let objects = server.objects
         var byHandle: [Int: [CheckServer.Object]] = [:]
-        for object in objects { if let owner = model.owner(of: object.value) { byHandle[owner, default: []].append(object) } }
+        for object in objects {
+            if let owner = model.owner(of: object.value) { byHandle[owner, default: []].append(object) }
+        }
         for (handle, entity) in model.entities.sorted(by: { $0.key < $1.key }) {
             let held = byHandle[handle] ?? []
             if held.count > 1 {
-                flag("DOUBLED", "e\(handle) is \(held.count) objects on the server: \(held.map { "\($0.id)=\($0.value)" }.joined(separator: ", "))")
+                flag(
+                    "DOUBLED",
+                    "e\(handle) is \(held.count) objects on the server: \(held.map { "\($0.id)=\($0.value)" }.joined(separator: ", "))"
+                )
             }
             guard let allowed = entity.allowed, !refused(handle), !rejectedHandles.contains(handle) else { continue }
             let state = held.first?.value
@@ -66,7 +76,10 @@ extension CheckApp {
             }
         }
         for write in server.applied where write.silentOverwrite {
-            flag("OVERWRITE", "\(write.method) \(write.id) (\(write.value ?? "delete")) replaced another client's version without If-Match, though the app had its ETag")
+            flag(
+                "OVERWRITE",
+                "\(write.method) \(write.id) (\(write.value ?? "delete")) replaced another client's version without If-Match, though the app had its ETag"
+            )
         }
         let rejected = Set(entries.filter { $0.rejection != nil }.map(\.entityID))
         // Ids compare in the server's one spelling; two local records of one id are a divergence.
@@ -88,7 +101,9 @@ extension CheckApp {
             }
             let value = record.object["value"]?.stringValue ?? "-"
             if record.syncState != .synced || value != object.value {
-                flag("DIVERGED", "the store holds \(record.id)=\(value) (\(record.syncState)), the server \(object.value)")
+                flag(
+                    "DIVERGED",
+                    "the store holds \(record.id)=\(value) (\(record.syncState)), the server \(object.value)")
             }
         }
         for record in records where serverByID[server.canonical(record.id)] == nil && !rejected.contains(record.id) {

@@ -45,7 +45,8 @@ final class CheckApp {
                 continue
             }
             // The token service: the same server, a session of its own.
-            let tokens = NetworkingSession(url: stub.url, configuration: SessionConfiguration(timeout: CheckRunner.timeout))
+            let tokens = NetworkingSession(
+                url: stub.url, configuration: SessionConfiguration(timeout: CheckRunner.timeout))
             let authentication = AuthenticationInterceptor(token: "\(account)-1") { _ in
                 let response = try await tokens.send(
                     NetworkRequest(method: .post, path: "/token", body: Data("{\"account\": \"\(account)\"}".utf8)))
@@ -85,7 +86,8 @@ final class CheckApp {
             }
         return CheckItems(
             store: sessions[account]!, storage: storage, strategy: rule, batch: program.shape.batchRoute,
-            assignsIDs: program.shape.assignsIDs, pageSize: program.shape.pageSize, incremental: program.shape.incremental)
+            assignsIDs: program.shape.assignsIDs, pageSize: program.shape.pageSize,
+            incremental: program.shape.incremental)
     }
 
     /// The id a create of `handle` sends.
@@ -174,12 +176,33 @@ final class CheckApp {
         } else if step.handle.map({ held[$0] == nil }) ?? false, !step.isCreate {
             return "skipped: the app holds no e\(step.handle!)"
         }
+        if step.during != nil { stub.inject(.delay(.milliseconds(300))) }
         inject(step.fault)
         let written = step.writtenState
         if let handle = step.handle, let written { model.began(handle, state: written) }
         let call = makeCall(step)
         let refusalsBefore = server.refusals.count
-        let answer = await CheckRunner.limited(CheckRunner.stepLimit, call)
+        let answer: CheckAnswer?
+        var meanwhile = ""
+        if let during = step.during {
+            let requests = stub.requests.count
+            let first = Task { await CheckRunner.limited(CheckRunner.stepLimit, call) }
+            // Until its first request is at the server (held there 300 ms), or 1 s for a call
+            // that sends nothing.
+            for _ in 0..<200 where stub.requests.count == requests { try? await Task.sleep(for: .milliseconds(5)) }
+            let sent = stub.requests.count > requests
+            var inner = step
+            inner.action = during
+            inner.during = nil
+            inner.fault = nil
+            let line = await run(inner, index: index, outcome: &outcome)
+            answer = await first.value
+            // Which interleaving this was: the first call's answer came after the second's unless
+            // the second outlasted the 300 ms hold.
+            meanwhile = " | meanwhile\(sent ? "" : " (after: the first sent nothing)"): \(line)"
+        } else {
+            answer = await CheckRunner.limited(CheckRunner.stepLimit, call)
+        }
         stub.clearFaults()
         if step.fault == .applyThenGoOffline, !offline { try? await stub.goOnline() }
         guard let answer else {
@@ -188,7 +211,15 @@ final class CheckApp {
             return "HANG"
         }
         judge(step, index: index, answer: answer, refusalsBefore: refusalsBefore, outcome: &outcome)
-        return CheckRender.words(answer)
+        if let during = step.during, let handle = step.handle {
+            // Two writes of one entity in flight at once land in either order.
+            var inner = step
+            inner.action = during
+            if inner.handle == handle, let state = inner.writtenState { model.failed(handle, state: state) }
+            if case .otherWrite(handle, let value) = during { model.other(handle, state: value) }
+            if case .otherDelete(handle) = during { model.other(handle, state: nil) }
+        }
+        return CheckRender.words(answer) + meanwhile
     }
 
     /// The step's call, as a closure that captures only values.
@@ -200,7 +231,7 @@ final class CheckApp {
         return {
             do {
                 switch step.action {
-                case .create(_, let value):
+                case .create(_, let value), .recreate(_, let value):
                     let answer = try await items.create(CheckItem(id: createdID!, value: value)).value
                     return .one(answer.value, answer.origin)
                 case .update(_, let value):
@@ -245,19 +276,25 @@ extension CheckStep {
     var handle: Int? {
         switch action {
         case .create(let handle, _), .update(let handle, _), .patch(let handle, _), .delete(let handle),
-            .read(let handle), .otherWrite(let handle, _), .otherDelete(let handle), .otherCorrupt(let handle):
+            .read(let handle), .otherWrite(let handle, _), .otherDelete(let handle), .otherCorrupt(let handle),
+            .recreate(let handle, _):
             handle
         default: nil
         }
     }
 
     /// Whether it creates.
-    var isCreate: Bool { if case .create = action { true } else { false } }
+    var isCreate: Bool {
+        switch action {
+        case .create, .recreate: true
+        default: false
+        }
+    }
 
     /// The state an app write leaves: `.some(value)`, `.some(nil)` for a delete; nil for others.
     var writtenState: String?? {
         switch action {
-        case .create(_, let value), .update(_, let value), .patch(_, let value): .some(value)
+        case .create(_, let value), .update(_, let value), .patch(_, let value), .recreate(_, let value): .some(value)
         case .delete: .some(nil)
         default: nil
         }

@@ -66,7 +66,8 @@ public struct CheckItems: CRUDNetworkingStorageRepository, SynchronizableReposit
             identityKey: assignsIDs ? "client_id" : "id",
             pushMode: batch ? .batch(Route(.post, "items/collection")) : .each,
             incremental: incremental
-                ? IncrementalPull(parameter: "updated_after", cursor: .maximum(of: "updated_at"), deletions: .flag("deleted"))
+                ? IncrementalPull(
+                    parameter: "updated_after", cursor: .maximum(of: "updated_at"), deletions: .flag("deleted"))
                 : nil)
     }
 }

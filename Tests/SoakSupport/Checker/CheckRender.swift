@@ -12,7 +12,12 @@ public enum CheckRender {
         switch step.action {
         case .create(let handle, let value):
             let id = shape.assignsIDs ? "tmp-\(handle)" : shape.lowercaseIDs ? "ABCDEF00-…-\(handle)" : "i\(handle)"
-            line = "var e\(handle) = try await \(items).create(CheckItem(id: \"\(id)\", value: \"\(value)\")).value.value"
+            line =
+                "var e\(handle) = try await \(items).create(CheckItem(id: \"\(id)\", value: \"\(value)\")).value.value"
+        case .recreate(let handle, let value):
+            let id = shape.assignsIDs ? "tmp-\(handle)" : shape.lowercaseIDs ? "ABCDEF00-…-\(handle)" : "i\(handle)"
+            line =
+                "e\(handle) = try await \(items).create(CheckItem(id: \"\(id)\", value: \"\(value)\")).value.value   // again"
         case .update(_, let value):
             line = "\(held).value = \"\(value)\"; \(held) = try await \(items).update(\(held)).value.value"
         case .patch(_, let value):
@@ -30,6 +35,16 @@ public enum CheckRender {
         case .restart: line = "storage = try SQLiteStorage(path: path)   // the app starts again"
         case .expireToken(let account): line = "server.expireToken(of: \"\(account)\")   // the next request gets 401"
         }
+        if let during = step.during {
+            var inner = step
+            inner.action = during
+            inner.during = nil
+            inner.fault = nil
+            line =
+                "async let first: Void = { \(line) }()   // its first request held 300 ms at the server\n"
+                + "/* meanwhile */ \(call(inner, shape: shape).replacingOccurrences(of: "var ", with: ""))\n"
+                + "try await first"
+        }
         if let fault = step.fault { line = "stub.inject(.\(fault.rawValue))   // the next request\n" + line }
         return line
     }
@@ -37,9 +52,11 @@ public enum CheckRender {
     /// The words for how a call ended.
     static func words(_ answer: CheckAnswer) -> String {
         switch answer {
-        case .one(let item?, let origin): "\(origin): \(item.id)=\(item.value)\(item.body == nil ? " (no body)" : "")\(item.viewer.map { " for \($0)" } ?? "")"
+        case .one(let item?, let origin):
+            "\(origin): \(item.id)=\(item.value)\(item.body == nil ? " (no body)" : "")\(item.viewer.map { " for \($0)" } ?? "")"
         case .one(nil, let origin): "\(origin)"
-        case .list(let items, let origin): "\(origin): [\(items.map { "\($0.id)=\($0.value)" }.joined(separator: ", "))]"
+        case .list(let items, let origin):
+            "\(origin): [\(items.map { "\($0.id)=\($0.value)" }.joined(separator: ", "))]"
         case .done: "done"
         case .failed(let code): "failed .\(code)"
         }
@@ -52,7 +69,8 @@ public enum CheckRender {
             "// server: \(program.shape)",
         ]
         for (index, step) in program.steps.enumerated() {
-            lines.append(contentsOf: call(step, shape: program.shape).split(separator: "\n").map { "/* \(index) */ \($0)" })
+            lines.append(
+                contentsOf: call(step, shape: program.shape).split(separator: "\n").map { "/* \(index) */ \($0)" })
         }
         return lines.joined(separator: "\n")
     }
@@ -81,6 +99,7 @@ extension CheckRender {
             if step.strategy != .remoteFirst { arguments.append("strategy: .\(step.strategy.rawValue)") }
             if step.account != "A" { arguments.append("account: \"\(step.account)\"") }
             if let fault = step.fault { arguments.append("fault: .\(fault.rawValue)") }
+            if let during = step.during { arguments.append("during: \(action(during))") }
             lines.append("    CheckStep(\(arguments.joined(separator: ", "))),")
         }
         lines.append("])")
@@ -100,6 +119,7 @@ extension CheckRender {
         case .otherWrite(let handle, let value): ".otherWrite(handle: \(handle), value: \"\(value)\")"
         case .otherDelete(let handle): ".otherDelete(handle: \(handle))"
         case .otherCorrupt(let handle): ".otherCorrupt(handle: \(handle))"
+        case .recreate(let handle, let value): ".recreate(handle: \(handle), value: \"\(value)\")"
         case .offline: ".offline"
         case .online: ".online"
         case .restart: ".restart"

@@ -31,7 +31,8 @@ public struct CheckRunner: Sendable {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let stub = try await StubServer.start()
-            let app = try CheckApp(program: program, stub: stub, path: directory.appendingPathComponent("check.sqlite").path)
+            let app = try CheckApp(
+                program: program, stub: stub, path: directory.appendingPathComponent("check.sqlite").path)
             await app.runSteps(&outcome)
             if !outcome.violations.contains(where: { $0.kind == "HANG" }) { await app.settle(&outcome) }
             outcome.requests = stub.requests.count
@@ -47,7 +48,9 @@ public struct CheckRunner: Sendable {
         _ limit: Duration, _ body: @escaping @Sendable () async -> Value
     ) async -> Value? {
         let result = LockedValue<Value?>(nil)
-        let returned = await SoakRunner.returns(within: limit) { result.withLock { $0 = nil }; let value = await body(); result.withLock { $0 = value } }
+        let returned = await SoakRunner.returns(within: limit) {
+            result.withLock { $0 = nil }; let value = await body(); result.withLock { $0 = value }
+        }
         return returned ? result.withLock { $0 } : nil
     }
 }

@@ -23,6 +23,16 @@ extension CheckServer {
                 ifMatch: ifMatch, silentOverwrite: silent))
     }
 
+    /// A 412 with the current object when the request's `If-Match` names another version.
+    func failedPrecondition(
+        _ object: Object, request: RecordedRequest, account: String, state: inout State
+    ) -> StubResponse? {
+        guard let precondition = request.header("If-Match"), shape.servesETags, precondition != "*",
+            precondition != tag(object, account: account)
+        else { return nil }
+        return single(object, status: 412, account: account, state: &state)
+    }
+
     func create(_ request: RecordedRequest, account: String, state: inout State) -> StubResponse {
         guard let body = request.json?.objectValue, let value = body["value"]?.stringValue else {
             return Self.error(400, "a create needs an object with a value")
@@ -49,10 +59,8 @@ extension CheckServer {
     /// PUT replaces the value, PATCH merges it (merge patch or plain JSON); both honour `If-Match`.
     func write(_ id: String, request: RecordedRequest, account: String, state: inout State) -> StubResponse {
         guard var object = state.objects[id] else { return Self.error(404, "no item \(id)") }
-        if let precondition = request.header("If-Match"), shape.servesETags,
-            precondition != "*", precondition != tag(object, account: account)
-        {
-            return single(object, status: 412, account: account, state: &state)
+        if let refusal = failedPrecondition(object, request: request, account: account, state: &state) {
+            return refusal
         }
         let body = request.json?.objectValue ?? [:]
         let value = body["value"]?.stringValue
@@ -66,16 +74,16 @@ extension CheckServer {
         object.writer = "app"
         state.nextVersion += 1
         state.objects[id] = object
-        record(request.method, id: id, value: object.value, request: request, account: account, replacing: previous, state: &state)
+        record(
+            request.method, id: id, value: object.value, request: request, account: account, replacing: previous,
+            state: &state)
         return single(object, status: 200, account: account, state: &state)
     }
 
     func delete(_ id: String, request: RecordedRequest, account: String, state: inout State) -> StubResponse {
         guard let object = state.objects[id] else { return Self.error(404, "no item \(id)") }
-        if let precondition = request.header("If-Match"), shape.servesETags,
-            precondition != "*", precondition != tag(object, account: account)
-        {
-            return single(object, status: 412, account: account, state: &state)
+        if let refusal = failedPrecondition(object, request: request, account: account, state: &state) {
+            return refusal
         }
         state.objects[id] = nil
         state.order.removeAll { $0 == id }
@@ -104,7 +112,9 @@ extension CheckServer {
                 object.writer = "app"
                 state.nextVersion += 1
                 state.objects[sent] = object
-                record("BATCH", id: sent, value: value, request: request, account: account, replacing: previous, state: &state)
+                record(
+                    "BATCH", id: sent, value: value, request: request, account: account, replacing: previous,
+                    state: &state)
                 var json = representation(object, account: account, full: true)
                 if shape.assignsIDs { json["client_id"] = .string(sent) }
                 answers.append(.object(json))

@@ -147,7 +147,9 @@ public final class CheckServer: Sendable {
             let now = ContinuousClock.now
             if let key, request.method != "GET", let seen = state.keys[key] {
                 if seen.fingerprint != fingerprint { return Self.error(422, "key reused for another request") }
-                if shape.conflictsInFlight, now < seen.until { return Self.error(409, "a request with this key is in flight") }
+                if shape.conflictsInFlight, now < seen.until {
+                    return Self.error(409, "a request with this key is in flight")
+                }
                 return seen.response
             }
             var response: StubResponse
@@ -216,7 +218,9 @@ public final class CheckServer: Sendable {
         var deleted: [(id: String, version: Int)] = []
         if shape.incremental, let after = query["updated_after"].flatMap(Int.init) {
             all = all.filter { $0.version > after }
-            deleted = state.tombstones.filter { $0.value > after }.map { ($0.key, $0.value) }.sorted { $0.version < $1.version }
+            deleted = state.tombstones.filter { $0.value > after }.map { ($0.key, $0.value) }.sorted {
+                $0.version < $1.version
+            }
         }
         var page = all
         if let limit = query["_limit"].flatMap(Int.init), limit > 0 {
@@ -236,7 +240,8 @@ public final class CheckServer: Sendable {
         headers["X-Total-Count"] = "\(all.count + deleted.count)"
         if shape.servesETags {
             let versions = page.map { "\($0.id).\($0.version)" }.joined(separator: ",")
-            let tag = "\"list-\(FNV1a.hash((versions + request.rawPath + (shape.variesByCaller ? account : "")).utf8))\""
+            let tag =
+                "\"list-\(FNV1a.hash((versions + request.rawPath + (shape.variesByCaller ? account : "")).utf8))\""
             if request.header("If-None-Match") == tag {
                 return StubResponse(status: 304, headers: headers.merging(["ETag": tag]) { $1 })
             }

@@ -56,6 +56,12 @@ public struct CheckShrinker: Sendable {
             candidate.steps[index].fault = nil
             _ = await fails(candidate)
         }
+        for index in best.steps.indices.reversed() where runs < budget {
+            var candidate = best
+            guard candidate.steps[index].during != nil else { continue }
+            candidate.steps[index].during = nil
+            _ = await fails(candidate)
+        }
         for index in best.steps.indices where runs < budget && best.steps[index].callsRepository {
             var candidate = best
             candidate.steps[index].strategy = .remoteFirst

@@ -25,6 +25,8 @@ public enum CheckAction: Sendable, Hashable {
     case otherDelete(handle: Int)
     /// Another client writes a value the app cannot read (a number where a string belongs).
     case otherCorrupt(handle: Int)
+    /// `create` again under the entity's first id (after a delete: the app re-creates it).
+    case recreate(handle: Int, value: String)
     /// The server stops listening.
     case offline
     /// The server listens again.
@@ -71,19 +73,26 @@ public struct CheckStep: Sendable, Hashable {
     public var account: String
     /// The fault its first request meets.
     public var fault: CheckFault?
+    /// An action run (same strategy and account) while this step's first request is held at the
+    /// server: two calls in flight at once, or another client writing while a page is out.
+    public var during: CheckAction?
 
     /// Makes a step.
-    public init(_ action: CheckAction, strategy: CheckStrategy = .remoteFirst, account: String = "A", fault: CheckFault? = nil) {
+    public init(
+        _ action: CheckAction, strategy: CheckStrategy = .remoteFirst, account: String = "A", fault: CheckFault? = nil,
+        during: CheckAction? = nil
+    ) {
         self.action = action
         self.strategy = strategy
         self.account = account
         self.fault = fault
+        self.during = during
     }
 
     /// Whether the step calls a repository (so strategy and account matter).
     public var callsRepository: Bool {
         switch action {
-        case .create, .update, .patch, .delete, .read, .readAll, .synchronize: true
+        case .create, .update, .patch, .delete, .read, .readAll, .synchronize, .recreate: true
         default: false
         }
     }
@@ -136,10 +145,13 @@ public struct CheckProgram: Sendable, Hashable {
             } else {
                 // Half the time the entity made last: an app edits what it just created.
                 let handle =
-                    Bool.random(using: &random) ? live[live.count - 1] : live[Int.random(in: 0..<live.count, using: &random)]
+                    Bool.random(using: &random)
+                    ? live[live.count - 1] : live[Int.random(in: 0..<live.count, using: &random)]
                 switch roll {
                 case 20..<36: action = .update(handle: handle, value: "v\(index)")
                 case 36..<46: action = .patch(handle: handle, value: "v\(index)")
+                case 46..<50 where !shape.assignsIDs && !live.isEmpty:
+                    action = .recreate(handle: handle, value: "v\(index)")
                 case 46..<54:
                     action = .delete(handle: handle)
                     if Bool.random(using: &random) { live.removeAll { $0 == handle } }
@@ -165,6 +177,21 @@ public struct CheckProgram: Sendable, Hashable {
             if Int.random(in: 0..<100, using: &random) < (shape.variesByCaller ? 35 : 12) { step.account = "B" }
             if step.sends, offlineFor == 0, Int.random(in: 0..<100, using: &random) < 22 {
                 step.fault = CheckFault.allCases[Int.random(in: 0..<CheckFault.allCases.count, using: &random)]
+            }
+            if step.sends, offlineFor == 0, Int.random(in: 0..<100, using: &random) < 15, let some = live.last {
+                let other = live[Int.random(in: 0..<live.count, using: &random)]
+                let choices: [CheckAction] = [
+                    .create(handle: next, value: "w\(index)"), .update(handle: some, value: "w\(index)"),
+                    .delete(handle: other), .otherWrite(handle: other, value: "p\(index)"),
+                    .otherWrite(handle: some, value: "p\(index)"), .readAll,
+                    shape.assignsIDs
+                        ? .patch(handle: other, value: "w\(index)") : .recreate(handle: other, value: "w\(index)"),
+                ]
+                step.during = choices[Int.random(in: 0..<choices.count, using: &random)]
+                if case .create = step.during {
+                    live.append(next)
+                    next += 1
+                }
             }
             if !step.callsRepository {
                 step.strategy = .remoteFirst
