@@ -110,11 +110,14 @@
                 ownsClient = false
             }
             let (client, limit) = (self.client, configuration.maximumResponseSize)
-            attempt = RequestPipeline.followingRedirects { request, url, summary, timeout, completion in
-                Self.start(
-                    client: client, request: request, url: url, summary: summary, timeout: timeout, limit: limit,
-                    completion: completion)
-            }
+            // async-http-client's deadline stands, and Depot's timer bounds the attempt as on
+            // every transport, redirects included.
+            attempt = RequestPipeline.limitingTime(
+                RequestPipeline.followingRedirects { request, url, summary, timeout, completion in
+                    Self.start(
+                        client: client, request: request, url: url, summary: summary, timeout: timeout,
+                        limit: limit, completion: completion)
+                })
         }
 
         /// Shuts down a client this session created; does nothing to a shared or borrowed one.

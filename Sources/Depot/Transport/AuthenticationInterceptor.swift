@@ -9,7 +9,9 @@ extension DepotError.Code {
 /// requests are answered 401, the first starts one `refresh`, the others wait for it, and all are
 /// sent again with the new credential. A refresh that fails fails every request waiting on it
 /// with one `DepotError` `.authentication` (status 401), so the outbox keeps those writes for a
-/// retry instead of refusing them.
+/// retry instead of refusing them; a refresh that fails because the network is down (a
+/// `DepotError` `.transport` or `.timeout`, or a `URLError`) fails them with that error instead,
+/// so a rule with a fallback falls back to the local store as for any unreachable server.
 ///
 /// ```swift
 /// let auth = AuthenticationInterceptor(credential: storedToken) { expired in
@@ -22,6 +24,12 @@ extension DepotError.Code {
 /// arrived after a refresh) is sent again with the current one, without another refresh. With no
 /// credential at first, the first request refreshes before it is sent.
 ///
+/// ``update(credential:)`` supersedes a refresh under way: the refresh is cancelled and whatever
+/// it returns is dropped, so a sign-in as another account or a logout made meanwhile is never
+/// undone by it; the requests that waited for it go out with the credential given (or, after a
+/// logout, without one). A request cancelled while it waits for a refresh stops waiting at once
+/// with `DepotError` `.cancelled`; the refresh goes on for the others.
+///
 /// The refresh may send its own requests through the very session that carries this interceptor
 /// (a `POST /token`, say): the interceptor neither adapts nor retries a request made from within
 /// its own refresh (the refresh runs with a task-local mark), so it does not wait on itself.
@@ -32,23 +40,7 @@ public final class AuthenticationInterceptor<Credential: Sendable>: RequestInter
     /// Puts `credential` on `request` (by default, for a `String`, `Authorization: Bearer <token>`).
     public typealias Apply = @Sendable (_ credential: Credential, _ request: inout NetworkRequest) -> Void
 
-    private struct State: Sendable {
-        var credential: Credential?
-        /// The refresh under way, and its number.
-        var refreshing: (task: Task<Credential, any Error>, number: Int)?
-        /// The last refresh that failed: its number, error and end.
-        var failed: (number: Int, error: DepotError, at: ContinuousClock.Instant)?
-        var refreshes = 0
-    }
-
-    /// What a request does next: send with a credential, wait for a refresh, or fail.
-    private enum Next {
-        case ready(Credential)
-        case wait(Task<Credential, any Error>, Int)
-        case fail(DepotError)
-    }
-
-    private let state: LockedValue<State>
+    private let state: LockedValue<AuthenticationState<Credential>>
     private let refresh: Refresh
     private let apply: Apply
     private let failureWindow: Duration
@@ -66,7 +58,7 @@ public final class AuthenticationInterceptor<Credential: Sendable>: RequestInter
         credential: Credential?, failureWindow: Duration = .seconds(1), apply: @escaping Apply,
         refresh: @escaping Refresh
     ) {
-        state = LockedValue(State(credential: credential))
+        state = LockedValue(AuthenticationState(credential: credential))
         self.refresh = refresh
         self.apply = apply
         self.failureWindow = failureWindow
@@ -78,22 +70,33 @@ public final class AuthenticationInterceptor<Credential: Sendable>: RequestInter
     /// The current credential.
     public var credential: Credential? { state.withLock { $0.credential } }
 
-    /// Replaces the credential (after a new sign-in, say) and forgets a failed refresh.
+    /// Replaces the credential (after a new sign-in, say) and forgets a failed refresh. A refresh
+    /// under way is superseded: it is cancelled, what it returns is dropped, and the requests that
+    /// waited for it go out with `credential`.
+    ///
+    /// With nil (a logout), requests go out without a credential and a 401 goes to the caller, no
+    /// refresh, until a credential is given again.
     public func update(credential: Credential?) {
-        state.withLock {
-            $0.credential = credential
-            $0.failed = nil
+        let (superseded, waiters) = state.withLock { state in
+            state.credential = credential
+            state.signedOut = credential == nil
+            state.failed = nil
+            return state.supersede()
         }
+        superseded?.cancel()
+        for waiter in waiters { waiter.resume(returning: .superseded) }
     }
 
     /// Waits for a refresh under way (or starts one when there is no credential), then puts the
-    /// credential on the request. A request made from within this interceptor's own refresh is
-    /// returned as it is.
+    /// credential on the request. A request made from within this interceptor's own refresh, or
+    /// made after a logout, is returned as it is.
     ///
-    /// - Throws: `DepotError` `.authentication` when the refresh it waited for failed.
+    /// - Throws: `DepotError` `.authentication` when the refresh it waited for failed (or that
+    ///   refresh's `.transport` or `.timeout` error), `.cancelled` when the task was cancelled
+    ///   while it waited.
     public func adapt(_ request: NetworkRequest) async throws -> NetworkRequest {
         if isOwnRefresh { return request }
-        let credential = try await current()
+        guard let credential = try await current() else { return request }
         var adapted = request
         apply(credential, &adapted)
         return adapted
@@ -102,61 +105,63 @@ public final class AuthenticationInterceptor<Credential: Sendable>: RequestInter
     /// A 401: sends the request again after the one refresh that every 401 of the same credential
     /// shares (or at once, when a newer credential is already there). Always true: a failed
     /// refresh fails the request when it is adapted again, with the refresh's error. False for a
-    /// request made from within this interceptor's own refresh: its 401 goes to the refresh.
+    /// request made from within this interceptor's own refresh (its 401 goes to the refresh), and
+    /// after a logout (the 401 goes to the caller).
     public func shouldRetryUnauthorized(_ request: NetworkRequest, error: DepotError) async -> Bool {
         if isOwnRefresh { return false }
         let now = ContinuousClock.now
-        state.withLock { state in
-            if state.refreshing != nil { return }  // the next adapt waits for it
-            if let credential = state.credential, !sentWith(credential, request) { return }  // a newer one
-            if let failed = state.failed, now - failed.at < failureWindow { return }  // the next adapt fails
+        return state.withLock { state in
+            if state.signedOut { return false }
+            if state.refreshing != nil { return true }  // the next adapt waits for it
+            if let credential = state.credential, !sentWith(credential, request) { return true }  // a newer one
+            if let failed = state.failed, now - failed.at < failureWindow { return true }  // the next adapt fails
             startRefresh(&state)
+            return true
         }
-        return true
     }
 
-    /// The credential to send with: after the refresh under way, if any.
-    private func current() async throws -> Credential {
-        let now = ContinuousClock.now
-        let next: Next = state.withLock { state in
-            if let refreshing = state.refreshing { return .wait(refreshing.task, refreshing.number) }
-            if let failed = state.failed, now - failed.at < failureWindow, failed.number == state.refreshes {
-                // A request adapted again after the failed refresh it was part of.
-                return .fail(failed.error)
+    /// The credential to send with, after the refresh under way if any; nil after a logout.
+    private func current() async throws -> Credential? {
+        while true {
+            let now = ContinuousClock.now
+            let next: AuthenticationState<Credential>.Next = state.withLock { state in
+                if state.signedOut { return .ready(nil) }
+                if let refreshing = state.refreshing { return .wait(refreshing.number) }
+                if let failed = state.failed, now - failed.at < failureWindow, failed.number == state.refreshes {
+                    // A request adapted again after the failed refresh it was part of.
+                    return .fail(failed.error)
+                }
+                if let credential = state.credential { return .ready(credential) }
+                return .wait(startRefresh(&state))
             }
-            if let credential = state.credential { return .ready(credential) }
-            return .wait(startRefresh(&state), state.refreshes)
+            switch next {
+            case .ready(let credential):
+                return credential
+            case .fail(let error):
+                throw error
+            case .wait(let number):
+                switch await waitForRefresh(number) {
+                case .refreshed(let credential): return credential
+                case .failed(let error): throw error
+                case .superseded: continue  // a credential given meanwhile, or a logout: look again
+                case .cancelled: throw DepotError(.cancelled, "the request was cancelled while waiting for a token")
+                }
+            }
         }
-        switch next {
-        case .ready(let credential):
-            return credential
-        case .fail(let error):
-            throw error
-        case .wait(let task, let number):
-            do {
-                let fresh = try await task.value
-                state.withLock { state in
-                    if state.refreshing?.number == number {
-                        state.credential = fresh
-                        state.refreshing = nil
-                        state.failed = nil
-                    }
-                }
-                return fresh
-            } catch {
-                let failure =
-                    (error as? DepotError).flatMap { $0.code == .authentication ? $0 : nil }
-                    ?? DepotError(
-                        .authentication, "the credentials could not be refreshed: \(error)", status: 401,
-                        underlying: error)
-                state.withLock { state in
-                    if state.refreshing?.number == number {
-                        state.refreshing = nil
-                        state.failed = (number, failure, ContinuousClock.now)
-                    }
-                }
-                throw failure
+    }
+
+    /// Waits until refresh `number` ends, is superseded, or the task is cancelled.
+    private func waitForRefresh(_ number: Int) async -> AuthenticationState<Credential>.Wake {
+        let waiter = state.withLock { $0.nextWaiter() }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation {
+                (continuation: CheckedContinuation<AuthenticationState<Credential>.Wake, Never>) in
+                let wake = state.withLock { $0.register(waiter, for: number, continuation) }
+                if let wake { continuation.resume(returning: wake) }
             }
+        } onCancel: {
+            let continuation = state.withLock { $0.cancel(waiter) }
+            continuation?.resume(returning: .cancelled)
         }
     }
 
@@ -166,17 +171,53 @@ public final class AuthenticationInterceptor<Credential: Sendable>: RequestInter
     }
 
     /// Starts a refresh of the current credential, marked as this interceptor's own so that its
-    /// requests are not adapted; the caller holds the lock.
+    /// requests are not adapted, and returns its number; the caller holds the lock. The refresh
+    /// hands its outcome to ``finish(_:with:)``, which drops it when the refresh was superseded.
     @discardableResult
-    private func startRefresh(_ state: inout State) -> Task<Credential, any Error> {
+    private func startRefresh(_ state: inout AuthenticationState<Credential>) -> Int {
         let (refresh, expired) = (self.refresh, state.credential)
         let marks = AuthenticationRefresh.interceptors.union([ObjectIdentifier(self)])
-        let task = Task {
-            try await AuthenticationRefresh.$interceptors.withValue(marks) { try await refresh(expired) }
-        }
         state.refreshes += 1
-        state.refreshing = (task, state.refreshes)
-        return task
+        let number = state.refreshes
+        let task = Task {
+            let outcome: Result<Credential, any Error>
+            do {
+                outcome = .success(
+                    try await AuthenticationRefresh.$interceptors.withValue(marks) { try await refresh(expired) })
+            } catch {
+                outcome = .failure(error)
+            }
+            self.finish(number, with: outcome)
+        }
+        state.refreshing = (task, number)
+        return number
+    }
+
+    /// Ends refresh `number` with `outcome` and wakes its waiters; nothing when it was superseded.
+    private func finish(_ number: Int, with outcome: Result<Credential, any Error>) {
+        let wake: AuthenticationState<Credential>.Wake
+        switch outcome {
+        case .success(let credential): wake = .refreshed(credential)
+        case .failure(let error): wake = .failed(Self.failure(error))
+        }
+        let waiters = state.withLock { $0.finish(number, wake, at: ContinuousClock.now) }
+        for waiter in waiters { waiter.resume(returning: wake) }
+    }
+
+    /// The error a failed refresh reports: the network's own when it failed for a transport reason
+    /// or a timeout (so a rule with a fallback falls back), else `.authentication` (status 401).
+    static func failure(_ error: any Error) -> DepotError {
+        if let error = error as? DepotError, [.authentication, .transport, .timeout].contains(error.code) {
+            return error
+        }
+        if let urlError = error as? URLError {
+            let timedOut = urlError.code == .timedOut
+            return DepotError(
+                timedOut ? .timeout : .transport, "the credentials could not be refreshed: \(urlError)",
+                underlying: urlError)
+        }
+        return DepotError(
+            .authentication, "the credentials could not be refreshed: \(error)", status: 401, underlying: error)
     }
 
     /// Whether `request` carries what `credential` puts on a request.

@@ -15,7 +15,8 @@ public struct NetworkRequest: Sendable, Hashable {
     public var headers: HTTPFields
     /// The body, if any.
     public var body: Data?
-    /// How long to wait for the answer; the session's default when nil.
+    /// How long to wait for the whole answer (a total, not an idle, timeout); the session's default
+    /// when nil.
     public var timeout: Duration?
     /// The longest wait a caller allows whatever the session's timeout (a forwarder's
     /// ``ForwarderConfiguration/requestTimeout``): it shortens a longer timeout, never lengthens one.

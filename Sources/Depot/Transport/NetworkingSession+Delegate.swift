@@ -59,24 +59,6 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         exchange?.completion(result.mapError { $0 as any Error })
     }
 
-    /// Times `task` out after exactly `timeout` when that is not a whole number of seconds
-    /// (URLSession on Linux counts whole seconds, and below half a second times out at once): the
-    /// exchange fails with `.timeout` and the task is cancelled. A timer that fires after the task
-    /// settled finds no exchange and does nothing.
-    func startTimer(for task: URLSessionDataTask, after timeout: Duration) {
-        let (seconds, attoseconds) = timeout.components
-        guard attoseconds != 0 || seconds < 1 else { return }
-        let identifier = task.taskIdentifier
-        let nanoseconds = min(max(seconds, 0), 1_000_000) * 1_000_000_000 + attoseconds / 1_000_000_000
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds))) { [weak self] in
-            guard let self, let exchange = self.exchanges.withLock({ $0[identifier] }) else { return }
-            self.finish(
-                identifier,
-                with: .failure(DepotError(.timeout, "no answer within \(exchange.timeout)", request: exchange.request)))
-            task.cancel()
-        }
-    }
-
     func urlSession(
         _ session: URLSession,
         dataTask: URLSessionDataTask,

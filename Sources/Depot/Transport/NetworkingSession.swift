@@ -78,11 +78,12 @@ public final class NetworkingSession: Networking {
         let session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: nil)
         let limit = pipeline.configuration.maximumResponseSize
         self.session = session
-        attempt = RequestPipeline.followingRedirects { request, url, summary, timeout, completion in
-            Self.start(
-                session: session, delegate: delegate, request: request, url: url, summary: summary,
-                timeout: timeout, limit: limit, completion: completion)
-        }
+        attempt = RequestPipeline.limitingTime(
+            RequestPipeline.followingRedirects { request, url, summary, timeout, completion in
+                Self.start(
+                    session: session, delegate: delegate, request: request, url: url, summary: summary,
+                    timeout: timeout, limit: limit, completion: completion)
+            })
     }
 
     deinit {
@@ -119,9 +120,10 @@ public final class NetworkingSession: Networking {
     ) -> any NetworkCall {
         var urlRequest = URLRequest(url: url)
         urlRequest.httpMethod = request.method.rawValue
-        // FoundationNetworking keeps whole seconds of a timeout (below half a second it times out
-        // at once): URLSession gets the timeout rounded up, and a timer of ours keeps the exact one.
-        urlRequest.timeoutInterval = max(timeout.seconds.rounded(.up), 1)
+        // URLSession's timeout is an idle timeout, in whole seconds (FoundationNetworking below half
+        // a second times out at once): the pipeline's own timer keeps the exact, total one
+        // (``RequestPipeline/limitingTime(_:)``), so URLSession gets a second more, rounded up.
+        urlRequest.timeoutInterval = max(timeout.seconds.rounded(.up), 1) + 1
         for field in request.headers { urlRequest.addValue(field.value, forHTTPHeaderField: field.name.rawName) }
         urlRequest.httpBody = request.body
         let task = session.dataTask(with: urlRequest)
@@ -130,7 +132,6 @@ public final class NetworkingSession: Networking {
             SessionDelegate.Exchange(
                 completion: completion, request: summary, limit: limit, timeout: timeout,
                 checksContentLength: request.method != .head))
-        delegate.startTimer(for: task, after: timeout)
         task.resume()
         return DataTaskCall(task: task)
     }

@@ -8,7 +8,8 @@ public struct SessionConfiguration: Sendable {
     /// Header fields sent with every request, in order, repeated names kept; a request's own
     /// fields of the same name win.
     public var headers: HTTPFields
-    /// How long to wait for an answer when a request names no timeout.
+    /// How long to wait for an answer when a request names no timeout: the whole attempt (its
+    /// redirects included) ends within it with `.timeout`, however the server trickles its bytes.
     public var timeout: Duration
     /// Interceptors that adapt every request, in order.
     public var interceptors: [any RequestInterceptor]
