@@ -15,7 +15,8 @@ extension CheckApp {
 
     /// Judges one step's answer against the model, and records what it acknowledged.
     func judge(
-        _ step: CheckStep, index: Int, answer: CheckAnswer, refusalsBefore: Int, outcome: inout CheckRunner.Outcome
+        _ step: CheckStep, index: Int, answer: CheckAnswer, refusalsBefore: (refusals: Int, inFlight: Int),
+        outcome: inout CheckRunner.Outcome
     ) {
         func flag(_ kind: String, _ message: String) {
             outcome.violations.append(CheckViolation(kind: kind, step: index, message: message))
@@ -64,13 +65,19 @@ extension CheckApp {
                         "NOT FOUND",
                         "\(CheckRender.call(step, shape: program.shape)) failed .notFound, though e\(handle) exists")
                 }
-                if code == "conflict", refusalsBefore == server.refusals.count {
+                if code == "conflict", refusalsBefore.refusals == server.refusals.count,
+                    refusalsBefore.inFlight < server.inFlightConflicts
+                {
                     flag(
                         "FALSE CONFLICT",
                         "\(CheckRender.call(step, shape: program.shape)) failed .conflict, but the server refused no version of it (only a 409 to its key in flight)"
                     )
                 }
-                if offline, step.fault == nil, step.isCreate || exists {
+                // A create, an edit of what exists, or a re-create of what the app deleted.
+                let deleted: Bool = if case .some(.none) = model.entities[handle]?.last { true } else { false }
+                let fresh: Bool = if case .create = step.action { true } else { false }
+                let expected = fresh || (step.isCreate ? deleted : exists)
+                if offline, step.fault == nil, expected {
                     flag(
                         "REFUSED OFFLINE",
                         "\(CheckRender.call(step, shape: program.shape)) failed .\(code) offline, with a local fallback"

@@ -181,7 +181,7 @@ final class CheckApp {
         let written = step.writtenState
         if let handle = step.handle, let written { model.began(handle, state: written) }
         let call = makeCall(step)
-        let refusalsBefore = server.refusals.count
+        let refusalsBefore = (server.refusals.count, server.inFlightConflicts)
         let answer: CheckAnswer?
         var meanwhile = ""
         if let during = step.during {

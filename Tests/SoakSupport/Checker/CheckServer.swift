@@ -66,6 +66,8 @@ public final class CheckServer: Sendable {
         var refusals: [(method: String, id: String, value: String?, status: Int)] = []
         /// The current token generation per account (rounds whose tokens expire).
         var tokens: [String: Int] = [:]
+        /// 409s answered to a key whose first request was in flight.
+        var inFlightConflicts = 0
         /// Deleted ids and the version of their deletion (rounds with incremental pulls).
         var tombstones: [String: Int] = [:]
     }
@@ -96,6 +98,9 @@ public final class CheckServer: Sendable {
     public var refusals: [(method: String, id: String, value: String?, status: Int)] {
         state.withLock { $0.refusals }
     }
+
+    /// How many 409s answered a key whose first request was in flight.
+    public var inFlightConflicts: Int { state.withLock { $0.inFlightConflicts } }
 
     /// The one spelling of an id the server keeps (lowercase in rounds with lowercase UUIDs).
     public func canonical(_ id: String) -> String { shape.lowercaseIDs ? id.lowercased() : id }
@@ -148,6 +153,7 @@ public final class CheckServer: Sendable {
             if let key, request.method != "GET", let seen = state.keys[key] {
                 if seen.fingerprint != fingerprint { return Self.error(422, "key reused for another request") }
                 if shape.conflictsInFlight, now < seen.until {
+                    state.inFlightConflicts += 1
                     return Self.error(409, "a request with this key is in flight")
                 }
                 return seen.response
