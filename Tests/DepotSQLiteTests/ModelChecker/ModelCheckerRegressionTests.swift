@@ -136,19 +136,4 @@ import Testing
             await Self.expectHolds(program)
         }
     }
-
-    @Test(
-        "a list whose request left before the app's update was answered does not answer the older value (seed 12079747856270199101)"
-    )
-    func listOutDuringUpdate() async {
-        let program = CheckProgram(
-            seed: 12_079_747_856_270_199_101, shape: .with { $0.pageSize = 4 },
-            steps: [
-                CheckStep(.synchronize, during: .create(handle: 5, value: "w9")),
-                CheckStep(.readAll, during: .update(handle: 5, value: "w11")),
-            ])
-        await withKnownIssue("issue 32: a read returns what the store holds after the record-write function ran") {
-            await Self.expectHolds(program)
-        }
-    }
 }

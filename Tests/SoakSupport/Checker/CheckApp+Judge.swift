@@ -31,6 +31,10 @@ extension CheckApp {
             if origin == .remote { checkAccount(item, step: step, flag: flag) }
         case (.delete, .one(_, let origin)):
             model.acknowledged(handle!, state: nil, remote: origin == .remote)
+        case (.read, .one(let item?, _)) where concurrent:
+            held[handle!] = item
+        case (.readAll, .list) where concurrent:
+            break
         case (.read, .one(let item?, let origin)):
             held[handle!] = item
             checkRead(item, handle: handle!, origin: origin, step: step, flag: flag)

@@ -29,6 +29,9 @@ final class CheckApp {
     var held: [Int: CheckItem] = [:]
     var model = CheckModel()
     var offline = false
+    /// Whether the step being judged ran beside another call: a read then may answer a state from
+    /// before the other call's write (it may be ordered first), so its answer is not judged.
+    var concurrent = false
 
     init(program: CheckProgram, stub: StubServer, path: String) throws {
         self.program = program
@@ -195,7 +198,9 @@ final class CheckApp {
             inner.action = during
             inner.during = nil
             inner.fault = nil
+            concurrent = true
             let line = await run(inner, index: index, outcome: &outcome)
+            concurrent = true  // the inner step's judging reset it
             answer = await first.value
             // Which interleaving this was: the first call's answer came after the second's unless
             // the second outlasted the 300 ms hold.
@@ -211,6 +216,7 @@ final class CheckApp {
             return "HANG"
         }
         judge(step, index: index, answer: answer, refusalsBefore: refusalsBefore, outcome: &outcome)
+        concurrent = false
         if let during = step.during, let handle = step.handle {
             // Two writes of one entity in flight at once land in either order.
             var inner = step
