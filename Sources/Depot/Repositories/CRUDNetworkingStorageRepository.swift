@@ -238,10 +238,11 @@ extension CRUDNetworkingStorageRepository {
         return run(
             .update,
             remote: {
-                // An id the server replaced: the write goes to the entity it made.
+                // The entity's earlier writes go first; an id the server replaced (by now, or by
+                // their answers) is where the write goes: it is built after they were delivered.
+                try await Self.forwardEarlier(try await local.following(entity).id.pathComponent, outbox)
                 let entity = try await local.following(entity)
                 let key = entity.id.pathComponent
-                try await Self.forwardEarlier(key, outbox)
                 let etag = try await local.anyRecord(id: key)?.etag
                 return try await remote.updateAnswer(
                     entity, ifMatch: remote.ifMatch(etag), keepJSON: true, idempotencyKey: idempotencyKey
@@ -269,9 +270,10 @@ extension CRUDNetworkingStorageRepository {
         return run(
             .delete,
             remote: {
-                // An id the server replaced: the delete goes to the entity it made.
+                // The entity's earlier writes go first; an id the server replaced (by now, or by
+                // their answers) is where the delete goes: it is built after they were delivered.
+                try await Self.forwardEarlier(try await local.moved(id: key)?.id ?? key, outbox)
                 let key = try await local.moved(id: key)?.id ?? key
-                try await Self.forwardEarlier(key, outbox)
                 let etag = try await local.anyRecord(id: key)?.etag
                 try await remote.deleteAnswer(id: key, ifMatch: remote.ifMatch(etag), idempotencyKey: idempotencyKey)
                     .value
