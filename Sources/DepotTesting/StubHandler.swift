@@ -39,6 +39,11 @@ final class StubHandler: ChannelInboundHandler {
             switch server.reply(to: request) {
             case .drop:
                 context.close(promise: nil)
+            case .dropAndGoOffline:
+                // The listener closes first: a reconnect made once this connection closes is refused.
+                let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+                let closed = server.stopListening() ?? context.eventLoop.makeSucceededVoidFuture()
+                closed.hop(to: context.eventLoop).whenComplete { _ in bound.value.close(promise: nil) }
             case .dieMidResponse:
                 var headers = HTTPHeaders()
                 headers.add(name: "Content-Length", value: "1000")

@@ -196,6 +196,15 @@ public final class StubServer: Sendable {
         listener.withLock { $0 = channel }
     }
 
+    /// Closes the listening socket (open connections stay); nil when it was closed already.
+    func stopListening() -> EventLoopFuture<Void>? {
+        let channel = listener.withLock { listener in
+            defer { listener = nil }
+            return listener
+        }
+        return channel?.close()
+    }
+
     /// True while the server accepts connections.
     public var isOnline: Bool { listener.withLock { $0 != nil } }
 
@@ -205,6 +214,8 @@ public final class StubServer: Sendable {
         case respond(StubResponse)
         case drop
         case dieMidResponse
+        /// Stop listening, then close the connection without answering.
+        case dropAndGoOffline
     }
 
     /// What the lock-held part of ``reply(to:)`` decided: a reply, or a route handler to call
@@ -213,7 +224,7 @@ public final class StubServer: Sendable {
         case reply(Reply)
         case handler(
             @Sendable (RecordedRequest, [String: String]) -> StubResponse, [String: String], delay: Duration?,
-            thenDrop: Bool)
+            thenDrop: Reply?)
     }
 
     func reply(to request: RecordedRequest) -> Reply {
@@ -224,7 +235,7 @@ public final class StubServer: Sendable {
         let plan: Plan = state.withLock { state in
             state.requests.append(request)
             var delay: Duration?
-            var thenDrop = false
+            var thenDrop: Reply?
             if let index = state.faults.firstIndex(where: { $0.pathPrefix.map(request.path.hasPrefix) ?? true }) {
                 let fault = state.faults[index].fault
                 state.faults[index].remaining -= 1
@@ -245,7 +256,9 @@ public final class StubServer: Sendable {
                 case .dropConnection:
                     return .reply(.drop)
                 case .applyThenDropConnection:
-                    thenDrop = true
+                    thenDrop = .drop
+                case .applyThenGoOffline:
+                    thenDrop = .dropAndGoOffline
                 case .dieMidResponse:
                     return .reply(.dieMidResponse)
                 }
@@ -257,7 +270,7 @@ public final class StubServer: Sendable {
             }
             var response = Self.answerFromResources(request, state: &state)
             response = Self.applyingCaching(response, to: request, caching: &state.caching)
-            if thenDrop { return .reply(.drop) }
+            if let thenDrop { return .reply(thenDrop) }
             if let delay { response.delay = (response.delay ?? .zero) + delay }
             return .reply(.respond(response))
         }
@@ -266,7 +279,7 @@ public final class StubServer: Sendable {
             return reply
         case .handler(let handler, let parameters, let delay, let thenDrop):
             var response = handler(request, parameters)
-            if thenDrop { return .drop }
+            if let thenDrop { return thenDrop }
             if let delay { response.delay = (response.delay ?? .zero) + delay }
             return .respond(response)
         }

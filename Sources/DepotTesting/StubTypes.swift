@@ -140,4 +140,10 @@ public enum StubFault: Sendable, Hashable {
     case applyThenDropConnection
     /// Send the status line and headers announcing a body, then close mid-body.
     case dieMidResponse
+    /// Handle the request normally (a write is applied, recorded and remembered under its
+    /// `Idempotency-Key`), then stop listening (as ``StubServer/goOffline()``) and close the
+    /// connection without answering. A client that retries the request on a new connection, as
+    /// URLSession does when a kept-alive connection closes before any answer, is refused: the
+    /// write reached the server, yet the client reports that it could not connect.
+    case applyThenGoOffline
 }

@@ -117,8 +117,9 @@ extension OutboxEngine {
         let failures = entry.failures + 1
         let delay = configuration.delay(afterAttempt: failures, error: error)
         let due = configuration.clock.now.addingTimeInterval(delay.seconds)
-        // A request that never left (no connection) cannot have been applied: the entry is as
-        // good as unsent, and later writes may fold into it again.
+        // A request that never left the process (a failed name lookup) cannot have been applied:
+        // the entry is as good as unsent, and later writes may fold into it again. Any other
+        // failure may have reached the server: the attempt stands.
         let unsent = error.neverReachedServer
         let written = try await update(entry) { waiting in
             waiting.failures = failures
@@ -308,11 +309,23 @@ extension OutboxEngine {
 }
 
 extension DepotError {
-    /// True when the request certainly never reached the server: no connection could be made, or
-    /// it was held back behind earlier writes.
+    /// True when the request certainly never left the process, so the server cannot have applied
+    /// it: only then does a failed send count as not attempted (attempts are facts: an entry once
+    /// sent is never "unsent", and only never-attempted entries absorb later writes).
+    ///
+    /// What each transport guarantees:
+    /// - Held back behind earlier writes (`.queuedBehindEarlierWrites`): never sent, on any
+    ///   transport.
+    /// - ``NetworkingSession`` (URLSession): only a failed host name lookup (`cannotFindHost`,
+    ///   `dnsLookupFailed`). A refused connection (`cannotConnectToHost`) is no proof: URLSession
+    ///   sends a request again on a new connection when a kept-alive one closes before its answer,
+    ///   so the first send may have been applied. Nor is `notConnectedToInternet`, which a network
+    ///   that goes away during a send reports too.
+    /// - Any other transport (AsyncHTTPClient included): nothing; every failed send may have
+    ///   reached the server.
     var neverReachedServer: Bool {
         if code == .queuedBehindEarlierWrites { return true }  // not sent: earlier writes go first
         guard code == .transport, let error = underlying as? URLError else { return false }
-        return [.cannotConnectToHost, .cannotFindHost, .dnsLookupFailed, .notConnectedToInternet].contains(error.code)
+        return [.cannotFindHost, .dnsLookupFailed].contains(error.code)
     }
 }
