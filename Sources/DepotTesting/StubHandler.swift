@@ -61,6 +61,8 @@ final class StubHandler: ChannelInboundHandler {
                     let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
                     context.eventLoop.scheduleTask(in: .nanoseconds(delay.nanoseconds)) {
                         let (handler, context) = bound.value
+                        // Answered (or the client went away): the key's request is processed.
+                        if let key = response.processingKey { server.finishProcessing(key) }
                         handler.write(
                             response, path: request.path, version: head.version, keepAlive: keepAlive, context: context)
                     }

@@ -39,6 +39,9 @@ public final class StubServer: Sendable {
         var appliedWrites: [StubAppliedWrite] = []
         var appliedSequence = 0
         var replayedWrites = 0
+        /// `Idempotency-Key`s whose first request was applied and is not answered yet
+        /// (StubServer+Idempotency.swift).
+        var keysInProcessing: Set<String> = []
         /// How resources answer for HTTP caching (StubServer+Caching.swift).
         var caching = StubCaching()
     }
@@ -271,7 +274,10 @@ public final class StubServer: Sendable {
             var response = Self.answerFromResources(request, state: &state)
             response = Self.applyingCaching(response, to: request, caching: &state.caching)
             if let thenDrop { return .reply(thenDrop) }
-            if let delay { response.delay = (response.delay ?? .zero) + delay }
+            if let delay {
+                response.delay = (response.delay ?? .zero) + delay
+                response.processingKey = Self.startProcessing(request, response, state: &state)
+            }
             return .reply(.respond(response))
         }
         switch plan {

@@ -47,6 +47,9 @@ public struct StubResponse: Sendable {
     public var streamedBody: StubStreamedBody?
     /// How long to wait before answering.
     public var delay: Duration?
+    /// The `Idempotency-Key` held as being processed until this answer goes out (see
+    /// ``StubServer/setConflictsWhileProcessing(_:for:)``).
+    var processingKey: String?
 
     /// Makes a response.
     public init(status: Int = 200, headers: HTTPFields = HTTPFields(), body: Data = Data(), delay: Duration? = nil) {

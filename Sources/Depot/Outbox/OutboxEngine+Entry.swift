@@ -89,6 +89,10 @@ extension OutboxEngine {
         case .reject(let error):
             return try await reject(entry, error, &report)
         case .conflict(let error):
+            if round == 0, Self.mayBeKeyInFlight(entry, error) {
+                // The key's first request may still be being processed: the same key goes again later.
+                return try await scheduleRetry(entry, error, &report)
+            }
             return try await resolveConflict(entry, error, channel: channel, &report, round: round)
         }
     }
@@ -259,6 +263,20 @@ extension OutboxEngine {
             again.operation, entityID: again.entityID, payload: again.payload, idempotencyKey: again.idempotencyKey,
             etag: server?.etag, base: server?.json, timeout: configuration.requestTimeout)
         return try await settle(again, outcome, channel: channel, report: &report, round: round + 1)
+    }
+
+    /// How many times in a row a 409 to a resend is taken for "the key's first request is still
+    /// being processed" before it goes to the conflict policy.
+    static let keyInFlightRetries = 5
+
+    /// Whether a 409 may say only that the first request under `entry`'s key is still being
+    /// processed (the IETF idempotency-key draft, Stripe): `entry` was sent under its key before
+    /// (a resend), and fewer than ``keyInFlightRetries`` failures ago. Such an answer is no
+    /// conflict to resolve (reading the entity could name a temporary id the server never had):
+    /// the entry waits and goes again under the same key, and the server replays the first
+    /// request's answer once it has one.
+    static func mayBeKeyInFlight(_ entry: OutboxEntry, _ error: DepotError) -> Bool {
+        error.status == 409 && entry.attempts > 1 && entry.failures < keyInFlightRetries
     }
 
     /// Whether the server's version already holds what `entry` asked for: an earlier send of it
