@@ -237,6 +237,10 @@ extension Synchronizer {
 
     /// Sends each tombstone as `DELETE /path/:id`; a 2xx or a 404 removes it, unless it was
     /// re-created locally meanwhile.
+    ///
+    /// The page of tombstones only names candidates: each DELETE is built from the entity's
+    /// entries and record as its claim's own transaction read them, so a tombstone delivered or
+    /// re-created meanwhile (by a remote-first write, the forwarder) sends nothing.
     func pushDeletes(_ report: inout SynchronizationReport, progress: Progress?) async throws {
         var after: String?
         let collection = self.collection
@@ -252,9 +256,18 @@ extension Synchronizer {
                     progress?(report)
                     return
                 }
-                let (claim, held) = try await claim([tombstone.id])
+                let (lease, entries, record) = try await OutboxClaim.take(
+                    entityOf: collection, id: tombstone.id, in: storage)
+                var claim = Claim(lease: lease)
+                claim.sequences[tombstone.id] = entries.map(\.sequence)
+                claim.keys = entries.map(\.idempotencyKey)
                 let sent = try await claim.lease.releasing {
-                    held.isEmpty ? try await pushDelete(tombstone, claim: claim, &report) : false
+                    // Held by another sender or refused (nothing claimed), delivered meanwhile (no
+                    // tombstone left), or created again (its last write no delete): nothing to send.
+                    guard let record, record.syncState == .deleted, entries.last?.operation == .delete else {
+                        return false
+                    }
+                    return try await claim.lease.renewing { try await pushDelete(record, claim: claim, &report) }
                 }
                 if sent { report.deleted += 1 }
             }
