@@ -83,7 +83,7 @@ import Testing
                 store: fixture.session, storage: fixture.storage, synchronization: SynchronizationConfiguration())
 
             // When: the batch is out, and the clock runs past its lease twice over
-            fixture.server.inject(.delay(.seconds(3)), pathPrefix: "/messages/collection")
+            fixture.server.inject(.delay(.seconds(2)), pathPrefix: "/messages/collection")
             async let synchronized = sync.synchronize().value
             #expect(await eventuallyTrue { fixture.server.requests.contains { $0.path == "/messages/collection" } })
             let outbox = fixture.outbox

@@ -34,7 +34,7 @@ import Testing
 
             // When: the first POST is applied but answered only after the client gave up, and the
             // resend goes while the server still processes the first
-            fixture.server.inject(.delay(.seconds(2)), pathPrefix: "/messages")
+            fixture.server.inject(.delay(.seconds(1)), pathPrefix: "/messages")
             let timedOut = try await forwarder.flush().value
             #expect(timedOut.retrying == 1)
             #expect(fixture.server.keysInProcessing == [key])
