@@ -44,4 +44,28 @@ import Testing
             #expect(try await fixture.outbox().isEmpty)
         }
     }
+
+    @Test(
+        "a direct remote delete keeps the local record of the entity created again while it was out",
+        arguments: StoreKind.allCases)
+    func recreatedDuringDirectDelete(kind: StoreKind) async throws {
+        try await withOutboxFixture(kind, objects: [["id": "x", "text": "X"]]) { fixture in
+            // Given: a remote-first delete of x whose answer the server holds back
+            let messages = fixture.repository()
+            _ = try await messages.readAll().value
+            fixture.server.inject(.delay(.seconds(1)), pathPrefix: "/messages/x")
+            async let deleted = messages.delete(id: "x").value
+            #expect(await eventuallyTrue { fixture.server.requests.contains { $0.method == "DELETE" } })
+
+            // When: meanwhile the app creates x again, and the server takes it
+            let created = try await messages.create(Message(id: "x", text: "again")).value
+            #expect(created.origin == .remote)
+            #expect(try await deleted.origin == .remote)
+
+            // Then: the delete's answer does not remove the newer x
+            #expect(fixture.serverObject("x")?["text"] == "again")
+            let stored = try #require(try await fixture.stored("x"))
+            #expect(stored.syncState == .synced && stored.object["text"] == "again")
+        }
+    }
 }

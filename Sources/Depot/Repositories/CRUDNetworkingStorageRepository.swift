@@ -267,6 +267,9 @@ extension CRUDNetworkingStorageRepository {
         )
         if let refusal = Self.refusingEmpty(key) { return Promise(error: refusal) }
         let idempotencyKey = UUID().uuidString
+        // A write's answer for the entity stored while the DELETE is out (it was created again)
+        // is newer than the delete's.
+        let (storage, sends) = (self.storage, DeliveryLog.Scope())
         return run(
             .delete,
             remote: {
@@ -275,6 +278,7 @@ extension CRUDNetworkingStorageRepository {
                 try await Self.forwardEarlier(try await local.moved(id: key)?.id ?? key, outbox)
                 let key = try await local.moved(id: key)?.id ?? key
                 let etag = try await local.anyRecord(id: key)?.etag
+                sends.begin(storage)
                 try await remote.deleteAnswer(id: key, ifMatch: remote.ifMatch(etag), idempotencyKey: idempotencyKey)
                     .value
                 return key
@@ -283,9 +287,10 @@ extension CRUDNetworkingStorageRepository {
                 try await writes.delete(id: key, idempotencyKey: sentFirst ? idempotencyKey : nil)
                 return try await local.moved(id: key)?.id ?? key
             },
-            afterRemote: { (sentID: String) in try await local.storeDeleteAnswer(sentID: sentID) },
+            afterRemote: { (sentID: String) in try await local.storeDeleteAnswer(sentID: sentID, since: sends.current)
+            },
             afterLocal: { (sentID: String) in try await Self.forward(sentID, outbox, handingOff: true) }
-        ).map { $0.map { _ in () } }
+        ).ensure { sends.end() }.map { $0.map { _ in () } }
     }
 
     /// `.invalidRequest` for an empty id, refused before the store or the outbox sees the write: its

@@ -17,7 +17,7 @@ import Testing
 
     @Test(
         "a 409 to a resend whose first request is still in flight is retried under the same key",
-        arguments: StoreKind.allCases, Policy.allCases)
+        arguments: zip(StoreKind.allCases, Policy.allCases))
     func conflictWhileFirstRequestInFlight(kind: StoreKind, policy: Policy) async throws {
         try await withOutboxFixture(kind, timeout: .milliseconds(300)) { fixture in
             // Given: a server that assigns ids and answers 409 to a key still being processed, and
@@ -34,7 +34,7 @@ import Testing
 
             // When: the first POST is applied but answered only after the client gave up, and the
             // resend goes while the server still processes the first
-            fixture.server.inject(.delay(.seconds(1)), pathPrefix: "/messages")
+            fixture.server.inject(.delay(.seconds(3)), pathPrefix: "/messages")
             let timedOut = try await forwarder.flush().value
             #expect(timedOut.retrying == 1)
             #expect(fixture.server.keysInProcessing == [key])
