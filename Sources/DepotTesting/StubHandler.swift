@@ -39,12 +39,10 @@ final class StubHandler: ChannelInboundHandler {
             switch server.reply(to: request) {
             case .drop:
                 context.close(promise: nil)
-            case .dropGoingOffline:
-                guard let closed = server.goOfflineAtOnce(keeping: context.channel) else {
-                    context.close(promise: nil)
-                    return
-                }
+            case .dropAndGoOffline:
+                // The listener closes first: a reconnect made once this connection closes is refused.
                 let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+                let closed = server.stopListening() ?? context.eventLoop.makeSucceededVoidFuture()
                 closed.hop(to: context.eventLoop).whenComplete { _ in bound.value.close(promise: nil) }
             case .dieMidResponse:
                 var headers = HTTPHeaders()
@@ -63,6 +61,8 @@ final class StubHandler: ChannelInboundHandler {
                     let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
                     context.eventLoop.scheduleTask(in: .nanoseconds(delay.nanoseconds)) {
                         let (handler, context) = bound.value
+                        // Answered (or the client went away): the key's request is processed.
+                        if let key = response.processingKey { server.finishProcessing(key) }
                         handler.write(
                             response, path: request.path, version: head.version, keepAlive: keepAlive, context: context)
                     }

@@ -43,6 +43,9 @@ struct StubResource: Sendable {
     var nextID = 1
     /// Whether writes ignore `Idempotency-Key`, as most servers do: a repeated key applies again.
     var ignoresIdempotencyKeys = false
+    /// Whether a write under a key whose first request is still being processed (its answer held
+    /// back by a delay) is answered 409, as the IETF idempotency-key draft and Stripe do.
+    var conflictsWhileProcessing = false
     /// Where each id is in `objects`.
     private var positions: [String: Int] = [:]
     /// The version of each object, for its ETag; objects never changed have none (version 0).

@@ -39,6 +39,9 @@ public final class StubServer: Sendable {
         var appliedWrites: [StubAppliedWrite] = []
         var appliedSequence = 0
         var replayedWrites = 0
+        /// `Idempotency-Key`s whose first request was applied and is not answered yet
+        /// (StubServer+Idempotency.swift).
+        var keysInProcessing: Set<String> = []
         /// How resources answer for HTTP caching (StubServer+Caching.swift).
         var caching = StubCaching()
     }
@@ -180,14 +183,27 @@ public final class StubServer: Sendable {
         for connection in connections { try? await connection.close() }
     }
 
-    /// Stops listening and closes every connection but `keeping` at once, for
-    /// ``StubFault/applyThenGoOffline``; returns the listener's close future (nil when offline).
-    func goOfflineAtOnce(keeping: any Channel) -> EventLoopFuture<Void>? {
+    /// Listens again on the same port after ``goOffline()``.
+    public func goOnline() async throws {
+        guard listener.withLock({ $0 == nil }) else { return }
+        let box = ServerBox()
+        box.server.withLock { $0 = self }
+        let channel = try await Self.bind(group: group, port: port, box: box)
+        listener.withLock { $0 = channel }
+    }
+
+    /// Closes the listening socket (open connections stay); nil when it was closed already.
+    func stopListening() -> EventLoopFuture<Void>? {
+        // The open connections close too (once the listener has), so no kept-alive connection
+        // carries the retry: the client must reconnect, and is refused.
         let (channel, connections) = takeListenerAndConnections()
-        for connection in connections where connection !== keeping { connection.close(promise: nil) }
-        guard let channel else { return nil }
-        channel.close(promise: nil)
-        return channel.closeFuture
+        guard let channel else {
+            for connection in connections { connection.close(promise: nil) }
+            return nil
+        }
+        let closed = channel.close()
+        closed.whenComplete { _ in for connection in connections { connection.close(promise: nil) } }
+        return closed
     }
 
     /// Takes the listening channel and the open connections out of the server's state: from now
@@ -204,15 +220,6 @@ public final class StubServer: Sendable {
         return (channel, connections)
     }
 
-    /// Listens again on the same port after ``goOffline()``.
-    public func goOnline() async throws {
-        guard listener.withLock({ $0 == nil }) else { return }
-        let box = ServerBox()
-        box.server.withLock { $0 = self }
-        let channel = try await Self.bind(group: group, port: port, box: box)
-        listener.withLock { $0 = channel }
-    }
-
     /// True while the server accepts connections.
     public var isOnline: Bool { listener.withLock { $0 != nil } }
 
@@ -222,8 +229,8 @@ public final class StubServer: Sendable {
         case respond(StubResponse)
         case drop
         case dieMidResponse
-        /// Stop listening, close the other connections, then drop this one.
-        case dropGoingOffline
+        /// Stop listening, then close the connection without answering.
+        case dropAndGoOffline
     }
 
     /// What the lock-held part of ``reply(to:)`` decided: a reply, or a route handler to call
@@ -243,8 +250,7 @@ public final class StubServer: Sendable {
         let plan: Plan = state.withLock { state in
             state.requests.append(request)
             var delay: Duration?
-            var thenDrop = false
-            var thenOffline = false
+            var thenDrop: Reply?
             if let index = state.faults.firstIndex(where: { $0.pathPrefix.map(request.path.hasPrefix) ?? true }) {
                 let fault = state.faults[index].fault
                 state.faults[index].remaining -= 1
@@ -265,25 +271,25 @@ public final class StubServer: Sendable {
                 case .dropConnection:
                     return .reply(.drop)
                 case .applyThenDropConnection:
-                    thenDrop = true
+                    thenDrop = .drop
                 case .applyThenGoOffline:
-                    thenDrop = true
-                    thenOffline = true
+                    thenDrop = .dropAndGoOffline
                 case .dieMidResponse:
                     return .reply(.dieMidResponse)
                 }
             }
             for route in state.routes {
                 if let parameters = route.pattern.match(method: request.method, rawPath: request.rawPath) {
-                    return .handler(
-                        route.handler, parameters, delay: delay,
-                        thenDrop: thenOffline ? .dropGoingOffline : thenDrop ? .drop : nil)
+                    return .handler(route.handler, parameters, delay: delay, thenDrop: thenDrop)
                 }
             }
             var response = Self.answerFromResources(request, state: &state)
             response = Self.applyingCaching(response, to: request, caching: &state.caching)
-            if thenDrop { return .reply(thenOffline ? .dropGoingOffline : .drop) }
-            if let delay { response.delay = (response.delay ?? .zero) + delay }
+            if let thenDrop { return .reply(thenDrop) }
+            if let delay {
+                response.delay = (response.delay ?? .zero) + delay
+                response.processingKey = Self.startProcessing(request, response, state: &state)
+            }
             return .reply(.respond(response))
         }
         switch plan {

@@ -47,6 +47,9 @@ public struct StubResponse: Sendable {
     public var streamedBody: StubStreamedBody?
     /// How long to wait before answering.
     public var delay: Duration?
+    /// The `Idempotency-Key` held as being processed until this answer goes out (see
+    /// ``StubServer/setConflictsWhileProcessing(_:for:)``).
+    var processingKey: String?
 
     /// Makes a response.
     public init(status: Int = 200, headers: HTTPFields = HTTPFields(), body: Data = Data(), delay: Duration? = nil) {
@@ -140,9 +143,10 @@ public enum StubFault: Sendable, Hashable {
     case applyThenDropConnection
     /// Send the status line and headers announcing a body, then close mid-body.
     case dieMidResponse
-    /// Handle the request normally (a write is applied), then stop listening and close every
-    /// connection before this one is dropped: the client's reconnect is refused (URLSession on
-    /// Linux reports `cannotConnectToHost`), as after a server that crashed right after it
-    /// committed. ``StubServer/goOnline()`` listens again.
+    /// Handle the request normally (a write is applied, recorded and remembered under its
+    /// `Idempotency-Key`), then stop listening (as ``StubServer/goOffline()``) and close the
+    /// connection without answering. A client that retries the request on a new connection, as
+    /// URLSession does when a kept-alive connection closes before any answer, is refused: the
+    /// write reached the server, yet the client reports that it could not connect.
     case applyThenGoOffline
 }

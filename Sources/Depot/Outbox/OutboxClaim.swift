@@ -28,7 +28,7 @@ final class OutboxClaim: Sendable {
     /// Claims the claimable entries of `sequences` and counts an attempt on each; returns the
     /// claim and the entries it holds, as stored now, in the order of `sequences`. An entry is
     /// claimed only with every earlier entry of its entity (see
-    /// ``StorageTransaction/claimOutboxInOrder(sequences:lease:now:)``). Leases run on `clock`.
+    /// ``StorageTransaction/claimOutboxInOrder(sequences:lease:now:batch:)``). Leases run on `clock`.
     static func take(
         _ sequences: [Int64], in storage: Storage, duration: TimeInterval = defaultDuration,
         clock: any ForwarderClock = SystemForwarderClock()
@@ -43,6 +43,24 @@ final class OutboxClaim: Sendable {
         }
         claim.state.withLock { $0 = (Set(entries.map(\.sequence)), lease.expiry) }
         return (claim, entries)
+    }
+
+    /// Claims entries in one transaction that `body` runs: it claims them (with
+    /// ``StorageTransaction/claimOutboxInOrder(sequences:lease:now:batch:)`` under the lease it is
+    /// given, read on `clock` at `now`) and reads or writes what must go with the claim. Returns the
+    /// claim, holding the entries `body` returned, and what else it returned.
+    static func take<Extra: Sendable>(
+        in storage: Storage, duration: TimeInterval = defaultDuration,
+        clock: any ForwarderClock = SystemForwarderClock(),
+        _ body: @escaping @Sendable (any StorageTransaction, OutboxLease, Date) throws -> ([OutboxEntry], Extra)
+    ) async throws -> (claim: OutboxClaim, entries: [OutboxEntry], extra: Extra) {
+        let duration = duration.isFinite ? min(max(duration, 1), 86_400) : defaultDuration
+        let claim = OutboxClaim(storage: storage, duration: duration, clock: clock, held: [], expiry: .distantPast)
+        let now = clock.now
+        let lease = OutboxLease(owner: claim.owner, expiry: now.addingTimeInterval(duration))
+        let (entries, extra) = try await storage.transaction { tx in try body(tx, lease, now) }
+        claim.state.withLock { $0 = (Set(entries.map(\.sequence)), lease.expiry) }
+        return (claim, entries, extra)
     }
 
     /// Claims every pending entry of one entity, in one transaction that reads them, claims them
@@ -177,8 +195,22 @@ extension StorageTransaction {
     /// gives back, in the same transaction, each one an earlier entry of its entity is not claimed
     /// with: held by another sender, or not asked for. One entity's writes reach the server in the
     /// order they were made, whichever road sends them.
-    func claimOutboxInOrder(sequences: [Int64], lease: OutboxLease, now: Date) throws -> [OutboxEntry] {
-        let claimed = try claimOutbox(sequences: sequences, lease: lease, now: now)
+    ///
+    /// An entry an open batch holds (see ``OutboxBatch``) is given back too, with its entity's
+    /// later entries, unless `batch` is that batch's key (the batch sent again): it goes again
+    /// only in that batch, under its key, until the batch's answer is known.
+    func claimOutboxInOrder(sequences: [Int64], lease: OutboxLease, now: Date, batch: String? = nil) throws
+        -> [OutboxEntry]
+    {
+        var claimed = try claimOutbox(sequences: sequences, lease: lease, now: now)
+        var undo: [OutboxEntry] = []
+        if !claimed.isEmpty {
+            let batched = try outboxBatchSequences(except: batch)
+            if !batched.isEmpty {
+                undo = claimed.filter { batched.contains($0.sequence) }
+                claimed.removeAll { batched.contains($0.sequence) }
+            }
+        }
         let taken = Set(claimed.map(\.sequence))
         var firstClaimed: [OutboxEngine.EntityKey: Int64] = [:]
         for entry in claimed {
@@ -193,13 +225,11 @@ extension StorageTransaction {
             // A refused earlier entry holds the entity back as well; leave that to the caller.
             if earlier.contains(where: { !$0.isRejected }) { outOfOrder.insert(key) }
         }
-        guard !outOfOrder.isEmpty else { return claimed }
         var kept: [OutboxEntry] = []
         for entry in claimed {
-            guard outOfOrder.contains(OutboxEngine.EntityKey(entry)) else {
-                kept.append(entry)
-                continue
-            }
+            if outOfOrder.contains(OutboxEngine.EntityKey(entry)) { undo.append(entry) } else { kept.append(entry) }
+        }
+        for entry in undo {
             var undone = entry
             undone.lease = nil
             undone.attempts = max(undone.attempts - 1, 0)

@@ -89,6 +89,10 @@ extension OutboxEngine {
         case .reject(let error):
             return try await reject(entry, error, &report)
         case .conflict(let error):
+            if round == 0, Self.mayBeKeyInFlight(entry, error) {
+                // The key's first request may still be being processed: the same key goes again later.
+                return try await scheduleRetry(entry, error, &report)
+            }
             return try await resolveConflict(entry, error, channel: channel, &report, round: round)
         }
     }
@@ -117,8 +121,9 @@ extension OutboxEngine {
         let failures = entry.failures + 1
         let delay = configuration.delay(afterAttempt: failures, error: error)
         let due = configuration.clock.now.addingTimeInterval(delay.seconds)
-        // A request that never left (no connection) cannot have been applied: the entry is as
-        // good as unsent, and later writes may fold into it again.
+        // A request that never left the process (a failed name lookup) cannot have been applied:
+        // the entry is as good as unsent, and later writes may fold into it again. Any other
+        // failure may have reached the server: the attempt stands.
         let unsent = error.neverReachedServer
         let written = try await update(entry) { waiting in
             waiting.failures = failures
@@ -260,6 +265,20 @@ extension OutboxEngine {
         return try await settle(again, outcome, channel: channel, report: &report, round: round + 1)
     }
 
+    /// How many times in a row a 409 to a resend is taken for "the key's first request is still
+    /// being processed" before it goes to the conflict policy.
+    static let keyInFlightRetries = 5
+
+    /// Whether a 409 may say only that the first request under `entry`'s key is still being
+    /// processed (the IETF idempotency-key draft, Stripe): `entry` was sent under its key before
+    /// (a resend), and fewer than ``keyInFlightRetries`` failures ago. Such an answer is no
+    /// conflict to resolve (reading the entity could name a temporary id the server never had):
+    /// the entry waits and goes again under the same key, and the server replays the first
+    /// request's answer once it has one.
+    static func mayBeKeyInFlight(_ entry: OutboxEntry, _ error: DepotError) -> Bool {
+        error.status == 409 && entry.attempts > 1 && entry.failures < keyInFlightRetries
+    }
+
     /// Whether the server's version already holds what `entry` asked for: an earlier send of it
     /// (whose answer was lost) was applied.
     static func isApplied(_ entry: OutboxEntry, on server: JSONObject?) -> Bool {
@@ -308,11 +327,23 @@ extension OutboxEngine {
 }
 
 extension DepotError {
-    /// True when the request certainly never reached the server: no connection could be made, or
-    /// it was held back behind earlier writes.
+    /// True when the request certainly never left the process, so the server cannot have applied
+    /// it: only then does a failed send count as not attempted (attempts are facts: an entry once
+    /// sent is never "unsent", and only never-attempted entries absorb later writes).
+    ///
+    /// What each transport guarantees:
+    /// - Held back behind earlier writes (`.queuedBehindEarlierWrites`): never sent, on any
+    ///   transport.
+    /// - ``NetworkingSession`` (URLSession): only a failed host name lookup (`cannotFindHost`,
+    ///   `dnsLookupFailed`). A refused connection (`cannotConnectToHost`) is no proof: URLSession
+    ///   sends a request again on a new connection when a kept-alive one closes before its answer,
+    ///   so the first send may have been applied. Nor is `notConnectedToInternet`, which a network
+    ///   that goes away during a send reports too.
+    /// - Any other transport (AsyncHTTPClient included): nothing; every failed send may have
+    ///   reached the server.
     var neverReachedServer: Bool {
         if code == .queuedBehindEarlierWrites { return true }  // not sent: earlier writes go first
         guard code == .transport, let error = underlying as? URLError else { return false }
-        return [.cannotConnectToHost, .cannotFindHost, .dnsLookupFailed, .notConnectedToInternet].contains(error.code)
+        return [.cannotFindHost, .dnsLookupFailed].contains(error.code)
     }
 }

@@ -32,8 +32,9 @@ public struct OutboxEntry: Sendable, Hashable {
     /// entry that was already attempted.
     public var idempotencyKey: String
     /// How many times it was taken up for sending and may have reached the server (counted before
-    /// each send; a send that could not connect is not counted). An entry with attempts is never
-    /// changed by coalescing.
+    /// each send; only a send that certainly never left the process, such as a failed host name
+    /// lookup, is not counted: a refused connection may follow a send the server applied). An
+    /// entry with attempts is never changed by coalescing.
     public var attempts: Int
     /// How many sends failed in a row; the retry pause grows with it.
     public var failures: Int

@@ -29,9 +29,10 @@ extension CRUDNetworkingStorageRepository {
         return run(
             .patch,
             remote: {
-                // An id the server replaced: the patch goes to the entity it made.
+                // The entity's earlier writes go first; an id the server replaced (by now, or by
+                // their answers) is where the patch goes: it is built after they were delivered.
+                try await Self.forwardEarlier(try await local.following(entity).id.pathComponent, outbox)
                 let entity = try await local.following(entity)
-                try await Self.forwardEarlier(entity.id.pathComponent, outbox)
                 return try await Self.sendPatch(entity, local: local, remote: remote, idempotencyKey: idempotencyKey)
             },
             local: { sentFirst in

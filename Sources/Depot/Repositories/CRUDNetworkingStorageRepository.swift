@@ -238,10 +238,11 @@ extension CRUDNetworkingStorageRepository {
         return run(
             .update,
             remote: {
-                // An id the server replaced: the write goes to the entity it made.
+                // The entity's earlier writes go first; an id the server replaced (by now, or by
+                // their answers) is where the write goes: it is built after they were delivered.
+                try await Self.forwardEarlier(try await local.following(entity).id.pathComponent, outbox)
                 let entity = try await local.following(entity)
                 let key = entity.id.pathComponent
-                try await Self.forwardEarlier(key, outbox)
                 let etag = try await local.anyRecord(id: key)?.etag
                 return try await remote.updateAnswer(
                     entity, ifMatch: remote.ifMatch(etag), keepJSON: true, idempotencyKey: idempotencyKey
@@ -266,13 +267,18 @@ extension CRUDNetworkingStorageRepository {
         )
         if let refusal = Self.refusingEmpty(key) { return Promise(error: refusal) }
         let idempotencyKey = UUID().uuidString
+        // A write's answer for the entity stored while the DELETE is out (it was created again)
+        // is newer than the delete's.
+        let (storage, sends) = (self.storage, DeliveryLog.Scope())
         return run(
             .delete,
             remote: {
-                // An id the server replaced: the delete goes to the entity it made.
+                // The entity's earlier writes go first; an id the server replaced (by now, or by
+                // their answers) is where the delete goes: it is built after they were delivered.
+                try await Self.forwardEarlier(try await local.moved(id: key)?.id ?? key, outbox)
                 let key = try await local.moved(id: key)?.id ?? key
-                try await Self.forwardEarlier(key, outbox)
                 let etag = try await local.anyRecord(id: key)?.etag
+                sends.begin(storage)
                 try await remote.deleteAnswer(id: key, ifMatch: remote.ifMatch(etag), idempotencyKey: idempotencyKey)
                     .value
                 return key
@@ -281,9 +287,10 @@ extension CRUDNetworkingStorageRepository {
                 try await writes.delete(id: key, idempotencyKey: sentFirst ? idempotencyKey : nil)
                 return try await local.moved(id: key)?.id ?? key
             },
-            afterRemote: { (sentID: String) in try await local.storeDeleteAnswer(sentID: sentID) },
+            afterRemote: { (sentID: String) in try await local.storeDeleteAnswer(sentID: sentID, since: sends.current)
+            },
             afterLocal: { (sentID: String) in try await Self.forward(sentID, outbox, handingOff: true) }
-        ).map { $0.map { _ in () } }
+        ).ensure { sends.end() }.map { $0.map { _ in () } }
     }
 
     /// `.invalidRequest` for an empty id, refused before the store or the outbox sees the write: its

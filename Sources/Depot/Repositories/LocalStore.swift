@@ -215,10 +215,17 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
 
     /// Stores that the server deleted the entity a direct delete of `sentID` named, by the one
     /// rule (``StorageTransaction/storeServerAnswer(_:collection:sentID:sent:in:)``): the record goes,
-    /// unless a newer local write to it waits in the outbox.
-    func storeDeleteAnswer(sentID: String) async throws {
+    /// unless a newer local write to it waits in the outbox, or (with `since`, begun before the
+    /// DELETE was sent) a write's answer for it was stored while the DELETE was out: the entity was
+    /// created again, and the server holds it.
+    func storeDeleteAnswer(sentID: String, since sent: DeliveryLog.Reader? = nil) async throws {
         let (collection, storage) = (self.collection, self.storage)
         try await storage.transaction { tx in
+            if let sent, sent.deliveredSince(collection: collection, id: sentID),
+                let current = try tx.fetch(collection: collection, id: sentID), current.syncState != .deleted
+            {
+                return
+            }
             try tx.storeServerAnswer(nil, collection: collection, sentID: sentID, in: storage)
         }
     }

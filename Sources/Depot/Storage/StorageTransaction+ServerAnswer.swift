@@ -9,7 +9,8 @@ extension StorageTransaction {
     ///   of the entity still waiting (their payloads too) go under the server's id, and the move is
     ///   remembered (``currentID(collection:id:)``), so a later write under the old id is sent to
     ///   the entity the server made.
-    /// - A create still waiting for the entity becomes an update: the server holds it now.
+    /// - A create still waiting for the entity becomes an update (the server holds it now), unless
+    ///   a delete waits before it: the chain is changed only up to the entity's next delete.
     /// - When a newer local change exists (the entity still has outbox entries, and its record is
     ///   not synced), the record keeps its local object and state (`.created` becomes `.updated`:
     ///   the server has it now) and takes the answer as its snapshot and `ETag`. A changed record
@@ -57,11 +58,15 @@ extension StorageTransaction {
             if record != nil { try delete(collection: collection, id: sentID) }
             try recordIDMove(collection: collection, from: sentID, to: answer.id, fields: fields)
         }
+        // The entity's pending writes are a chain: the answer speaks for the entity only up to its
+        // next delete (a create behind that delete makes it anew, and stays a create).
+        var pastDelete = false
         for index in pending.indices {
             var entry = pending[index]
             entry.entityID = answer.id
             // The server holds the entity: a create left behind would make a second one.
-            if entry.operation == .create { entry.operation = .update }
+            if entry.operation == .create, !pastDelete { entry.operation = .update }
+            if entry.operation == .delete { pastDelete = true }
             if case .object(let object)? = entry.payload, entry.operation != .patch {
                 entry.payload = .object(MovedIDs.rewrite(object, from: sentID, fields: fields))
             }

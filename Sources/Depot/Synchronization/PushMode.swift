@@ -2,6 +2,13 @@ import Foundation
 
 /// How `synchronize()` sends local creates and updates.
 ///
+/// A batch (``batch(_:)``, ``bulkCollection``, ``automatic``) is an identity: it goes under an
+/// `Idempotency-Key` of its own (never one entry's), stored with its entries before the send.
+/// Until its answer is known, those entries go nowhere else (the forwarder and remote-first
+/// writes leave them be), and the next `synchronize()` sends the same batch again, under the same
+/// key, before anything else. A refusal of the whole batch (a 4xx but 408, 409, 425 and 429) or an
+/// absent route frees them.
+///
 /// ```swift
 /// SynchronizationConfiguration(pushMode: .each)                            // no batch endpoint
 /// SynchronizationConfiguration(pushMode: .batch(Route(.post, "messages/bulk")))

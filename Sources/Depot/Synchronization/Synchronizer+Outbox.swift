@@ -8,15 +8,25 @@ extension Synchronizer {
         var sequences: [String: [Int64]] = [:]
         var keys: [String] = []
         var lease: OutboxClaim
+        /// The key of the batch the entries go in (see ``OutboxBatch``); nil for one entity's
+        /// request.
+        var batchKey: String?
 
-        /// One `Idempotency-Key` for the request: the entry's own key for one entry, else a hash
-        /// of the entries' keys in sorted order, so the same entries carry the same key whatever
-        /// order a later run reads them in.
+        init(lease: OutboxClaim, entries: [OutboxEntry] = [], batchKey: String? = nil) {
+            self.lease = lease
+            self.batchKey = batchKey
+            for entry in entries {
+                sequences[entry.entityID, default: []].append(entry.sequence)
+                keys.append(entry.idempotencyKey)
+            }
+        }
+
+        /// One `Idempotency-Key` for the request: the batch's key; for one entity's request its
+        /// entry's own key, or for several entries a hash of their keys in sorted order.
         var idempotencyKey: String? {
-            guard !keys.isEmpty else { return nil }
-            guard keys.count > 1 else { return keys[0] }
-            let hash = FNV1a.hash(keys.sorted().joined(separator: ",").utf8)
-            return "batch-\(keys.count)-" + String(hash, radix: 16)
+            if let batchKey { return batchKey }
+            guard keys.count > 1 else { return keys.first }
+            return OutboxBatch.key(for: keys)
         }
 
         /// Gives the leases back; not cancelled with the caller (a lease left behind lapses).
@@ -51,30 +61,4 @@ extension Synchronizer {
         }
     }
 
-    /// Claims the pending entries of `ids` and counts an attempt on each; ids whose entity has a
-    /// refused entry, or entries another sender holds, are returned in `held` and not sent.
-    func claim(_ ids: [String]) async throws -> (claim: Claim, held: Set<String>) {
-        let collection = self.collection
-        let entries = try await storage.transaction { tx in
-            try ids.flatMap { try tx.outboxEntries(collection: collection, entityID: $0) }
-        }
-        var held = Set(entries.filter(\.isRejected).map(\.entityID))
-        let wanted = entries.filter { !held.contains($0.entityID) }
-        let (lease, taken) = try await OutboxClaim.take(wanted.map(\.sequence), in: storage)
-        var claim = Claim(lease: lease)
-        let takenSequences = Set(taken.map(\.sequence))
-        for entry in wanted where !takenSequences.contains(entry.sequence) { held.insert(entry.entityID) }
-        let given = taken.filter { held.contains($0.entityID) }
-        if !given.isEmpty {
-            // Entities another sender holds part of: give back what was taken of them.
-            let sequences = given.map(\.sequence)
-            try await storage.takeBackAttempts(sequences)
-            try await lease.release(sequences)
-        }
-        for entry in taken where !held.contains(entry.entityID) {
-            claim.sequences[entry.entityID, default: []].append(entry.sequence)
-            claim.keys.append(entry.idempotencyKey)
-        }
-        return (claim, held)
-    }
 }

@@ -11,6 +11,8 @@ extension Synchronizer {
 
     /// Sends local changes as ``SynchronizationConfiguration/pushMode`` says.
     func push(_ report: inout SynchronizationReport, progress: Progress?) async throws {
+        // A batch whose answer is not known goes again first, under its key, whatever the mode.
+        try await resendOpenBatches(&report)
         switch configuration.pushMode {
         case .each:
             try await pushEach(&report, progress: progress)
@@ -56,7 +58,7 @@ extension Synchronizer {
             )
             guard let last = records.last else { return false }
             after = last.id
-            if try await pushBatch(records, to: route, &report, missingEnds: first) { return true }
+            if try await pushBatch(records, to: route, states: states, &report, missingEnds: first) { return true }
             first = false
             report.batches += 1
             progress?(report)
@@ -93,62 +95,6 @@ extension Synchronizer {
                     status: entry.rejection?.status, responseBody: entry.rejection?.body))
         }
         progress?(report)
-    }
-
-    /// Sends one batch; returns true (counting nothing) when `missingEnds` and the answer says
-    /// the route does not exist.
-    func pushBatch(
-        _ all: [StoredRecord], to route: Route, _ report: inout SynchronizationReport, missingEnds: Bool
-    ) async throws -> Bool {
-        // The outbox entries these records stand for are claimed first; an entity held by another
-        // sender, or behind a refused entry, waits.
-        let (claim, held) = try await claim(all.map(\.id))
-        return try await claim.lease.releasing {
-            try await pushBatch(all, to: route, claim: claim, held: held, &report, missingEnds: missingEnds)
-        }
-    }
-
-    private func pushBatch(
-        _ all: [StoredRecord], to route: Route, claim: Claim, held: Set<String>, _ report: inout SynchronizationReport,
-        missingEnds: Bool
-    ) async throws -> Bool {
-        let records = all.filter { !held.contains($0.id) }
-        guard !records.isEmpty else { return false }
-        var headers = self.headers
-        if let key = claim.idempotencyKey { headers["Idempotency-Key"] = key }
-        let request: NetworkRequest
-        do {
-            request = try makeRequest(
-                route.method, route.resolvedPath(id: nil), template: route.path, headers: headers,
-                body: .array(records.map { .object($0.object) }))
-        } catch let error as DepotError {
-            report.failed += records.count
-            report.errors.append(error)
-            return false
-        }
-        let elements: [JSON]
-        switch try await send(request).flatMap({ array(in: $0, of: request) }) {
-        case .success(let answer): elements = answer
-        case .failure(let error):
-            if missingEnds, BatchRouteAnswer.saysMissing(error) {
-                // Never applied: the attempts counted on the entries are taken back.
-                try await storage.takeBackAttempts(claim.sequences.values.flatMap { $0 })
-                return true
-            }
-            report.failed += records.count
-            report.errors.append(error)
-            return false
-        }
-        var (merges, errors) =
-            configuration.pushMode == .bulkCollection
-            ? matchByPosition(elements, to: records, request: request) ?? match(elements, to: records, request: request)
-            : match(elements, to: records, request: request)
-        let changedMeanwhile = try await merge(&merges, claim: claim)
-        report.pushed += merges.count - changedMeanwhile
-        report.conflicts += changedMeanwhile
-        report.failed += records.count - merges.count
-        report.errors += errors
-        return false
     }
 
     /// Pairs each reply object with the record whose id it echoes. Records with no reply object,
@@ -237,6 +183,10 @@ extension Synchronizer {
 
     /// Sends each tombstone as `DELETE /path/:id`; a 2xx or a 404 removes it, unless it was
     /// re-created locally meanwhile.
+    ///
+    /// The page of tombstones only names candidates: each DELETE is built from the entity's
+    /// entries and record as its claim's own transaction read them, so a tombstone delivered or
+    /// re-created meanwhile (by a remote-first write, the forwarder) sends nothing.
     func pushDeletes(_ report: inout SynchronizationReport, progress: Progress?) async throws {
         var after: String?
         let collection = self.collection
@@ -252,9 +202,16 @@ extension Synchronizer {
                     progress?(report)
                     return
                 }
-                let (claim, held) = try await claim([tombstone.id])
+                let (lease, entries, record) = try await OutboxClaim.take(
+                    entityOf: collection, id: tombstone.id, in: storage)
+                let claim = Claim(lease: lease, entries: entries)
                 let sent = try await claim.lease.releasing {
-                    held.isEmpty ? try await pushDelete(tombstone, claim: claim, &report) : false
+                    // Held by another sender or refused (nothing claimed), delivered meanwhile (no
+                    // tombstone left), or created again (its last write no delete): nothing to send.
+                    guard let record, record.syncState == .deleted, entries.last?.operation == .delete else {
+                        return false
+                    }
+                    return try await claim.lease.renewing { try await pushDelete(record, claim: claim, &report) }
                 }
                 if sent { report.deleted += 1 }
             }

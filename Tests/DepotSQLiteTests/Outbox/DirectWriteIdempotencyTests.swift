@@ -115,12 +115,12 @@ import Testing
         }
     }
 
-    @Test("a write that never reached the server is recorded as unsent and folds with later writes")
-    func refusedConnectionIsUnsent() async throws {
+    @Test("a write whose host name could not be resolved is recorded as unsent and folds with later writes")
+    func unresolvedHostIsUnsent() async throws {
         try await withOutboxFixture { fixture in
-            // Given
-            try await fixture.server.goOffline()
-            let messages = fixture.repository()
+            // Given: a host name that never resolves (RFC 6761 reserves .invalid)
+            let session = NetworkingSession(url: URL(string: "http://depot-tests.invalid:9")!)
+            let messages = OutboxMessages(store: session, storage: fixture.storage)
             // When
             _ = try await messages.create(Message(id: "m1", text: "a")).value
             _ = try await messages.update(Message(id: "m1", text: "b")).value
@@ -129,6 +129,24 @@ import Testing
             #expect(entries.count == 1)
             #expect(entries.first?.operation == .create && entries.first?.attempts == 0)
             #expect(entries.first?.payload?["text"] == "b")
+        }
+    }
+
+    @Test("a write whose connection was refused may have reached the server: later writes go after it")
+    func refusedConnectionMayBeSent() async throws {
+        try await withOutboxFixture { fixture in
+            // Given
+            try await fixture.server.goOffline()
+            let messages = fixture.repository()
+            // When
+            let created = try await messages.create(Message(id: "m1", text: "a")).value
+            _ = try await messages.update(Message(id: "m1", text: "b")).value
+            // Then: the create keeps the key it was sent under; the update is an entry of its own
+            let entries = try await fixture.outbox()
+            #expect(created.origin == .local)
+            #expect(entries.map(\.operation) == [.create, .update])
+            #expect(entries.map(\.payload?["text"]) == ["a", "b"])
+            #expect(Set(entries.map(\.idempotencyKey)).count == 2)
         }
     }
 

@@ -1,0 +1,227 @@
+import Foundation
+
+extension Synchronizer {
+    /// A batch claimed and opened: its claim, the records it sends as the claim's own transaction
+    /// read them, and its identity (nil when no outbox entry stands for the records: no key).
+    struct OpenedBatch: Sendable {
+        var claim: Claim
+        var records: [StoredRecord]
+        var batch: OutboxBatch?
+    }
+
+    /// Sends one batch of the records of `all` still in one of `states` (a page of candidates);
+    /// returns true (counting nothing) when `missingEnds` and the answer says the route does not
+    /// exist.
+    ///
+    /// One transaction claims the entities' entries (an entity goes only with all of them: one
+    /// held by another sender, refused, or in another open batch keeps it out), reads their
+    /// records and opens the batch under its key (``OutboxBatch``); the request is built from
+    /// those records, and the claim's leases are renewed while it is in flight.
+    func pushBatch(
+        _ all: [StoredRecord], to route: Route, states: Set<SyncState>, _ report: inout SynchronizationReport,
+        missingEnds: Bool
+    ) async throws -> Bool {
+        let opened = try await openBatch(all.map(\.id), states: states, route: route)
+        return try await opened.claim.lease.releasing {
+            guard !opened.records.isEmpty else { return false }
+            return try await opened.claim.lease.renewing {
+                try await sendBatch(opened, to: route, &report, missingEnds: missingEnds)
+            }
+        }
+    }
+
+    /// Sends again, each under its key, the batches of this collection whose answer is not
+    /// known (a timeout, a lost connection, a 5xx), before anything else is pushed: their entries
+    /// go nowhere else until then. A batch another sender holds now is left to it.
+    func resendOpenBatches(_ report: inout SynchronizationReport) async throws {
+        let collection = self.collection
+        let open = try await storage.transaction { tx in
+            try tx.openOutboxBatches().filter { $0.collection == collection }
+        }
+        for batch in open {
+            try checkCancellation()
+            if shouldStop() { return }
+            let opened = try await reopen(batch)
+            let route = Route(NetworkRequest.Method(rawValue: batch.method), batch.path)
+            try await opened.claim.lease.releasing {
+                guard !opened.records.isEmpty else { return }
+                _ = try await opened.claim.lease.renewing {
+                    try await sendBatch(opened, to: route, &report, missingEnds: false)
+                }
+                report.batches += 1
+            }
+        }
+    }
+
+    /// The lease settings of the storage's forwarder (its clock and lease duration), else the
+    /// defaults.
+    private var leaseSettings: (duration: TimeInterval, clock: any ForwarderClock) {
+        let forwarding = OutboxCoordinator.configuration(of: storage) ?? ForwarderConfiguration()
+        return (forwarding.leaseSeconds, forwarding.clock)
+    }
+
+    /// Claims the entries of `ids` whose records are in one of `states`, reads those records and
+    /// opens the batch, in one transaction.
+    private func openBatch(_ ids: [String], states: Set<SyncState>, route: Route) async throws -> OpenedBatch {
+        let collection = self.collection
+        let (method, path) = (route.method.rawValue, route.path)
+        let (duration, clock) = leaseSettings
+        let (lease, taken, opened) = try await OutboxClaim.take(in: storage, duration: duration, clock: clock) {
+            tx, lease, now -> ([OutboxEntry], ([StoredRecord], OutboxBatch?)) in
+            var records: [StoredRecord] = []
+            var pending: [String: [OutboxEntry]] = [:]
+            for id in ids {
+                guard let record = try tx.fetch(collection: collection, id: id), states.contains(record.syncState)
+                else { continue }
+                let entries = try tx.outboxEntries(collection: collection, entityID: id)
+                if entries.contains(where: \.isRejected) { continue }
+                records.append(record)
+                pending[id] = entries
+            }
+            let wanted = records.flatMap { pending[$0.id] ?? [] }.map(\.sequence)
+            let claimed = try tx.claimOutboxInOrder(sequences: wanted, lease: lease, now: now)
+            let claimedSequences = Set(claimed.map(\.sequence))
+            let whole = Set(
+                records.map(\.id).filter { id in
+                    (pending[id] ?? []).allSatisfy { claimedSequences.contains($0.sequence) }
+                })
+            var kept: [OutboxEntry] = []
+            for entry in claimed {
+                guard whole.contains(entry.entityID) else {
+                    // Part of an entity another sender holds: given back.
+                    var undone = entry
+                    undone.lease = nil
+                    undone.attempts = max(undone.attempts - 1, 0)
+                    try tx.replaceOutbox(undone)
+                    continue
+                }
+                kept.append(entry)
+            }
+            records = records.filter { whole.contains($0.id) }
+            let batch = OutboxBatch.key(for: kept.map(\.idempotencyKey)).map { key in
+                OutboxBatch(
+                    key: key, collection: collection, method: method, path: path, sequences: kept.map(\.sequence),
+                    objects: records.map { .object($0.object) })
+            }
+            if let batch { try tx.openOutboxBatch(batch) }
+            return (kept, (records, batch))
+        }
+        return OpenedBatch(
+            claim: Claim(lease: lease, entries: taken, batchKey: opened.1?.key), records: opened.0, batch: opened.1)
+    }
+
+    /// Claims the entries of an open batch still there (all of them, or none: the batch is in
+    /// flight with another sender) and reads their records, in one transaction; a batch with no
+    /// entry left is closed. Each record goes with the object the batch sent first (the same
+    /// request under the same key); a record changed since keeps its change when the answer is
+    /// stored.
+    private func reopen(_ batch: OutboxBatch) async throws -> OpenedBatch {
+        let (collection, identityKey) = (self.collection, configuration.identityKey)
+        let (duration, clock) = leaseSettings
+        let (lease, taken, records) = try await OutboxClaim.take(in: storage, duration: duration, clock: clock) {
+            tx, lease, now -> ([OutboxEntry], [StoredRecord]) in
+            let present = try batch.sequences.compactMap { try tx.outboxEntry(sequence: $0) }.filter { !$0.isRejected }
+            guard !present.isEmpty else {
+                try tx.closeOutboxBatch(key: batch.key)
+                return ([], [])
+            }
+            let claimed = try tx.claimOutboxInOrder(
+                sequences: present.map(\.sequence), lease: lease, now: now, batch: batch.key)
+            guard claimed.count == present.count else {
+                for entry in claimed {
+                    var undone = entry
+                    undone.lease = nil
+                    undone.attempts = max(undone.attempts - 1, 0)
+                    try tx.replaceOutbox(undone)
+                }
+                return ([], [])
+            }
+            var sent: [String: JSONObject] = [:]
+            for case .object(let object) in batch.objects {
+                if let id = MovedIDs.idText(object[identityKey]) { sent[id] = object }
+            }
+            var seen: Set<String> = []
+            let records = try claimed.compactMap { entry -> StoredRecord? in
+                guard seen.insert(entry.entityID).inserted,
+                    var record = try tx.fetch(collection: collection, id: entry.entityID)
+                else { return nil }
+                record.object = sent[record.id] ?? record.object
+                return record
+            }
+            return (claimed, records)
+        }
+        let opened = taken.isEmpty ? nil : batch
+        return OpenedBatch(
+            claim: Claim(lease: lease, entries: taken, batchKey: opened?.key), records: records, batch: opened)
+    }
+
+    /// Sends an opened batch and settles it: its answer stored, and the batch closed once its
+    /// answer is known (a reply, or a refusal that proves nothing was applied); left open for a
+    /// timeout, a lost connection or a 5xx, to go again under its key.
+    private func sendBatch(
+        _ opened: OpenedBatch, to route: Route, _ report: inout SynchronizationReport, missingEnds: Bool
+    ) async throws -> Bool {
+        let records = opened.records
+        var headers = self.headers
+        if let key = opened.claim.idempotencyKey { headers["Idempotency-Key"] = key }
+        let request: NetworkRequest
+        do {
+            request = try makeRequest(
+                route.method, route.resolvedPath(id: nil), template: route.path, headers: headers,
+                body: .array(records.map { .object($0.object) }))
+        } catch let error as DepotError {
+            try await close(opened, takingBackAttempts: true)  // never sent
+            report.failed += records.count
+            report.errors.append(error)
+            return false
+        }
+        let elements: [JSON]
+        switch try await send(request).flatMap({ array(in: $0, of: request) }) {
+        case .success(let answer): elements = answer
+        case .failure(let error):
+            if missingEnds, BatchRouteAnswer.saysMissing(error) {
+                // Never applied: the batch is closed and the attempts counted on its entries taken back.
+                try await close(opened, takingBackAttempts: true)
+                return true
+            }
+            if Self.refusesWholeBatch(error) { try await close(opened, takingBackAttempts: false) }
+            report.failed += records.count
+            report.errors.append(error)
+            return false
+        }
+        var (merges, errors) =
+            configuration.pushMode == .bulkCollection
+            ? matchByPosition(elements, to: records, request: request) ?? match(elements, to: records, request: request)
+            : match(elements, to: records, request: request)
+        let changedMeanwhile = try await merge(&merges, claim: opened.claim)
+        try await close(opened, takingBackAttempts: false)
+        report.pushed += merges.count - changedMeanwhile
+        report.conflicts += changedMeanwhile
+        report.failed += records.count - merges.count
+        report.errors += errors
+        return false
+    }
+
+    /// Whether `error` is the server's refusal of the whole batch (a 4xx but 408, 409, 425 and
+    /// 429): nothing was applied, so its entries are free to go another way.
+    static func refusesWholeBatch(_ error: DepotError) -> Bool {
+        guard let status = error.status, (400..<500).contains(status) else { return false }
+        return ![408, 409, 425, 429].contains(status) && error.code != .decoding
+    }
+
+    /// Closes the opened batch (its answer is known), taking back the attempt counted on each
+    /// entry it still holds when `takingBackAttempts` (the server never saw it).
+    private func close(_ opened: OpenedBatch, takingBackAttempts: Bool) async throws {
+        guard let batch = opened.batch else { return }
+        let sequences = opened.claim.lease.held
+        try await storage.transaction { tx in
+            try tx.closeOutboxBatch(key: batch.key)
+            guard takingBackAttempts else { return }
+            for sequence in sequences {
+                guard var entry = try tx.outboxEntry(sequence: sequence), entry.attempts > 0 else { continue }
+                entry.attempts -= 1
+                try tx.replaceOutbox(entry)
+            }
+        }
+    }
+}
