@@ -30,9 +30,7 @@ import Testing
                 CheckStep(.update(handle: 4, value: "v27"), strategy: .localFirst),
                 CheckStep(.readAll),
             ])
-        await withKnownIssue("issue 33 #3: an attempt forgotten (cannotConnectToHost counted as never sent)") {
-            await Self.expectHolds(program)
-        }
+        await Self.expectHolds(program)
     }
 
     @Test(
@@ -101,10 +99,7 @@ import Testing
                 CheckStep(.online),
                 CheckStep(.update(handle: 3, value: "v16")),
             ])
-        await withKnownIssue("issue 33 #1: the request is built from the id the app passed before the create moved it")
-        {
-            await Self.expectHolds(program)
-        }
+        await Self.expectHolds(program)
     }
 
     @Test("one unreadable row does not fail a remote readAll() whole (seed 77)")
