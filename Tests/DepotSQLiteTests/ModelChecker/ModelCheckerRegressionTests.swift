@@ -131,4 +131,42 @@ import Testing
             await Self.expectHolds(program)
         }
     }
+
+    @Test("a 304 to a record's read never confirms a list summary stored over it (seed 9027348519521465817)")
+    func notModifiedNeverConfirmsSummary() async {
+        let program = CheckProgram(
+            seed: 9_027_348_519_521_465_817,
+            shape: .with {
+                $0.servesETags = true; $0.summarizesLists = true; $0.pageSize = 3
+            },
+            steps: [
+                CheckStep(.create(handle: 2, value: "v1")),
+                CheckStep(.read(handle: 2)),
+                CheckStep(.synchronize),
+                CheckStep(.read(handle: 2)),
+            ])
+        await withKnownIssue("issue 32 #3: a 304 confirms a copy its validator never described") {
+            await Self.expectHolds(program)
+        }
+    }
+
+    @Test("a full pull brings every record when tokens are refreshed by an interceptor (seed 3291602412785233328)")
+    func fullPullWithInterceptorBringsEveryRecord() async {
+        let program = CheckProgram(
+            seed: 3_291_602_412_785_233_328,
+            shape: .with {
+                $0.servesETags = true; $0.sqlite = false; $0.refreshesTokens = true; $0.pageSize = 2
+            },
+            steps: [
+                CheckStep(.create(handle: 1, value: "v0")),
+                CheckStep(.create(handle: 7, value: "v12")),
+                CheckStep(.create(handle: 8, value: "v15")),
+                CheckStep(.create(handle: 9, value: "v18")),
+                CheckStep(.synchronize),
+                CheckStep(.create(handle: 10, value: "v25")),
+            ])
+        await withKnownIssue("issue 32: a page validator kept past a page that changed (the store misses a record)") {
+            await Self.expectHolds(program)
+        }
+    }
 }
