@@ -169,4 +169,20 @@ import Testing
             await Self.expectHolds(program)
         }
     }
+
+    @Test("a remote readAll() shows the app's pending delete, not the server's older copy (seed 15182350700029296358)")
+    func pendingDeleteOnTopOfRemoteList() async {
+        let program = CheckProgram(
+            seed: 15_182_350_700_029_296_358, shape: .with { $0.pageSize = 3 },
+            steps: [
+                CheckStep(.create(handle: 6, value: "v22")),
+                CheckStep(.offline),
+                CheckStep(.delete(handle: 6)),
+                CheckStep(.online),
+                CheckStep(.readAll),
+            ])
+        await withKnownIssue("issue 32 #11: a pending local change hidden by a remote read") {
+            await Self.expectHolds(program)
+        }
+    }
 }

@@ -63,7 +63,8 @@ extension CheckApp {
                 var exists: Bool = if case .some(.some) = model.entities[handle]?.last { true } else { false }
                 // A delete whose outcome the app was not told may have happened.
                 if model.entities[handle]?.uncertain.contains(nil) == true { exists = false }
-                let calm = step.fault == nil && !offline && model.entities[handle]?.otherAfter.isEmpty != false
+                let calm =
+                    step.fault == nil && !offline && !concurrent && model.entities[handle]?.otherAfter.isEmpty != false
                 if code == "notFound", !step.isCreate, exists, calm, !refused(handle) {
                     flag(
                         "NOT FOUND",

@@ -194,6 +194,8 @@ final class CheckApp {
             // that sends nothing.
             for _ in 0..<200 where stub.requests.count == requests { try? await Task.sleep(for: .milliseconds(5)) }
             let sent = stub.requests.count > requests
+            // Until it is answered, the first call's write may or may not have happened.
+            if let handle = step.handle, let written = step.writtenState { model.failed(handle, state: written) }
             var inner = step
             inner.action = during
             inner.during = nil
