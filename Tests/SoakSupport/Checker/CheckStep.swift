@@ -166,6 +166,10 @@ public struct CheckProgram: Sendable, Hashable {
                     guard offlineFor == 0 else { action = .flush; break }
                     action = .offline
                     offlineFor = Int.random(in: 1...4, using: &random)
+                    // An app that was away a while comes back with an expired token, often.
+                    if shape.refreshesTokens, Bool.random(using: &random) {
+                        steps.append(CheckStep(.expireToken(account: "A")))
+                    }
                 case 97..<99 where shape.refreshesTokens:
                     action = .expireToken(account: Bool.random(using: &random) ? "A" : "B")
                 default: action = shape.sqlite ? .restart : .readAll
@@ -174,7 +178,13 @@ public struct CheckProgram: Sendable, Hashable {
             var step = CheckStep(action)
             step.strategy = CheckStrategy.allCases[Int.random(in: 0..<4, using: &random)]
             // A second account on the same store; often when answers vary by caller.
-            if Int.random(in: 0..<100, using: &random) < (shape.variesByCaller ? 35 : 12) { step.account = "B" }
+            if Int.random(in: 0..<100, using: &random) < (shape.variesByCaller ? 35 : 12) {
+                step.account = "B"
+                // The other account mostly looks at the list (what a second user of the device does).
+                if shape.variesByCaller, step.callsRepository, Int.random(in: 0..<100, using: &random) < 40 {
+                    step.action = .readAll
+                }
+            }
             if step.sends, offlineFor == 0, Int.random(in: 0..<100, using: &random) < 22 {
                 step.fault = CheckFault.allCases[Int.random(in: 0..<CheckFault.allCases.count, using: &random)]
             }
