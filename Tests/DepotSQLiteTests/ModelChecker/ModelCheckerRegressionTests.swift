@@ -185,4 +185,40 @@ import Testing
             await Self.expectHolds(program)
         }
     }
+
+    @Test("another account's list never answers a cache-first readAll() (seed 4534937448699779587)")
+    func cachedListNeverAnswersAnotherAccount() async {
+        let program = CheckProgram(
+            seed: 4_534_937_448_699_779_587,
+            shape: .with {
+                $0.servesETags = true; $0.variesByCaller = true; $0.pageSize = 2
+            },
+            steps: [
+                CheckStep(.create(handle: 4, value: "v7")),
+                CheckStep(.readAll, account: "B"),
+                CheckStep(.synchronize),
+                CheckStep(.readAll, strategy: .cacheFirst, account: "B"),
+            ])
+        await withKnownIssue("issue 32 #1: another account's data") {
+            await Self.expectHolds(program)
+        }
+    }
+
+    @Test(
+        "an edit after a local-first create whose send met a 409 in flight reaches the server's id (seed 7011723196186464913)"
+    )
+    func editAfterCreateInFlight() async {
+        let program = CheckProgram(
+            seed: 7_011_723_196_186_464_913,
+            shape: .with {
+                $0.assignsIDs = true; $0.conflictsInFlight = true; $0.pageSize = 5
+            },
+            steps: [
+                CheckStep(.create(handle: 1, value: "v0"), strategy: .localFirst, fault: .slowAnswer),
+                CheckStep(.update(handle: 1, value: "v1")),
+            ])
+        await withKnownIssue("issue 33 #1 and #6: the create waits out its 409, the edit goes to the temporary id") {
+            await Self.expectHolds(program)
+        }
+    }
 }
