@@ -28,6 +28,12 @@ enum HTTPCache {
         "p" + MovedIDs.key(collection: collection, id: url)
     }
 
+    /// The reserved collection of list tokens, one record per app collection: the token a list
+    /// or page entry of that collection must carry to be used
+    /// (``RecordTransaction/listGeneration(collection:)``). Kept apart from the entries, so a
+    /// bound on the entries never evicts one.
+    static let generations = "__depot_http_cache_lists"
+
     /// The names an entry varies on: ``alwaysVaried`` and the answer's `Vary`, sorted, once each.
     static func varied(_ vary: [String]) -> [String] {
         if vary.contains("*") || vary.count > maximumVaried { return ["*"] }

@@ -16,6 +16,7 @@ extension HTTPCacheEntry {
         if let staleIfError { object["staleIfError"] = .integer(Int64(staleIfError)) }
         if let ids { object["ids"] = .array(ids.map(JSON.string)) }
         if let paging { object["paging"] = paging }
+        if let generation { object["generation"] = .string(generation) }
         if !pagingHeaders.isEmpty {
             object["pagingHeaders"] = .object(pagingHeaders.mapValues { .array($0.map(JSON.string)) })
         }
@@ -54,6 +55,7 @@ extension HTTPCacheEntry {
             headers[name] = values.arrayValue?.compactMap(\.stringValue) ?? []
         }
         pagingHeaders = headers
+        generation = object["generation"]?.stringValue
     }
 
     /// A non-negative integer that fits 32 bits, else nil.

@@ -37,6 +37,10 @@ struct HTTPCacheEntry: Sendable, Hashable {
     var paging: JSON?
     /// A list page's `Link` values and `X-Total-Count`, for the next page.
     var pagingHeaders: [String: [String]]
+    /// For a list page, the collection's list token when its request left
+    /// (``RecordTransaction/listGeneration(collection:)``): a write of the collection since then
+    /// makes the entry unusable. Nil for a record's entry.
+    var generation: String?
 
     /// The entry for an answer with `headers` to `url`, arrived at `now`, asked with `request`
     /// headers hashed to `varyHash` over ``vary``. Nil for `no-store`.
@@ -63,6 +67,7 @@ struct HTTPCacheEntry: Sendable, Hashable {
         ids = nil
         paging = nil
         pagingHeaders = [:]
+        generation = nil
     }
 
     /// Whether the request whose headers are `request` may use this entry: the same URL, and the

@@ -136,23 +136,27 @@ extension CRUDNetworkingStorageRepository {
         let key = HTTPCache.pageKey(collection: collection, url: url)
         let collection = self.collection
         var stored: (entry: HTTPCacheEntry, records: [StoredRecord])?
+        var generation = ""
         do {
-            stored = try await storage.transaction { tx -> (HTTPCacheEntry, [StoredRecord])? in
+            (generation, stored) = try await storage.transaction { tx -> (String, (HTTPCacheEntry, [StoredRecord])?) in
+                let generation = try tx.listGeneration(collection: collection)
+                // A write of the collection since the entry's request left makes it stale.
                 guard let entry = try tx.httpCacheEntry(key), let ids = entry.ids,
-                    entry.matches(url: url, request: fields)
-                else { return nil }
+                    entry.matches(url: url, request: fields), (entry.generation ?? "") == generation
+                else { return (generation, nil) }
                 var records: [StoredRecord] = []
                 for id in ids {
                     guard let record = try tx.fetch(collection: collection, id: id), record.syncState == .synced
-                    else { return nil }
+                    else { return (generation, nil) }
                     records.append(record)
                 }
-                return (entry, records)
+                return (generation, (entry, records))
             }
         } catch let error as DepotError where error.code == .storage {
             // A store that cannot be read does not keep the server's answer from the app.
         }
-        return ListLookup(request: request, fields: fields, url: url, key: key, stored: stored)
+        return ListLookup(
+            request: request, fields: fields, url: url, key: key, stored: stored, generation: generation)
     }
 
     /// `GET /path?…` through the store's HTTP cache: conditional when the store holds the list's
@@ -193,6 +197,7 @@ extension CRUDNetworkingStorageRepository {
             entry.etag != nil || entry.lastModified != nil || entry.freshness(defaultMaxAge: defaultMaxAge) > 0
         else { return ListAnswer(answers: answers, page: (key, nil)) }
         entry.ids = answers.map { $0.entity.id.pathComponent }
+        entry.generation = lookup.generation
         return ListAnswer(answers: answers, page: (key, entry))
     }
 
@@ -225,4 +230,6 @@ struct ListLookup: Sendable {
     var key: String
     /// The entry and the records it listed, in order, when usable.
     var stored: (entry: HTTPCacheEntry, records: [StoredRecord])?
+    /// The collection's list token when the lookup ran: the entry the answer makes carries it.
+    var generation: String
 }

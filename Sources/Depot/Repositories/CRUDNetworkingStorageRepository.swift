@@ -77,6 +77,7 @@ extension CRUDNetworkingStorageRepository {
         let (local, key, storage) = (self.local, id.pathComponent, self.storage)
         // A write's answer stored while the read is out is newer than the read's answer.
         let reads = DeliveryLog.Scope()
+        let held = LockedValue<[String: StoredRecord?]>([:])
         return run(
             .read,
             remote: {
@@ -88,10 +89,21 @@ extension CRUDNetworkingStorageRepository {
                 return try await conditionalRead(id: moved?.id ?? key)
             },
             local: { _ in RemoteAnswer(entity: try await local.read(id: key)) },
-            afterRemote: { try await local.storeAnswers([$0], keepingUnsynced: true, reads: reads) },
+            afterRemote: { answer in
+                // What the store holds answers: the app's pending change on top of the server's.
+                let kept = try await local.storeAnswers([answer], keepingUnsynced: true, reads: reads)
+                held.withLock { $0 = kept }
+            },
             afterLocal: nil
         ).ensure { reads.end() }.map { answer in
             var sourced = answer.map(\.entity)
+            // (A record the store no longer holds live answers as the server sent it.)
+            if sourced.origin == .remote, case let record?? = held.withLock({ $0 }).values.first,
+                let entity = try? local.decoded(record)
+            {
+                sourced.value = entity
+                sourced.hasPendingWrites = record.syncState != .synced
+            }
             if case .staleAfterError(let error)? = answer.value.caching {
                 // The server failed; the stored copy answered within its stale-if-error window.
                 sourced.origin = .local
@@ -135,6 +147,7 @@ extension CRUDNetworkingStorageRepository {
         let (local, storage) = (self.local, self.storage)
         // A write's answer stored while the read is out is newer than the read's answers.
         let reads = DeliveryLog.Scope()
+        let held = LockedValue<[String: StoredRecord?]>([:])
         return run(
             .readAll,
             remote: {
@@ -144,11 +157,27 @@ extension CRUDNetworkingStorageRepository {
             local: { _ in
                 ListAnswer(answers: try await local.readAll(Criteria(query: query)).map { RemoteAnswer(entity: $0) })
             },
-            afterRemote: {
-                try await local.storeAnswers($0.answers, keepingUnsynced: true, reads: reads, page: $0.page)
+            afterRemote: { answer in
+                // What the store holds answers: the app's pending changes on top of the server's.
+                let kept = try await local.storeAnswers(
+                    answer.answers, keepingUnsynced: true, reads: reads, list: true, page: answer.page)
+                held.withLock { $0 = kept }
             },
             afterLocal: nil
-        ).ensure { reads.end() }.map { $0.map { $0.answers.map(\.entity) } }
+        ).ensure { reads.end() }.map { answer in
+            var sourced = answer.map { $0.answers.map(\.entity) }
+            guard sourced.origin == .remote else { return sourced }
+            let kept = held.withLock { $0 }
+            guard !kept.isEmpty else { return sourced }
+            sourced.value = sourced.value.compactMap { entity in
+                guard case .some(let held) = kept[entity.id.pathComponent] else { return entity }
+                // Deleted here (a pending delete, or a delete delivered while the read was out).
+                guard let record = held else { return nil }
+                if record.syncState != .synced { sourced.hasPendingWrites = true }
+                return (try? local.decoded(record)) ?? entity
+            }
+            return sourced
+        }
     }
 
     /// Creates the entity. A local create is stored `.created` and recorded in the outbox in the
@@ -420,7 +449,7 @@ extension Sourced {
     func map<Output: Sendable>(_ transform: (Value) -> Output) -> Sourced<Output> {
         Sourced<Output>(
             value: transform(value), origin: origin, fallbackError: fallbackError,
-            synchronizationError: synchronizationError, isStale: isStale)
+            synchronizationError: synchronizationError, isStale: isStale, hasPendingWrites: hasPendingWrites)
     }
 }
 

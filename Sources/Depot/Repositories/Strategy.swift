@@ -106,17 +106,22 @@ public struct Sourced<Value: Sendable>: Sendable {
     /// ``CacheUse/staleWhileRevalidate`` while it is revalidated, or after the server failed
     /// within the answer's `stale-if-error` window (then ``fallbackError`` says how).
     public var isStale: Bool
+    /// Whether the value holds local changes not yet sent to the server: a remote read of a
+    /// record with a pending edit answers with what the store holds, the server's answer with the
+    /// app's change on top, and says so here.
+    public var hasPendingWrites: Bool
 
     /// Makes a sourced value.
     public init(
         value: Value, origin: Origin, fallbackError: DepotError? = nil, synchronizationError: DepotError? = nil,
-        isStale: Bool = false
+        isStale: Bool = false, hasPendingWrites: Bool = false
     ) {
         self.value = value
         self.origin = origin
         self.fallbackError = fallbackError
         self.synchronizationError = synchronizationError
         self.isStale = isStale
+        self.hasPendingWrites = hasPendingWrites
     }
 }
 

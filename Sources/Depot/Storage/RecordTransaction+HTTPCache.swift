@@ -20,4 +20,29 @@ extension RecordTransaction {
     func dropHTTPCacheEntry(collection: String, id: String) throws {
         try delete(collection: HTTPCache.collection, id: HTTPCache.recordKey(collection: collection, id: id))
     }
+
+    /// Forgets every cached answer a write of record `id` of `collection` makes stale: the
+    /// record's own entry, and every list and page entry of the collection (RFC 9111 §4.4: an
+    /// unsafe method invalidates what it targets). A local write and a write's answer call it.
+    func forgetCachedAnswers(collection: String, id: String) throws {
+        try dropHTTPCacheEntry(collection: collection, id: id)
+        try invalidateLists(collection: collection)
+    }
+
+    /// The token the collection's list and page entries must carry to be used: "" until the first
+    /// write of the collection, then a new one at each write.
+    func listGeneration(collection: String) throws -> String {
+        let record = try fetch(collection: HTTPCache.generations, id: collection)
+        return record?.object["generation"]?.stringValue ?? ""
+    }
+
+    /// Makes every list and page entry of `collection` stale at once: the collection's token
+    /// changes (a random one, so a token is never used twice), and an entry stored under another
+    /// token is not used again.
+    func invalidateLists(collection: String) throws {
+        try upsert(
+            StoredRecord(
+                collection: HTTPCache.generations, id: collection,
+                object: ["generation": .string(UUID().uuidString)], syncState: .synced))
+    }
 }

@@ -37,8 +37,9 @@ extension StorageTransaction {
         DeliveryLog.noteDelivery(storage, collection: collection, ids: ids)
         // A row of the entity a pull could not read is older than this answer.
         try releaseQuarantine(collection: collection, ids: ids)
-        // A write's answer is not a GET's: the stored validators no longer describe the record.
-        for id in ids { try dropHTTPCacheEntry(collection: collection, id: id) }
+        // A write's answer is not a GET's: the stored validators no longer describe the record,
+        // and the collection's lists may no longer hold it as they were (RFC 9111 §4.4).
+        for id in ids { try forgetCachedAnswers(collection: collection, id: id) }
         let record = try fetch(collection: collection, id: sentID)
         var pending = try outboxEntries(collection: collection, entityID: sentID)
         guard let answer else {

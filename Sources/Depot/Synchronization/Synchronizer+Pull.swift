@@ -343,11 +343,12 @@ extension Synchronizer {
         return Int(exactly: count)
     }
 
-    /// Stores one page in one transaction: a missing or synced record takes the server's object
-    /// (its raw JSON as the snapshot); a record with unsynced changes is kept as it is, and so is
-    /// one whose write's answer was stored after the pull began (`reader`): the page is older. Each
-    /// element is decoded once and written to text before the transaction, which reads the page's
-    /// sync states with one query and writes text only.
+    /// Stores one page in one transaction, each row through the one record-write function
+    /// (``StorageTransaction/storeServerCopy(_:source:reader:)``): a missing or synced record takes
+    /// the server's object (its raw JSON as the snapshot) unless it already holds that version; a
+    /// record with unsynced changes is kept as it is, and so is one whose write's answer was stored
+    /// after the pull began (`reader`): the page is older. Each element is decoded once and written
+    /// to text before the transaction.
     func merge(
         page elements: [JSON], request: NetworkRequest, seen: inout Set<String>, report: inout SynchronizationReport,
         reader: DeliveryLog.Reader, quarantine: inout QuarantineUse, fromQuarantine: Bool = false,
@@ -409,6 +410,7 @@ extension Synchronizer {
         let (collection, page, gone, unreadable) = (self.collection, entries, deleted, skipped)
         let (rows, releasing) = (unreadableRows, quarantine.inUse)
         let pageEntry = cacheWrite
+        let source: RecordSource = fromQuarantine ? .quarantine : .pullPage
         return try await storage.transaction { tx in
             var outcome = PageOutcome(unreadable: unreadable)
             if let pageEntry { try tx.storeHTTPCacheEntry(pageEntry.entry, key: pageEntry.key) }
@@ -416,7 +418,7 @@ extension Synchronizer {
             try tx.quarantine(rows, now: Date())
             // A readable version of a kept row (or its deletion) supersedes it.
             if releasing { try tx.releaseQuarantine(collection: collection, ids: gone + page.map(\.id)) }
-            let states = try tx.syncStates(collection: collection, ids: gone + page.map(\.id))
+            let states = try tx.syncStates(collection: collection, ids: gone)
             for id in gone {
                 guard let state = states[id], !reader.deliveredSince(collection: collection, id: id) else { continue }
                 guard state == .synced else {
@@ -424,17 +426,18 @@ extension Synchronizer {
                     continue
                 }
                 try tx.delete(collection: collection, id: id)
+                try tx.forgetCachedAnswers(collection: collection, id: id)
                 outcome.removed += 1
             }
             for entry in page {
-                if let state = states[entry.id], state != .synced {
-                    outcome.conflicts += 1
-                    continue
+                // The one record-write rule: a pending local change stays (a conflict to report),
+                // a write's answer stored since the pull began is newer than this page, and a row
+                // the store already holds keeps its ETag and cache entry.
+                switch try tx.storeServerCopy(entry, source: source, reader: reader) {
+                case .written, .unchanged: outcome.pulled += 1
+                case .kept(let current?) where current.syncState != .synced: outcome.conflicts += 1
+                case .kept: break
                 }
-                // A write's answer stored since the pull began is newer than this page.
-                if reader.deliveredSince(collection: collection, id: entry.id) { continue }
-                try tx.upsert(encoded: entry)
-                outcome.pulled += 1
             }
             return outcome
         }
