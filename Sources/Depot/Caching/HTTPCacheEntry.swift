@@ -43,9 +43,11 @@ struct HTTPCacheEntry: Sendable, Hashable {
     var generation: String?
 
     /// The entry for an answer with `headers` to `url`, arrived at `now`, asked with `request`
-    /// headers hashed to `varyHash` over ``vary``. Nil for `no-store`.
+    /// headers hashed to `varyHash` over ``vary`` (the app's `identifying` headers included).
+    /// Nil for `no-store`.
     init?(
-        headers: CacheHeaders, url: String, now: Date, request: [(name: String, value: String)]
+        headers: CacheHeaders, url: String, now: Date, request: [(name: String, value: String)],
+        identifying: [String] = []
     ) {
         guard !headers.noStore else { return nil }
         self.url = url
@@ -62,7 +64,7 @@ struct HTTPCacheEntry: Sendable, Hashable {
         mustRevalidate = headers.mustRevalidate
         staleWhileRevalidate = headers.staleWhileRevalidate
         staleIfError = headers.staleIfError
-        vary = HTTPCache.varied(headers.vary)
+        vary = HTTPCache.varied(headers.vary, identifying: identifying)
         varyHash = HTTPCache.varyHash(of: request, names: vary)
         ids = nil
         paging = nil

@@ -94,7 +94,8 @@ extension CRUDNetworkingStorageRepository {
         let keeps = { (entry: HTTPCacheEntry) in
             entry.etag != nil || entry.lastModified != nil || entry.freshness(defaultMaxAge: defaultMaxAge) > 0
         }
-        if let entry = HTTPCacheEntry(headers: headers, url: lookup.url, now: now, request: lookup.fields),
+        if let entry = HTTPCacheEntry(headers: headers, url: lookup.url, now: now, request: lookup.fields,
+                identifying: configuration.identifyingHeaders),
             keeps(entry), answer.entity.id.pathComponent == id
         {
             answer.caching = .store(entry, key: lookup.key)
@@ -193,7 +194,8 @@ extension CRUDNetworkingStorageRepository {
         let answers = try remote.readAnswers(response, keepJSON: true)
         // Kept when it can be revalidated or stays fresh for a while (cacheFirst needs no validator).
         guard
-            var entry = HTTPCacheEntry(headers: headers, url: lookup.url, now: now, request: lookup.fields),
+            var entry = HTTPCacheEntry(headers: headers, url: lookup.url, now: now, request: lookup.fields,
+                identifying: configuration.identifyingHeaders),
             entry.etag != nil || entry.lastModified != nil || entry.freshness(defaultMaxAge: defaultMaxAge) > 0
         else { return ListAnswer(answers: answers, page: (key, nil)) }
         entry.ids = answers.map { $0.entity.id.pathComponent }

@@ -93,7 +93,8 @@ extension Synchronizer {
             }
             ids.append(id)
         }
-        guard var entry = HTTPCacheEntry(headers: headers, url: lookup.url, now: now, request: lookup.fields),
+        guard var entry = HTTPCacheEntry(headers: headers, url: lookup.url, now: now, request: lookup.fields,
+            identifying: identifyingHeaders),
             entry.etag != nil || entry.lastModified != nil
         else { return .forget(key: lookup.key) }
         entry.ids = ids

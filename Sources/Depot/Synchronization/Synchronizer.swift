@@ -22,6 +22,9 @@ struct Synchronizer<Entity: Identifiable & Sendable>: Sendable where Entity.ID: 
     /// returns what it did (``SynchronizationReport/stoppedEarly``). Unlike task cancellation,
     /// which cancels the request in flight, it is only read between requests.
     var shouldStop: @Sendable () -> Bool = { false }
+    /// The app's headers that identify a caller: every cached page varies on them too
+    /// (``RepositoryConfiguration/identifyingHeaders``).
+    var identifyingHeaders: [String] = []
 
     typealias Progress = @Sendable (SynchronizationReport) -> Void
 
