@@ -94,8 +94,9 @@ extension CRUDNetworkingStorageRepository {
         let keeps = { (entry: HTTPCacheEntry) in
             entry.etag != nil || entry.lastModified != nil || entry.freshness(defaultMaxAge: defaultMaxAge) > 0
         }
-        if let entry = HTTPCacheEntry(headers: headers, url: lookup.url, now: now, request: lookup.fields,
-                identifying: configuration.identifyingHeaders),
+        if let entry = HTTPCacheEntry(
+            headers: headers, url: lookup.url, now: now, request: lookup.fields,
+            identifying: configuration.identifyingHeaders),
             keeps(entry), answer.entity.id.pathComponent == id
         {
             answer.caching = .store(entry, key: lookup.key)
@@ -194,7 +195,8 @@ extension CRUDNetworkingStorageRepository {
         let answers = try remote.readAnswers(response, keepJSON: true)
         // Kept when it can be revalidated or stays fresh for a while (cacheFirst needs no validator).
         guard
-            var entry = HTTPCacheEntry(headers: headers, url: lookup.url, now: now, request: lookup.fields,
+            var entry = HTTPCacheEntry(
+                headers: headers, url: lookup.url, now: now, request: lookup.fields,
                 identifying: configuration.identifyingHeaders),
             entry.etag != nil || entry.lastModified != nil || entry.freshness(defaultMaxAge: defaultMaxAge) > 0
         else { return ListAnswer(answers: answers, page: (key, nil)) }

@@ -93,8 +93,10 @@ extension Synchronizer {
             }
             ids.append(id)
         }
-        guard var entry = HTTPCacheEntry(headers: headers, url: lookup.url, now: now, request: lookup.fields,
-            identifying: identifyingHeaders),
+        guard
+            var entry = HTTPCacheEntry(
+                headers: headers, url: lookup.url, now: now, request: lookup.fields,
+                identifying: identifyingHeaders),
             entry.etag != nil || entry.lastModified != nil
         else { return .forget(key: lookup.key) }
         entry.ids = ids
