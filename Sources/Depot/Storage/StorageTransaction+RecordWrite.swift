@@ -63,15 +63,18 @@ extension StorageTransaction {
         return .written
     }
 
-    /// Whether `record`'s server snapshot (its object when it keeps none) holds every field of
-    /// `copy`'s snapshot with the same value.
+    /// Whether `record` already holds what `copy` brings: its server snapshot (its object when it
+    /// keeps none) has every field of `copy`'s snapshot with the same value, and its object every
+    /// key of `copy`'s object (an object written by an older model, which lacks a key the app
+    /// reads now, is rewritten).
     private static func holds(_ record: StoredRecord, _ copy: EncodedRecord) throws -> Bool {
         let stored = record.snapshot ?? record.object
+        let object = try EncodedRecord.parseObject(copy.object)
         let fields: JSONObject
         switch copy.snapshot {
         case .encoded(let text): fields = try EncodedRecord.parseObject(text)
-        case .sameAsObject, .absent: fields = try EncodedRecord.parseObject(copy.object)
+        case .sameAsObject, .absent: fields = object
         }
-        return fields.allSatisfy { stored[$0.key] == $0.value }
+        return fields.allSatisfy { stored[$0.key] == $0.value } && object.keys.allSatisfy { record.object[$0] != nil }
     }
 }
