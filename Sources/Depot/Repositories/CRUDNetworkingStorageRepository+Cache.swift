@@ -142,6 +142,41 @@ struct ListAnswer<Entity: Sendable>: Sendable {
     var answers: [RemoteAnswer<Entity>]
     /// The list's cache entry to write with its records (nil entry: forget it); nil for none.
     var page: (key: String, entry: HTTPCacheEntry?)?
+    /// The rows of the server's body the app could not read: kept in the quarantine.
+    var unreadable: [UnreadableRow] = []
+}
+
+extension CRUDNetworkingStorageRepository {
+    /// The readable entities of a list answer (each with its JSON), and the rows the app cannot
+    /// read, each with its `.decoding` error naming its position and `request`.
+    ///
+    /// - Throws: `DepotError` `.decoding` when the body is not a list at all.
+    func readableAnswers(_ response: NetworkResponse, request: NetworkRequest) throws -> (
+        [RemoteAnswer<Entity>], [UnreadableRow]
+    ) {
+        let json = try JSONMapping.unwrap(JSON(parsing: response.body), envelope: configuration.collectionEnvelope)
+        guard let array = json.arrayValue else {
+            throw DepotError(.decoding, "expected an array of \(Entity.self), found \(json.kindName)")
+        }
+        var (answers, unreadable): ([RemoteAnswer<Entity>], [UnreadableRow]) = ([], [])
+        for (index, element) in array.enumerated() {
+            do {
+                answers.append(
+                    remote.remembering(
+                        RemoteAnswer(entity: try JSONMapping.entity(Entity.self, from: element), json: element)))
+            } catch {
+                var failure = error as? DepotError ?? DepotError(.decoding, "\(error)", underlying: error)
+                failure.message = "list element \(index): " + failure.message
+                failure.request =
+                    failure.request ?? DepotError.Request(method: request.method.rawValue, url: request.path)
+                unreadable.append(
+                    UnreadableRow(
+                        collection: collection, id: MovedIDs.idText(element["id"]), raw: element, error: failure,
+                        firstSeen: Date()))
+            }
+        }
+        return (answers, unreadable)
+    }
 }
 
 extension CRUDNetworkingStorageRepository {
@@ -213,7 +248,9 @@ extension CRUDNetworkingStorageRepository {
             }
             return ListAnswer(answers: answers, page: renews ? (key, refreshed) : nil)
         }
-        let answers = try remote.readAnswers(response, keepJSON: true)
+        // A row the app cannot read is kept aside (quarantined with the answer), as a pull does.
+        let (answers, unreadable) = try readableAnswers(response, request: sent)
+        guard unreadable.isEmpty else { return ListAnswer(answers: answers, page: (key, nil), unreadable: unreadable) }
         // Kept when it can be revalidated or stays fresh for a while (cacheFirst needs no validator).
         guard
             var entry = HTTPCacheEntry(

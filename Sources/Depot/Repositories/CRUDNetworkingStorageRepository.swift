@@ -160,12 +160,14 @@ extension CRUDNetworkingStorageRepository {
             afterRemote: { answer in
                 // What the store holds answers: the app's pending changes on top of the server's.
                 let kept = try await local.storeAnswers(
-                    answer.answers, keepingUnsynced: true, reads: reads, list: true, page: answer.page)
+                    answer.answers, keepingUnsynced: true, reads: reads, list: true, page: answer.page,
+                    quarantining: answer.unreadable)
                 held.withLock { $0 = kept }
             },
             afterLocal: nil
         ).ensure { reads.end() }.map { answer in
             var sourced = answer.map { $0.answers.map(\.entity) }
+            sourced.unreadable = answer.value.unreadable
             guard sourced.origin == .remote else { return sourced }
             let kept = held.withLock { $0 }
             guard !kept.isEmpty else { return sourced }
@@ -449,7 +451,8 @@ extension Sourced {
     func map<Output: Sendable>(_ transform: (Value) -> Output) -> Sourced<Output> {
         Sourced<Output>(
             value: transform(value), origin: origin, fallbackError: fallbackError,
-            synchronizationError: synchronizationError, isStale: isStale, hasPendingWrites: hasPendingWrites)
+            synchronizationError: synchronizationError, isStale: isStale, hasPendingWrites: hasPendingWrites,
+            unreadable: unreadable)
     }
 }
 

@@ -110,7 +110,8 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
     /// `reads` is the read these answers came from: a record a write's answer was stored for
     /// since that read's request left is newer than the answer, and kept. `list` says the answers
     /// are a list's (`readAll`), not each its record's own `GET`. `page` is the list's HTTP cache
-    /// entry (nil entry: forget it), written in the same transaction.
+    /// entry (nil entry: forget it), written in the same transaction; `quarantining` the rows of
+    /// the list the app could not read, kept in the quarantine with them.
     ///
     /// - Returns: what the store kept over an answer (a pending local change, a newer delivery),
     ///   by id: the record a read returns in place of the server's older copy, or nil when the
@@ -118,7 +119,7 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
     @discardableResult
     func storeAnswers(
         _ answers: [RemoteAnswer<Entity>], keepingUnsynced: Bool = false, reads: DeliveryLog.Scope? = nil,
-        list: Bool = false, page: (key: String, entry: HTTPCacheEntry?)? = nil
+        list: Bool = false, page: (key: String, entry: HTTPCacheEntry?)? = nil, quarantining: [UnreadableRow] = []
     ) async throws -> [String: StoredRecord?] {
         let collection = self.collection
         // A 304 writes no record (at most its renewed cache entry); a stale answer after an
@@ -144,10 +145,14 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
             try await storage.upsert(encoded: records.map(\.0))
             return [:]
         }
-        guard !records.isEmpty || !entries.isEmpty else { return [:] }
+        guard !records.isEmpty || !entries.isEmpty || !quarantining.isEmpty else { return [:] }
         let (reader, cacheWrites, copies) = (reads?.current, entries, records)
         return try await storage.transaction { tx in
             for (key, entry) in cacheWrites { try tx.storeHTTPCacheEntry(entry, key: key) }
+            // Rows the app cannot read are kept raw, out of its reads, as a pull keeps them; a
+            // readable version of a kept row supersedes it.
+            try tx.quarantine(quarantining, now: Date())
+            if list { try tx.releaseQuarantine(collection: collection, ids: copies.map(\.0.id)) }
             var kept: [String: StoredRecord?] = [:]
             for (record, caching) in copies {
                 let source: RecordSource = list ? .listAnswer : .detailRead(caching)

@@ -55,4 +55,30 @@ where Entity.ID == String {
             #expect(cached.value.likes == 5 && cachedList.value.map(\.likes) == [5])
         }
     }
+
+    @Test(
+        "one unreadable row no longer fails a remote readAll whole: the readable rows answer, the rest is quarantined",
+        arguments: StorageKind.allCases)
+    func readAllKeepsReadableRows(kind: StorageKind) async throws {
+        try await withHTTPCacheFixture(kind) { fixture in
+            // Given: a list whose second row the app cannot read (text is a number).
+            fixture.server.route(
+                .get, "/messages", response: .json([["id": "1", "text": "one"], ["id": "2", "text": 5]]))
+            let messages = fixture.messages()
+
+            // When: the list is read remote-first.
+            let list = try await messages.readAll().value
+
+            // Then: row 1 answers and is stored; row 2 is reported and kept in the quarantine, as a pull keeps it.
+            #expect(list.origin == .remote && list.value.map(\.id) == ["1"])
+            #expect(list.unreadable.map(\.id) == ["2"] && list.unreadable.first?.error.code == .decoding)
+            #expect(try await fixture.storage.fetch(collection: "messages", id: "1") != nil)
+            #expect(try await messages.quarantined().value.map(\.id) == ["2"])
+
+            // When: the server sends a readable row 2; Then: it is stored and leaves the quarantine.
+            fixture.server.route(.get, "/messages", response: .json([["id": "2", "text": "two"]]))
+            #expect(try await messages.readAll().value.unreadable.isEmpty)
+            #expect(try await messages.quarantined().value.isEmpty)
+        }
+    }
 }
