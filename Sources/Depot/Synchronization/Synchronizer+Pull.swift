@@ -358,12 +358,14 @@ extension Synchronizer {
         var deleted: [String] = []
         var skipped: [Int] = []
         var unreadableRows: [UnreadableRow] = []
+        var respelled: [String] = []
         entries.reserveCapacity(elements.count)
         for (index, element) in elements.enumerated() {
             if case .flag(let flag)? = configuration.incremental?.deletions, element[flag] == .bool(true) {
                 // Deleted on the server: only its id matters.
                 if let id = Self.idText(element[configuration.identityKey]) ?? Self.idText(element["id"]) {
-                    deleted.append(id)
+                    deleted.append(Self.storedID(id))
+                    if Self.storedID(id) != id { respelled.append(id) }
                 } else {
                     var failure = DepotError(.decoding, "list element \(index): a deleted entity without an id")
                     failure.request = summary(of: request)
@@ -371,7 +373,8 @@ extension Synchronizer {
                 }
                 continue
             }
-            if configuration.prune, let id = Self.idText(element["id"]) { seen.insert(id) }
+            let rawID = Self.idText(element[configuration.identityKey]) ?? Self.idText(element["id"])
+            if configuration.prune, let id = Self.idText(element["id"]) { seen.insert(Self.storedID(id)) }
             do {
                 guard let raw = element.objectValue else {
                     throw DepotError(.decoding, "expected an object, found \(element.kindName)")
@@ -379,14 +382,15 @@ extension Synchronizer {
                 let record = try Self.encodedRecord(raw, collection: collection)
                 if configuration.prune { seen.insert(record.id) }
                 entries.append(record)
+                // A row kept under another spelling of its id (before ids were canonical) goes too.
+                if let rawID, rawID != record.id { respelled.append(rawID) }
             } catch {
                 var failure = error as? DepotError ?? DepotError(.decoding, "\(error)", underlying: error)
                 failure.message = (fromQuarantine ? "kept row: " : "list element \(index): ") + failure.message
                 failure.request = failure.request ?? summary(of: request)
                 let row = UnreadableRow(
-                    collection: collection,
-                    id: Self.idText(element[configuration.identityKey]) ?? Self.idText(element["id"]),
-                    raw: element, error: failure, firstSeen: Date())
+                    collection: collection, id: rawID.map(Self.storedID), raw: element, error: failure,
+                    firstSeen: Date())
                 if !fromQuarantine {
                     // A row kept from an earlier pull and still unreadable was reported then.
                     report.errors.append(failure)
@@ -408,7 +412,7 @@ extension Synchronizer {
             return PageOutcome(unreadable: skipped)
         }
         let (collection, page, gone, unreadable) = (self.collection, entries, deleted, skipped)
-        let (rows, releasing) = (unreadableRows, quarantine.inUse)
+        let (rows, releasing, spellings) = (unreadableRows, quarantine.inUse, respelled)
         let pageEntry = cacheWrite
         let source: RecordSource = fromQuarantine ? .quarantine : .pullPage
         return try await storage.transaction { tx in
@@ -417,7 +421,7 @@ extension Synchronizer {
             // Kept raw, out of the app's reads, and read again on the next pull.
             try tx.quarantine(rows, now: Date())
             // A readable version of a kept row (or its deletion) supersedes it.
-            if releasing { try tx.releaseQuarantine(collection: collection, ids: gone + page.map(\.id)) }
+            if releasing { try tx.releaseQuarantine(collection: collection, ids: gone + page.map(\.id) + spellings) }
             let states = try tx.syncStates(collection: collection, ids: gone)
             for id in gone {
                 guard let state = states[id], !reader.deliveredSince(collection: collection, id: id) else { continue }
