@@ -205,6 +205,11 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
 
     /// Forgets an entity the server no longer has.
     func remove(id: String) async throws {
-        _ = try await storage.delete(collection: collection, id: id)
+        let collection = self.collection
+        try await storage.transaction { tx in
+            _ = try tx.delete(collection: collection, id: id)
+            // Its cache entry goes with it.
+            try tx.dropHTTPCacheEntry(collection: collection, id: id)
+        }
     }
 }

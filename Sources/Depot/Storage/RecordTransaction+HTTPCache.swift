@@ -6,19 +6,26 @@ extension RecordTransaction {
         try fetch(collection: HTTPCache.collection, id: key).flatMap { HTTPCacheEntry(object: $0.object) }
     }
 
-    /// Stores `entry` under `key`, or forgets the entry there when `entry` is nil.
+    /// Stores `entry` under `key`, or forgets the entry there when `entry` is nil, within the
+    /// store's bound (``HTTPCacheLimit``): past it, the least recently stored entries go.
     func storeHTTPCacheEntry(_ entry: HTTPCacheEntry?, key: String) throws {
+        let old = try fetch(collection: HTTPCache.collection, id: key)
         guard let entry else {
-            try delete(collection: HTTPCache.collection, id: key)
+            if old != nil {
+                try delete(collection: HTTPCache.collection, id: key)
+                try accountHTTPCacheEntry(replacing: old, newBytes: nil)
+            }
             return
         }
-        try upsert(StoredRecord(collection: HTTPCache.collection, id: key, object: entry.object, syncState: .synced))
+        let record = StoredRecord(collection: HTTPCache.collection, id: key, object: entry.object, syncState: .synced)
+        try upsert(record)
+        try accountHTTPCacheEntry(replacing: old, newBytes: try EncodedRecord.text(record.object).utf8.count)
     }
 
-    /// Forgets the cache entry of record `id` of `collection`: a local write changed it, so the
-    /// server's validators no longer describe what the store holds.
+    /// Forgets the cache entry of record `id` of `collection`: a write changed it, or it is gone,
+    /// so the server's validators no longer describe what the store holds.
     func dropHTTPCacheEntry(collection: String, id: String) throws {
-        try delete(collection: HTTPCache.collection, id: HTTPCache.recordKey(collection: collection, id: id))
+        try storeHTTPCacheEntry(nil, key: HTTPCache.recordKey(collection: collection, id: id))
     }
 
     /// Forgets every cached answer a write of record `id` of `collection` makes stale: the

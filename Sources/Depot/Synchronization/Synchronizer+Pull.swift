@@ -484,6 +484,8 @@ extension Synchronizer {
                     && !reader.deliveredSince(collection: collection, id: id)
                 {
                     try tx.delete(collection: collection, id: id)
+                    // Its cache entry goes with it.
+                    try tx.dropHTTPCacheEntry(collection: collection, id: id)
                     removed += 1
                 }
                 return removed
