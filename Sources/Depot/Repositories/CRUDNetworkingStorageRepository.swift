@@ -85,7 +85,7 @@ extension CRUDNetworkingStorageRepository {
                 // cannot say does not keep the server's answer from the app (its failure shows
                 // when the answer is stored).
                 let moved = try? await local.moved(id: key)
-                reads.begin(storage)
+                await reads.begin(storage)
                 return try await conditionalRead(id: moved?.id ?? key)
             },
             local: { _ in RemoteAnswer(entity: try await local.read(id: key)) },
@@ -95,7 +95,7 @@ extension CRUDNetworkingStorageRepository {
                 held.withLock { $0 = kept }
             },
             afterLocal: nil
-        ).ensure { reads.end() }.map { answer in
+        ).map { answer in
             var sourced = answer.map(\.entity)
             // (A record the store no longer holds live answers as the server sent it.)
             if sourced.origin == .remote, case let record?? = held.withLock({ $0 }).values.first,
@@ -151,7 +151,7 @@ extension CRUDNetworkingStorageRepository {
         return run(
             .readAll,
             remote: {
-                reads.begin(storage)
+                await reads.begin(storage)
                 return try await conditionalReadAll(queryItems: query.sortedQueryItems)
             },
             local: { _ in
@@ -165,7 +165,7 @@ extension CRUDNetworkingStorageRepository {
                 held.withLock { $0 = kept }
             },
             afterLocal: nil
-        ).ensure { reads.end() }.map { answer in
+        ).map { answer in
             var sourced = answer.map { $0.answers.map(\.entity) }
             sourced.unreadable = answer.value.unreadable
             guard sourced.origin == .remote else { return sourced }

@@ -52,7 +52,9 @@ extension StorageTransaction {
         let collection = copy.collection
         let current = try fetch(collection: collection, id: copy.id)
         if let current, current.syncState != .synced { return .kept(current) }
-        if reader?.deliveredSince(collection: collection, id: copy.id) == true { return .kept(current) }
+        if let reader, try reader.deliveredSince(collection: collection, id: copy.id, in: self) {
+            return .kept(current)
+        }
         if copy.etag == nil, let current, try Self.holds(current, copy) { return .unchanged }
         try upsert(encoded: copy)
         switch source {

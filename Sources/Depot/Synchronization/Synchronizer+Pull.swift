@@ -35,8 +35,7 @@ extension Synchronizer {
         var errors: [DepotError] = []
         var advance = PullCursorAdvance(incremental?.cursor)
         // An answer to a write stored after this pull's first request is newer than its pages.
-        let reader = DeliveryLog.beginRead(storage)
-        defer { reader.endRead() }
+        let reader = try await DeliveryLog.beginRead(storage)
         // Rows an earlier pull could not read go first: those the app reads now are merged (this
         // pull's pages, newer, come after them).
         let kept = try await Quarantine.rows(of: collection, in: storage)

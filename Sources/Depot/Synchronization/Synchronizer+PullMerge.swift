@@ -85,9 +85,11 @@ extension Synchronizer {
             // A readable version of a kept row (or its deletion) supersedes it.
             if releasing { try tx.releaseQuarantine(collection: collection, ids: gone + page.map(\.id) + spellings) }
             let states = try tx.syncStates(collection: collection, ids: gone)
+            // One look at the store's sequence spares asking row by row when nothing was delivered.
+            let delivered = try reader.anyDeliverySince(in: tx) ? reader : nil
             for (id, position) in zip(gone, deletionPositions) {
                 guard let state = states[id] else { continue }
-                guard !reader.deliveredSince(collection: collection, id: id) else {
+                guard try delivered?.deliveredSince(collection: collection, id: id, in: tx) != true else {
                     outcome.unreadable.append(position)  // a newer delivery: the row is not merged
                     continue
                 }
@@ -105,7 +107,7 @@ extension Synchronizer {
                 // a write's answer stored since the pull began is newer than this page, and a row
                 // the store already holds keeps its ETag and cache entry. A row kept out holds the
                 // cursor and the page's validator.
-                switch try tx.storeServerCopy(entry, source: source, reader: reader) {
+                switch try tx.storeServerCopy(entry, source: source, reader: delivered) {
                 case .written, .unchanged: outcome.pulled += 1
                 case .kept(let current?) where current.syncState != .synced:
                     outcome.conflicts += 1
@@ -155,7 +157,7 @@ extension Synchronizer {
                 var removed = 0
                 for id in doomed
                 where try tx.fetch(collection: collection, id: id)?.syncState == .synced
-                    && !reader.deliveredSince(collection: collection, id: id)
+                    && !reader.deliveredSince(collection: collection, id: id, in: tx)
                 {
                     try tx.delete(collection: collection, id: id)
                     // Its cache entry goes with it.
