@@ -59,7 +59,8 @@ enum DeliveryLog {
     ///
     /// - Throws: `DepotError` `.storage` when the store fails.
     static func beginRead(_ storage: Storage) async throws -> Reader {
-        Reader(start: try await storage.transaction { tx in try tx.deliverySequence() })
+        // A plain read: a write transaction (on PostgreSQL, the schema's lock) is not needed.
+        Reader(start: number(try await storage.fetch(collection: collection, id: sequenceID)))
     }
 
     /// The mark record id of entity `id` of `collection`.
