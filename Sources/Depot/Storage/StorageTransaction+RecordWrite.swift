@@ -41,9 +41,10 @@ extension StorageTransaction {
     ///   is written, so the record keeps its write `ETag` (a later `update` still sends
     ///   `If-Match`), its fuller snapshot (a list's summary never replaces a detail answer's
     ///   fields) and its cache entry (a `304` to its validator still describes what is stored).
-    /// - Otherwise the copy is stored; the record's HTTP-cache entry is written only by its own
-    ///   `GET` (``RecordSource/detailRead(_:)``) and dropped by any other source, since the
-    ///   validators it kept no longer describe what the store holds.
+    /// - Otherwise the copy is stored. The record's HTTP-cache entry is written only by its own
+    ///   `GET` (``RecordSource/detailRead(_:)``, the stored version's or not) and dropped by any
+    ///   other source that wrote the record, since the validators it kept no longer describe what
+    ///   the store holds.
     ///
     /// - Returns: what was done.
     func storeServerCopy(
@@ -55,14 +56,20 @@ extension StorageTransaction {
         if let reader, try reader.deliveredSince(collection: collection, id: copy.id, in: self) {
             return .kept(current)
         }
-        if copy.etag == nil, let current, try Self.holds(current, copy) { return .unchanged }
-        try upsert(encoded: copy)
+        var unchanged = false
+        if copy.etag == nil, let current { unchanged = try Self.holds(current, copy) }
+        if !unchanged { try upsert(encoded: copy) }
         switch source {
-        case .detailRead(.store(let entry, let key)?): try storeHTTPCacheEntry(entry, key: key)
-        case .detailRead, .listAnswer, .pullPage, .quarantine:
+        case .detailRead(.store(let entry, let key)?):
+            // The record's own GET: its entry describes what the store holds (the copy, or a
+            // record that already holds every field of it).
+            try storeHTTPCacheEntry(entry, key: key)
+        case .detailRead:
             try dropHTTPCacheEntry(collection: collection, id: copy.id)
+        case .listAnswer, .pullPage, .quarantine:
+            if !unchanged { try dropHTTPCacheEntry(collection: collection, id: copy.id) }
         }
-        return .written
+        return unchanged ? .unchanged : .written
     }
 
     /// Whether `record` already holds what `copy` brings: its server snapshot (its object when it

@@ -117,3 +117,26 @@ extension RecordRuleTests {
         }
     }
 }
+
+extension RecordRuleTests {
+    @Test(
+        "a record's own GET keeps its cache entry even when the store already held that version (no ETag, max-age)",
+        arguments: StorageKind.allCases)
+    func ownGetOfHeldVersionStoresEntry(kind: StorageKind) async throws {
+        try await withHTTPCacheFixture(kind) { fixture in
+            // Given: a server with no validators, answers fresh for 60 s; note 1 stored by a list.
+            fixture.server.route(.get, "/messages/1") { _, _ in
+                .json(["id": "1", "text": "one"], headers: ["Cache-Control": "max-age=60"])
+            }
+            let messages = fixture.messages(.cacheFirst)
+            _ = try await fixture.messages().readAll().value
+
+            // When: note 1 is read cache-first twice.
+            _ = try await messages.read("1").value
+            let second = try await messages.read("1").value
+
+            // Then: the first read's answer was kept fresh: the second asked nothing.
+            #expect(second.origin == .local && fixture.gets("/messages/1").count == 1)
+        }
+    }
+}
