@@ -63,6 +63,22 @@
             if recorder.recorded.outbox { OutboxCoordinator.notify(self) }
         }
 
+        /// Tells this object's observers that anything may have changed while it was not
+        /// listening (notices sent meanwhile are lost): the outbox, and every collection the store
+        /// holds, cleared, so live queries and `changes(collection:)` read again.
+        func changedWhileNotListening() async {
+            let recorder = ChangeRecorder()
+            recorder.outbox()
+            let collections =
+                (try? await rows(
+                    "list the collections", "SELECT DISTINCT collection FROM \(unescaped: quoted).records")) ?? []
+            for row in collections {
+                if let collection = try? row.decode(String.self) { recorder.cleared(collection) }
+            }
+            recorder.publish(for: self)
+            OutboxCoordinator.notify(self)
+        }
+
         /// Starts listening on a connection of the pool held for this object's life; returns once
         /// the server listens, so a write committed after it is seen. If the connection drops,
         /// it listens again on another.
@@ -79,8 +95,8 @@
                                     readyContinuation.yield(nil)
                                 } else {
                                     // Listening again after a lost connection: notices sent
-                                    // meanwhile are gone, so wake the outbox's observers once.
-                                    receive(#"{"s":"","o":true,"c":[]}"#)
+                                    // meanwhile are gone, so every collection may have changed.
+                                    Task { await changedWhileNotListening() }
                                 }
                                 for try await notice in notices { receive(notice.payload) }
                             }

@@ -124,8 +124,8 @@ auto.start(); auto.pause(); auto.resume(); await auto.stop()
 #sourceLocation()
 }
 
-func snippet_README_md_214() async throws {
-#sourceLocation(file: "README.md", line: 215)
+func snippet_README_md_215() async throws {
+#sourceLocation(file: "README.md", line: 216)
 struct RecentNotes: CRUDNetworkingStorageRepository {
     typealias Entity = Message
     let store: Networking
@@ -137,8 +137,8 @@ struct RecentNotes: CRUDNetworkingStorageRepository {
 #sourceLocation()
 }
 
-func snippet_README_md_231() async throws {
-#sourceLocation(file: "README.md", line: 232)
+func snippet_README_md_232() async throws {
+#sourceLocation(file: "README.md", line: 233)
 struct Notes: CRUDNetworkingStorageRepository, SynchronizableRepository {
     typealias Entity = Note            // struct Note: Codable, Identifiable { var id: Int; … }
     let store: Networking
@@ -150,8 +150,8 @@ struct Notes: CRUDNetworkingStorageRepository, SynchronizableRepository {
 #sourceLocation()
 }
 
-@MainActor func snippet_README_md_253() async throws {
-#sourceLocation(file: "README.md", line: 254)
+@MainActor func snippet_README_md_254() async throws {
+#sourceLocation(file: "README.md", line: 255)
 var synchronization: SynchronizationConfiguration {
     SynchronizationConfiguration(
         pagination: .nextLink("next"),
@@ -170,8 +170,8 @@ for await waiting in forwarder.pendingCounts { badge(waiting) }  // "3 changes w
 #sourceLocation()
 }
 
-func snippet_README_md_285() async throws {
-#sourceLocation(file: "README.md", line: 286)
+func snippet_README_md_286() async throws {
+#sourceLocation(file: "README.md", line: 287)
 let notes = CollectionSchema(
     "notes", entity: Note.self,
     migrations: [Migration(to: 2) { record in record["kind"] = record["kind"] ?? "plain" }])
@@ -209,8 +209,8 @@ log((lifetime, fresh, served))
 #sourceLocation()
 }
 
-func snippet_Sources_Depot_Depot_docc_Caching_md_112() async throws {
-#sourceLocation(file: "Sources/Depot/Depot.docc/Caching.md", line: 113)
+func snippet_Sources_Depot_Depot_docc_Caching_md_127() async throws {
+#sourceLocation(file: "Sources/Depot/Depot.docc/Caching.md", line: 128)
 struct RecentMessages: CRUDNetworkingStorageRepository {
     typealias Entity = Message
     let store: Networking
@@ -228,8 +228,8 @@ log((first.origin, again.origin))  // (.remote, .local)
 #sourceLocation()
 }
 
-func snippet_Sources_Depot_Depot_docc_Caching_md_132() async throws {
-#sourceLocation(file: "Sources/Depot/Depot.docc/Caching.md", line: 133)
+func snippet_Sources_Depot_Depot_docc_Caching_md_147() async throws {
+#sourceLocation(file: "Sources/Depot/Depot.docc/Caching.md", line: 148)
 try await withStubServer { server in
     server.resource("messages", objects: [["id": "1", "text": "hi"]])
     server.servesValidators = true

@@ -50,7 +50,8 @@ where Repository.Entity.ID: PathComponentConvertible {
             envelope: repository.configuration.collectionEnvelope,
             createRoute: repository.route(for: .create),
             channel: OutboxChannel(repository, store: store),
-            shouldStop: { context.isStopping }
+            shouldStop: { context.isStopping },
+            identifyingHeaders: repository.configuration.identifyingHeaders
         )
         let counted = LockedValue(SynchronizationReport())
         let report = try await synchronizer.run { soFar in

@@ -8,9 +8,11 @@ enum HTTPCache {
     /// The reserved collection.
     static let collection = "__depot_http_cache"
 
-    /// Request headers every entry varies on, whatever the server's `Vary` says: a private cache
-    /// never gives one account (or one media type) another's answer.
-    static let alwaysVaried = ["accept", "authorization"]
+    /// Request headers every entry varies on, whatever the server's `Vary` says: every header
+    /// that identifies a caller (and the media type), so a private cache never gives one account
+    /// (or one media type) another's answer. The app adds its own
+    /// (``RepositoryConfiguration/identifyingHeaders``).
+    static let alwaysVaried = ["accept", "authorization", "cookie", "proxy-authorization"]
 
     /// The longest validator kept; a longer one is cut (and then simply never matches).
     static let maximumValidatorLength = 1024
@@ -28,10 +30,17 @@ enum HTTPCache {
         "p" + MovedIDs.key(collection: collection, id: url)
     }
 
-    /// The names an entry varies on: ``alwaysVaried`` and the answer's `Vary`, sorted, once each.
-    static func varied(_ vary: [String]) -> [String] {
+    /// The reserved collection of list tokens, one record per app collection: the token a list
+    /// or page entry of that collection must carry to be used
+    /// (``RecordTransaction/listGeneration(collection:)``). Kept apart from the entries, so a
+    /// bound on the entries never evicts one.
+    static let generations = "__depot_http_cache_lists"
+
+    /// The names an entry varies on: ``alwaysVaried``, the app's `identifying` headers and the
+    /// answer's `Vary`, lower-cased, sorted, once each.
+    static func varied(_ vary: [String], identifying: [String] = []) -> [String] {
         if vary.contains("*") || vary.count > maximumVaried { return ["*"] }
-        return Array(Set(alwaysVaried + vary.map { $0.lowercased() })).sorted()
+        return Array(Set(alwaysVaried + (identifying + vary).map { $0.lowercased() })).sorted()
     }
 
     /// A request's header fields as name/value pairs.

@@ -16,6 +16,7 @@ extension HTTPCacheEntry {
         if let staleIfError { object["staleIfError"] = .integer(Int64(staleIfError)) }
         if let ids { object["ids"] = .array(ids.map(JSON.string)) }
         if let paging { object["paging"] = paging }
+        if let generation { object["generation"] = .string(generation) }
         if !pagingHeaders.isEmpty {
             object["pagingHeaders"] = .object(pagingHeaders.mapValues { .array($0.map(JSON.string)) })
         }
@@ -54,12 +55,17 @@ extension HTTPCacheEntry {
             headers[name] = values.arrayValue?.compactMap(\.stringValue) ?? []
         }
         pagingHeaders = headers
+        generation = object["generation"]?.stringValue
     }
 
-    /// A non-negative integer that fits 32 bits, else nil.
+    /// The longest delta-seconds kept: 2^31, the value RFC 9111 §1.2.2 clamps larger ones to, so
+    /// a clamped `max-age` or `Age` reads back as it was written.
+    static let maximumSeconds: Int64 = 1 << 31
+
+    /// A non-negative integer, a larger one than ``maximumSeconds`` read as that, else nil.
     private static func count(_ json: JSON?) -> Int? {
-        guard case .integer(let value)? = json, value >= 0, value <= Int64(Int32.max) else { return nil }
-        return Int(value)
+        guard case .integer(let value)? = json, value >= 0 else { return nil }
+        return Int(clamping: min(value, maximumSeconds))
     }
 
     /// Finite seconds since 1970, else nil.

@@ -37,11 +37,17 @@ struct HTTPCacheEntry: Sendable, Hashable {
     var paging: JSON?
     /// A list page's `Link` values and `X-Total-Count`, for the next page.
     var pagingHeaders: [String: [String]]
+    /// For a list page, the collection's list token when its request left
+    /// (``RecordTransaction/listGeneration(collection:)``): a write of the collection since then
+    /// makes the entry unusable. Nil for a record's entry.
+    var generation: String?
 
     /// The entry for an answer with `headers` to `url`, arrived at `now`, asked with `request`
-    /// headers hashed to `varyHash` over ``vary``. Nil for `no-store`.
+    /// headers hashed to `varyHash` over ``vary`` (the app's `identifying` headers included).
+    /// Nil for `no-store`.
     init?(
-        headers: CacheHeaders, url: String, now: Date, request: [(name: String, value: String)]
+        headers: CacheHeaders, url: String, now: Date, request: [(name: String, value: String)],
+        identifying: [String] = []
     ) {
         guard !headers.noStore else { return nil }
         self.url = url
@@ -58,11 +64,12 @@ struct HTTPCacheEntry: Sendable, Hashable {
         mustRevalidate = headers.mustRevalidate
         staleWhileRevalidate = headers.staleWhileRevalidate
         staleIfError = headers.staleIfError
-        vary = HTTPCache.varied(headers.vary)
+        vary = HTTPCache.varied(headers.vary, identifying: identifying)
         varyHash = HTTPCache.varyHash(of: request, names: vary)
         ids = nil
         paging = nil
         pagingHeaders = [:]
+        generation = nil
     }
 
     /// Whether the request whose headers are `request` may use this entry: the same URL, and the

@@ -57,10 +57,14 @@ extension CRUDNetworkingStorageRepository {
     /// (nothing written but the entry's renewed freshness); a `200` replaces the entry (or forgets
     /// it for `no-store`); a failure within the entry's `stale-if-error` window answers with the
     /// stored record.
-    func conditionalRead(id: String) async throws -> RemoteAnswer<Entity> {
+    ///
+    /// A stored copy the model can no longer read is a cache miss, never an error: a `304` then
+    /// answers from the stored server snapshot (and stores it re-read), else the read goes again
+    /// as a plain `GET` (`conditional` false).
+    func conditionalRead(id: String, conditional: Bool = true) async throws -> RemoteAnswer<Entity> {
         let lookup = try await cacheLookup(id: id)
         var request = lookup.request
-        if let entry = lookup.entry {
+        if conditional, let entry = lookup.entry {
             request = try remote.operationRequest(.read, id: id, headers: entry.conditionalHeaders)
         }
         let clock = configuration.cacheClock
@@ -71,9 +75,10 @@ extension CRUDNetworkingStorageRepository {
             response = try await store.exchange(request) { $0 }.value
         } catch let error as DepotError {
             if let entry = lookup.entry, let record = lookup.record, error.warrantsFallback(from: .remote),
-                !error.isCancellation, entry.mayServeAfterError(at: clock.now, defaultMaxAge: defaultMaxAge)
+                !error.isCancellation, entry.mayServeAfterError(at: clock.now, defaultMaxAge: defaultMaxAge),
+                let stored = local.cachedEntity(record)
             {
-                return RemoteAnswer(entity: try local.decoded(record), caching: .staleAfterError(error))
+                return RemoteAnswer(entity: stored.entity, caching: .staleAfterError(error))
             }
             throw error
         }
@@ -86,15 +91,27 @@ extension CRUDNetworkingStorageRepository {
             }
             let refreshed = entry.refreshed(by: headers, now: now)
             let renews = refreshed.freshness(defaultMaxAge: defaultMaxAge) > 0 && refreshed != entry
+            guard let stored = local.cachedEntity(record) else {
+                // Neither the stored copy nor its snapshot reads: ask again, unconditionally.
+                return try await conditionalRead(id: id, conditional: false)
+            }
+            guard !stored.fromSnapshot else {
+                // The snapshot the 304 confirmed, re-read: stored in place of the unreadable copy.
+                return RemoteAnswer(
+                    entity: stored.entity, json: record.snapshot.map(JSON.object), etag: record.etag,
+                    caching: .store(refreshed, key: lookup.key))
+            }
             return RemoteAnswer(
-                entity: try local.decoded(record), etag: record.etag,
+                entity: stored.entity, etag: record.etag,
                 caching: .notModified(refreshed: renews ? refreshed : nil, key: lookup.key))
         }
         var answer = remote.remembering(try remote.decodeAnswer(response, keepJSON: true))
         let keeps = { (entry: HTTPCacheEntry) in
             entry.etag != nil || entry.lastModified != nil || entry.freshness(defaultMaxAge: defaultMaxAge) > 0
         }
-        if let entry = HTTPCacheEntry(headers: headers, url: lookup.url, now: now, request: lookup.fields),
+        if let entry = HTTPCacheEntry(
+            headers: headers, url: lookup.url, now: now, request: lookup.fields,
+            identifying: configuration.identifyingHeaders),
             keeps(entry), answer.entity.id.pathComponent == id
         {
             answer.caching = .store(entry, key: lookup.key)
@@ -111,9 +128,11 @@ extension CRUDNetworkingStorageRepository {
         let lookup = try await cacheLookup(id: id)
         guard let entry = lookup.entry, let record = lookup.record,
             let stale = entry.answersStale(
-                under: use, at: configuration.cacheClock.now, defaultMaxAge: configuration.defaultMaxAge)
+                under: use, at: configuration.cacheClock.now, defaultMaxAge: configuration.defaultMaxAge),
+            // A stored copy the model cannot read is a miss: the read asks the server.
+            let stored = local.cachedEntity(record), !stored.fromSnapshot
         else { return nil }
-        return (Sourced(value: try local.decoded(record), origin: .local, isStale: stale), stale)
+        return (Sourced(value: stored.entity, origin: .local, isStale: stale), stale)
     }
 }
 
@@ -123,6 +142,41 @@ struct ListAnswer<Entity: Sendable>: Sendable {
     var answers: [RemoteAnswer<Entity>]
     /// The list's cache entry to write with its records (nil entry: forget it); nil for none.
     var page: (key: String, entry: HTTPCacheEntry?)?
+    /// The rows of the server's body the app could not read: kept in the quarantine.
+    var unreadable: [UnreadableRow] = []
+}
+
+extension CRUDNetworkingStorageRepository {
+    /// The readable entities of a list answer (each with its JSON), and the rows the app cannot
+    /// read, each with its `.decoding` error naming its position and `request`.
+    ///
+    /// - Throws: `DepotError` `.decoding` when the body is not a list at all.
+    func readableAnswers(_ response: NetworkResponse, request: NetworkRequest) throws -> (
+        [RemoteAnswer<Entity>], [UnreadableRow]
+    ) {
+        let json = try JSONMapping.unwrap(JSON(parsing: response.body), envelope: configuration.collectionEnvelope)
+        guard let array = json.arrayValue else {
+            throw DepotError(.decoding, "expected an array of \(Entity.self), found \(json.kindName)")
+        }
+        var (answers, unreadable): ([RemoteAnswer<Entity>], [UnreadableRow]) = ([], [])
+        for (index, element) in array.enumerated() {
+            do {
+                answers.append(
+                    remote.remembering(
+                        RemoteAnswer(entity: try JSONMapping.entity(Entity.self, from: element), json: element)))
+            } catch {
+                var failure = error as? DepotError ?? DepotError(.decoding, "\(error)", underlying: error)
+                failure.message = "list element \(index): " + failure.message
+                failure.request =
+                    failure.request ?? DepotError.Request(method: request.method.rawValue, url: request.path)
+                unreadable.append(
+                    UnreadableRow(
+                        collection: collection, id: MovedIDs.idText(element["id"]), raw: element, error: failure,
+                        firstSeen: Date()))
+            }
+        }
+        return (answers, unreadable)
+    }
 }
 
 extension CRUDNetworkingStorageRepository {
@@ -136,32 +190,36 @@ extension CRUDNetworkingStorageRepository {
         let key = HTTPCache.pageKey(collection: collection, url: url)
         let collection = self.collection
         var stored: (entry: HTTPCacheEntry, records: [StoredRecord])?
+        var generation = ""
         do {
-            stored = try await storage.transaction { tx -> (HTTPCacheEntry, [StoredRecord])? in
+            (generation, stored) = try await storage.transaction { tx -> (String, (HTTPCacheEntry, [StoredRecord])?) in
+                let generation = try tx.listGeneration(collection: collection)
+                // A write of the collection since the entry's request left makes it stale.
                 guard let entry = try tx.httpCacheEntry(key), let ids = entry.ids,
-                    entry.matches(url: url, request: fields)
-                else { return nil }
+                    entry.matches(url: url, request: fields), (entry.generation ?? "") == generation
+                else { return (generation, nil) }
                 var records: [StoredRecord] = []
                 for id in ids {
                     guard let record = try tx.fetch(collection: collection, id: id), record.syncState == .synced
-                    else { return nil }
+                    else { return (generation, nil) }
                     records.append(record)
                 }
-                return (entry, records)
+                return (generation, (entry, records))
             }
         } catch let error as DepotError where error.code == .storage {
             // A store that cannot be read does not keep the server's answer from the app.
         }
-        return ListLookup(request: request, fields: fields, url: url, key: key, stored: stored)
+        return ListLookup(
+            request: request, fields: fields, url: url, key: key, stored: stored, generation: generation)
     }
 
     /// `GET /path?…` through the store's HTTP cache: conditional when the store holds the list's
     /// validators and every record it listed, still synced; a `304` answers with those records in
     /// the listed order (no record written; the entry renewed when the `304` renews its
     /// freshness); a `200` replaces the list's entry.
-    func conditionalReadAll(queryItems: [URLQueryItem]) async throws -> ListAnswer<Entity> {
+    func conditionalReadAll(queryItems: [URLQueryItem], conditional: Bool = true) async throws -> ListAnswer<Entity> {
         let lookup = try await listLookup(queryItems: queryItems)
-        let (stored, key) = (lookup.stored, lookup.key)
+        let (stored, key) = (conditional ? lookup.stored : nil, lookup.key)
         let sent =
             try stored.map {
                 try remote.operationRequest(.readAll, id: nil, query: queryItems, headers: $0.entry.conditionalHeaders)
@@ -178,21 +236,30 @@ extension CRUDNetworkingStorageRepository {
             let local = self.local
             let refreshed = stored.entry.refreshed(by: headers, now: now)
             let renews = refreshed.freshness(defaultMaxAge: defaultMaxAge) > 0 && refreshed != stored.entry
-            return ListAnswer(
-                answers: try stored.records.map {
+            var answers: [RemoteAnswer<Entity>] = []
+            for record in stored.records {
+                // A stored copy the model cannot read is a miss: the list is asked for again.
+                guard let entity = local.cachedEntity(record), !entity.fromSnapshot else {
+                    return try await conditionalReadAll(queryItems: queryItems, conditional: false)
+                }
+                answers.append(
                     RemoteAnswer(
-                        entity: try local.decoded($0), etag: $0.etag,
-                        caching: .notModified(refreshed: nil, key: key))
-                },
-                page: renews ? (key, refreshed) : nil)
+                        entity: entity.entity, etag: record.etag, caching: .notModified(refreshed: nil, key: key)))
+            }
+            return ListAnswer(answers: answers, page: renews ? (key, refreshed) : nil)
         }
-        let answers = try remote.readAnswers(response, keepJSON: true)
+        // A row the app cannot read is kept aside (quarantined with the answer), as a pull does.
+        let (answers, unreadable) = try readableAnswers(response, request: sent)
+        guard unreadable.isEmpty else { return ListAnswer(answers: answers, page: (key, nil), unreadable: unreadable) }
         // Kept when it can be revalidated or stays fresh for a while (cacheFirst needs no validator).
         guard
-            var entry = HTTPCacheEntry(headers: headers, url: lookup.url, now: now, request: lookup.fields),
+            var entry = HTTPCacheEntry(
+                headers: headers, url: lookup.url, now: now, request: lookup.fields,
+                identifying: configuration.identifyingHeaders),
             entry.etag != nil || entry.lastModified != nil || entry.freshness(defaultMaxAge: defaultMaxAge) > 0
         else { return ListAnswer(answers: answers, page: (key, nil)) }
         entry.ids = answers.map { $0.entity.id.pathComponent }
+        entry.generation = lookup.generation
         return ListAnswer(answers: answers, page: (key, entry))
     }
 
@@ -208,7 +275,12 @@ extension CRUDNetworkingStorageRepository {
                 under: use, at: configuration.cacheClock.now, defaultMaxAge: configuration.defaultMaxAge)
         else { return nil }
         let local = self.local
-        let entities = try stored.records.map { try local.decoded($0) }
+        var entities: [Entity] = []
+        for record in stored.records {
+            // A stored copy the model cannot read is a miss: the read asks the server.
+            guard let entity = local.cachedEntity(record), !entity.fromSnapshot else { return nil }
+            entities.append(entity.entity)
+        }
         return (Sourced(value: entities, origin: .local, isStale: stale), stale)
     }
 }
@@ -225,4 +297,19 @@ struct ListLookup: Sendable {
     var key: String
     /// The entry and the records it listed, in order, when usable.
     var stored: (entry: HTTPCacheEntry, records: [StoredRecord])?
+    /// The collection's list token when the lookup ran: the entry the answer makes carries it.
+    var generation: String
+}
+
+extension LocalStore {
+    /// The entity a stored record gives a cached answer: its object, else (a model that can no
+    /// longer read the object) its stored server snapshot, `fromSnapshot`; nil when neither reads,
+    /// which a cached read treats as a miss, never as an error.
+    func cachedEntity(_ record: StoredRecord) -> (entity: Entity, fromSnapshot: Bool)? {
+        if let entity = try? decoded(record) { return (entity, false) }
+        guard let snapshot = record.snapshot,
+            let entity = try? JSONMapping.entity(Entity.self, from: .object(snapshot))
+        else { return nil }
+        return (entity, true)
+    }
 }

@@ -77,6 +77,7 @@ extension CRUDNetworkingStorageRepository {
         let (local, key, storage) = (self.local, id.pathComponent, self.storage)
         // A write's answer stored while the read is out is newer than the read's answer.
         let reads = DeliveryLog.Scope()
+        let held = LockedValue<[String: StoredRecord?]>([:])
         return run(
             .read,
             remote: {
@@ -84,14 +85,25 @@ extension CRUDNetworkingStorageRepository {
                 // cannot say does not keep the server's answer from the app (its failure shows
                 // when the answer is stored).
                 let moved = try? await local.moved(id: key)
-                reads.begin(storage)
+                await reads.begin(storage)
                 return try await conditionalRead(id: moved?.id ?? key)
             },
             local: { _ in RemoteAnswer(entity: try await local.read(id: key)) },
-            afterRemote: { try await local.storeAnswers([$0], keepingUnsynced: true, reads: reads) },
+            afterRemote: { answer in
+                // What the store holds answers: the app's pending change on top of the server's.
+                let kept = try await local.storeAnswers([answer], keepingUnsynced: true, reads: reads)
+                held.withLock { $0 = kept }
+            },
             afterLocal: nil
-        ).ensure { reads.end() }.map { answer in
+        ).map { answer in
             var sourced = answer.map(\.entity)
+            // (A record the store no longer holds live answers as the server sent it.)
+            if sourced.origin == .remote, case let record?? = held.withLock({ $0 }).values.first,
+                let entity = try? local.decoded(record)
+            {
+                sourced.value = entity
+                sourced.hasPendingWrites = record.syncState != .synced
+            }
             if case .staleAfterError(let error)? = answer.value.caching {
                 // The server failed; the stored copy answered within its stale-if-error window.
                 sourced.origin = .local
@@ -135,20 +147,39 @@ extension CRUDNetworkingStorageRepository {
         let (local, storage) = (self.local, self.storage)
         // A write's answer stored while the read is out is newer than the read's answers.
         let reads = DeliveryLog.Scope()
+        let held = LockedValue<[String: StoredRecord?]>([:])
         return run(
             .readAll,
             remote: {
-                reads.begin(storage)
+                await reads.begin(storage)
                 return try await conditionalReadAll(queryItems: query.sortedQueryItems)
             },
             local: { _ in
                 ListAnswer(answers: try await local.readAll(Criteria(query: query)).map { RemoteAnswer(entity: $0) })
             },
-            afterRemote: {
-                try await local.storeAnswers($0.answers, keepingUnsynced: true, reads: reads, page: $0.page)
+            afterRemote: { answer in
+                // What the store holds answers: the app's pending changes on top of the server's.
+                let kept = try await local.storeAnswers(
+                    answer.answers, keepingUnsynced: true, reads: reads, list: true, page: answer.page,
+                    quarantining: answer.unreadable)
+                held.withLock { $0 = kept }
             },
             afterLocal: nil
-        ).ensure { reads.end() }.map { $0.map { $0.answers.map(\.entity) } }
+        ).map { answer in
+            var sourced = answer.map { $0.answers.map(\.entity) }
+            sourced.unreadable = answer.value.unreadable
+            guard sourced.origin == .remote else { return sourced }
+            let kept = held.withLock { $0 }
+            guard !kept.isEmpty else { return sourced }
+            sourced.value = sourced.value.compactMap { entity in
+                guard case .some(let held) = kept[entity.id.pathComponent] else { return entity }
+                // Deleted here (a pending delete, or a delete delivered while the read was out).
+                guard let record = held else { return nil }
+                if record.syncState != .synced { sourced.hasPendingWrites = true }
+                return (try? local.decoded(record)) ?? entity
+            }
+            return sourced
+        }
     }
 
     /// Creates the entity. A local create is stored `.created` and recorded in the outbox in the
@@ -278,7 +309,7 @@ extension CRUDNetworkingStorageRepository {
                 try await Self.forwardEarlier(try await local.moved(id: key)?.id ?? key, outbox)
                 let key = try await local.moved(id: key)?.id ?? key
                 let etag = try await local.anyRecord(id: key)?.etag
-                sends.begin(storage)
+                await sends.begin(storage)
                 try await remote.deleteAnswer(id: key, ifMatch: remote.ifMatch(etag), idempotencyKey: idempotencyKey)
                     .value
                 return key
@@ -290,7 +321,7 @@ extension CRUDNetworkingStorageRepository {
             afterRemote: { (sentID: String) in try await local.storeDeleteAnswer(sentID: sentID, since: sends.current)
             },
             afterLocal: { (sentID: String) in try await Self.forward(sentID, outbox, handingOff: true) }
-        ).ensure { sends.end() }.map { $0.map { _ in () } }
+        ).map { $0.map { _ in () } }
     }
 
     /// `.invalidRequest` for an empty id, refused before the store or the outbox sees the write: its
@@ -427,7 +458,8 @@ extension Sourced {
     func map<Output: Sendable>(_ transform: (Value) -> Output) -> Sourced<Output> {
         Sourced<Output>(
             value: transform(value), origin: origin, fallbackError: fallbackError,
-            synchronizationError: synchronizationError, isStale: isStale)
+            synchronizationError: synchronizationError, isStale: isStale, hasPendingWrites: hasPendingWrites,
+            unreadable: unreadable)
     }
 }
 

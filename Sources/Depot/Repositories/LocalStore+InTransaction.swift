@@ -18,7 +18,7 @@ extension LocalStore {
             )
             // A new entity under an id the server once replaced: writes to it are its own.
             try tx.forgetIDMove(collection: collection, id: id)
-            try tx.dropHTTPCacheEntry(collection: collection, id: id)
+            try tx.forgetCachedAnswers(collection: collection, id: id)
             if let existing = try tx.fetch(collection: collection, id: id), existing.syncState == .deleted {
                 try tx.upsert(
                     StoredRecord(
@@ -71,7 +71,7 @@ extension LocalStore {
             }
             let state: SyncState = existing == nil || existing?.syncState == .created ? .created : .updated
             // The server's validators no longer describe the record.
-            try tx.dropHTTPCacheEntry(collection: collection, id: id)
+            try tx.forgetCachedAnswers(collection: collection, id: id)
             try tx.upsert(
                 StoredRecord(
                     collection: collection, id: id, object: object, syncState: state,
@@ -120,7 +120,7 @@ extension LocalStore {
             let createSent =
                 try recordsOutbox
                 && tx.outboxEntries(collection: collection, entityID: id).contains { $0.attempts > 0 }
-            try tx.dropHTTPCacheEntry(collection: collection, id: id)
+            try tx.forgetCachedAnswers(collection: collection, id: id)
             if existing.syncState == .created, !createSent, idempotencyKey == nil {
                 try tx.delete(collection: collection, id: id)
             } else {

@@ -101,91 +101,66 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
 
     /// Stores what the server answered: `.synced`, with the server's JSON as it came as the snapshot
     /// (the entity's own object when the answer kept none) and the answer's `ETag`. With
-    /// `keepingUnsynced` (answers to reads), a record with local changes not yet sent is left as it
-    /// is: its outbox entries will bring the server up to date, and a read must not undo them.
+    /// `keepingUnsynced` (answers to reads), each answer goes through the one record-write
+    /// function (``StorageTransaction/storeServerCopy(_:source:reader:)``): a record with local
+    /// changes not yet sent is left as it is (its outbox entries will bring the server up to
+    /// date, and a read must not undo them), a list's copy of the stored version writes nothing
+    /// (the record keeps its `ETag`), and only a record's own `GET` writes its cache entry.
     ///
     /// `reads` is the read these answers came from: a record a write's answer was stored for
-    /// since that read's request left is newer than the answer, and kept. `page` is the list's
-    /// HTTP cache entry (nil entry: forget it), written in the same transaction.
+    /// since that read's request left is newer than the answer, and kept. `list` says the answers
+    /// are a list's (`readAll`), not each its record's own `GET`. `page` is the list's HTTP cache
+    /// entry (nil entry: forget it), written in the same transaction; `quarantining` the rows of
+    /// the list the app could not read, kept in the quarantine with them.
+    ///
+    /// - Returns: what the store kept over an answer (a pending local change, a newer delivery),
+    ///   by id: the record a read returns in place of the server's older copy, or nil when the
+    ///   store holds no live record (a pending delete, or a delivered one).
+    @discardableResult
     func storeAnswers(
         _ answers: [RemoteAnswer<Entity>], keepingUnsynced: Bool = false, reads: DeliveryLog.Scope? = nil,
-        page: (key: String, entry: HTTPCacheEntry?)? = nil
-    ) async throws {
+        list: Bool = false, page: (key: String, entry: HTTPCacheEntry?)? = nil, quarantining: [UnreadableRow] = []
+    ) async throws -> [String: StoredRecord?] {
         let collection = self.collection
         // A 304 writes no record (at most its renewed cache entry); a stale answer after an
         // error writes nothing.
         var entries: [(key: String, entry: HTTPCacheEntry?)] = []
-        var stored: [RemoteAnswer<Entity>] = []
+        var records: [(EncodedRecord, AnswerCaching?)] = []
         for answer in answers {
             switch answer.caching {
             case .notModified(let refreshed?, let key): entries.append((key, refreshed))
             case .notModified, .staleAfterError: continue
-            case .store, .forget, nil: stored.append(answer)
+            case .store, .forget, nil:
+                let object = try EncodedRecord.encode(answer.entity)
+                let text = try answer.json?.objectValue.map(EncodedRecord.text)
+                let record = EncodedRecord(
+                    unchecked: collection, id: answer.entity.id.pathComponent, object: object, syncState: .synced,
+                    snapshot: text.map { $0 == object ? .sameAsObject : .encoded($0) } ?? .sameAsObject,
+                    etag: answer.etag)
+                records.append((record, answer.caching))
             }
         }
         if let page { entries.append(page) }
-        if stored.count != answers.count || page != nil || answers.contains(where: { $0.caching != nil }) {
-            return try await storeCaching(stored, entries: entries, reads: reads)
+        guard keepingUnsynced else {
+            try await storage.upsert(encoded: records.map(\.0))
+            return [:]
         }
-        let records = try answers.map { answer in
-            let object = try EncodedRecord.encode(answer.entity)
-            let snapshot: EncodedRecord.Snapshot
-            if let json = answer.json?.objectValue {
-                let text = try EncodedRecord.text(json)
-                snapshot = text == object ? .sameAsObject : .encoded(text)
-            } else {
-                snapshot = .sameAsObject
-            }
-            return EncodedRecord(
-                unchecked: collection, id: answer.entity.id.pathComponent, object: object, syncState: .synced,
-                snapshot: snapshot, etag: answer.etag)
-        }
-        guard keepingUnsynced else { return try await storage.upsert(encoded: records) }
-        let reader = reads?.current
-        try await storage.transaction { tx in
-            for record in records {
-                if let current = try tx.fetch(collection: collection, id: record.id), current.syncState != .synced {
-                    continue
-                }
-                if reader?.deliveredSince(collection: collection, id: record.id) == true { continue }
-                try tx.upsert(encoded: record)
-            }
-        }
-    }
-
-    /// ``storeAnswers(_:keepingUnsynced:reads:)`` of answers to reads through the store's HTTP
-    /// cache: each record (unless it has unsynced changes or a newer delivery) with its cache
-    /// entry, and the renewed `entries` of `304`s, in one transaction.
-    private func storeCaching(
-        _ answers: [RemoteAnswer<Entity>], entries: [(key: String, entry: HTTPCacheEntry?)],
-        reads: DeliveryLog.Scope?
-    ) async throws {
-        let collection = self.collection
-        let records = try answers.map { answer in
-            let object = try EncodedRecord.encode(answer.entity)
-            let text = try answer.json?.objectValue.map(EncodedRecord.text)
-            let record = EncodedRecord(
-                unchecked: collection, id: answer.entity.id.pathComponent, object: object, syncState: .synced,
-                snapshot: text.map { $0 == object ? .sameAsObject : .encoded($0) } ?? .sameAsObject,
-                etag: answer.etag)
-            return (record, answer.caching)
-        }
-        guard !records.isEmpty || !entries.isEmpty else { return }
-        let reader = reads?.current
-        try await storage.transaction { tx in
-            for (key, entry) in entries { try tx.storeHTTPCacheEntry(entry, key: key) }
-            for (record, caching) in records {
-                if let current = try tx.fetch(collection: collection, id: record.id), current.syncState != .synced {
-                    continue
-                }
-                if reader?.deliveredSince(collection: collection, id: record.id) == true { continue }
-                try tx.upsert(encoded: record)
-                switch caching {
-                case .store(let entry, let key)?: try tx.storeHTTPCacheEntry(entry, key: key)
-                case .forget(let key)?: try tx.storeHTTPCacheEntry(nil, key: key)
-                default: break
+        guard !records.isEmpty || !entries.isEmpty || !quarantining.isEmpty else { return [:] }
+        let (reader, cacheWrites, copies) = (reads?.current, entries, records)
+        return try await storage.transaction { tx in
+            for (key, entry) in cacheWrites { try tx.storeHTTPCacheEntry(entry, key: key) }
+            // Rows the app cannot read are kept raw, out of its reads, as a pull keeps them; a
+            // readable version of a kept row supersedes it.
+            try tx.quarantine(quarantining, now: Date())
+            if list { try tx.releaseQuarantine(collection: collection, ids: copies.map(\.0.id)) }
+            var kept: [String: StoredRecord?] = [:]
+            for (record, caching) in copies {
+                let source: RecordSource = list ? .listAnswer : .detailRead(caching)
+                if case .kept(let current) = try tx.storeServerCopy(record, source: source, reader: reader) {
+                    kept[record.id] = .some(current?.syncState == .deleted ? nil : current)
                 }
             }
+            return kept
         }
     }
 
@@ -221,7 +196,7 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
     func storeDeleteAnswer(sentID: String, since sent: DeliveryLog.Reader? = nil) async throws {
         let (collection, storage) = (self.collection, self.storage)
         try await storage.transaction { tx in
-            if let sent, sent.deliveredSince(collection: collection, id: sentID),
+            if let sent, try sent.deliveredSince(collection: collection, id: sentID, in: tx),
                 let current = try tx.fetch(collection: collection, id: sentID), current.syncState != .deleted
             {
                 return
@@ -237,6 +212,11 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
 
     /// Forgets an entity the server no longer has.
     func remove(id: String) async throws {
-        _ = try await storage.delete(collection: collection, id: id)
+        let collection = self.collection
+        try await storage.transaction { tx in
+            _ = try tx.delete(collection: collection, id: id)
+            // Its cache entry goes with it.
+            try tx.dropHTTPCacheEntry(collection: collection, id: id)
+        }
     }
 }

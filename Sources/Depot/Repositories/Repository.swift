@@ -138,6 +138,11 @@ public struct RepositoryConfiguration: Sendable {
     /// The clock the store's HTTP cache reads freshness by; the system's by default. Inject a
     /// `ManualForwarderClock` (DepotTesting) to test expiry without waiting.
     public var cacheClock: any ForwarderClock = SystemForwarderClock()
+    /// Request headers that identify a caller beyond `Authorization`, `Cookie` and
+    /// `Proxy-Authorization` (an API key header, a tenant header): every answer the store's HTTP
+    /// cache keeps varies on them, whatever the server's `Vary` says, so one caller never gets
+    /// another's cached answer. Empty by default.
+    public var identifyingHeaders: [String] = []
 
     /// Makes a configuration.
     public init(

@@ -106,17 +106,28 @@ public struct Sourced<Value: Sendable>: Sendable {
     /// ``CacheUse/staleWhileRevalidate`` while it is revalidated, or after the server failed
     /// within the answer's `stale-if-error` window (then ``fallbackError`` says how).
     public var isStale: Bool
+    /// Whether the value holds local changes not yet sent to the server: a remote read of a
+    /// record with a pending edit answers with what the store holds, the server's answer with the
+    /// app's change on top, and says so here.
+    public var hasPendingWrites: Bool
+    /// The rows of a remote list answer the app could not read (a field its model cannot decode):
+    /// left out of ``value``, kept raw in the store's quarantine and merged by a later pull once
+    /// the app reads them, as a pull's ``SynchronizationReport/unreadable`` rows are. Empty
+    /// otherwise.
+    public var unreadable: [UnreadableRow]
 
     /// Makes a sourced value.
     public init(
         value: Value, origin: Origin, fallbackError: DepotError? = nil, synchronizationError: DepotError? = nil,
-        isStale: Bool = false
+        isStale: Bool = false, hasPendingWrites: Bool = false, unreadable: [UnreadableRow] = []
     ) {
         self.value = value
         self.origin = origin
         self.fallbackError = fallbackError
         self.synchronizationError = synchronizationError
         self.isStale = isStale
+        self.hasPendingWrites = hasPendingWrites
+        self.unreadable = unreadable
     }
 }
 

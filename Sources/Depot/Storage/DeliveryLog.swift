@@ -1,113 +1,102 @@
 import Foundation
 
-/// Which entities of a storage object took a server's answer to a write (a delivery) while a read
-/// of the server was out, so the read's older view never overwrites the newer answer: the rule
-/// "a pull page (or a read) whose request began before a delivery never overwrites it".
+/// Which entities took a server's answer to a write (a delivery) since a read of the server began,
+/// so the read's older view never overwrites the newer answer: the rule "a pull page (or a read)
+/// whose request began before a delivery never overwrites it".
 ///
-/// A reader calls ``beginRead(_:)`` before its first request and ``endRead()`` after its last
-/// merge; a road that stores an answer calls ``noteDelivery(_:collection:ids:)`` inside the
-/// transaction that stores it, so the note and the reader's merge transaction are ordered by the
-/// store. Deliveries are kept only while a reader that began before them is out, so the log holds
-/// no more than the answers stored during the longest read in flight. It lives in this process and
-/// for one storage object: reads and writes through other objects over the same file are not
-/// seen (a row they deliver meanwhile is corrected by the next pull).
-final class DeliveryLog: Sendable {
-    private struct State {
-        var clock: UInt64 = 0
-        /// The start of every read in flight: its mark → how many reads began at it.
-        var readers: [UInt64: Int] = [:]
-        /// The last delivery mark of each entity (`collection` + `\u{0}` + id).
-        var delivered: [String: UInt64] = [:]
-    }
+/// The marks live in the store, not in process memory, so every process and every replica on one
+/// database applies the same rule: the store keeps a delivery sequence, and each delivered entity
+/// the sequence number of its last delivery, both in a collection of Depot's own
+/// (`__depot_deliveries`), written by ``RecordTransaction/noteDelivery(collection:ids:)`` in the
+/// transaction that stores the answer. A reader reads the sequence before its first request
+/// (``beginRead(_:)``) and, in each merge transaction, asks whether an entity's mark is past it.
+/// One mark is kept per entity (replaced by its next delivery).
+enum DeliveryLog {
+    /// The reserved collection.
+    static let collection = "__depot_deliveries"
+    /// The record id of the store's delivery sequence (an entity's mark is keyed
+    /// `<length>:<collection>/<id>`, which never starts with `#`).
+    static let sequenceID = "#sequence"
 
-    /// A read in flight: its start mark, to ask what was delivered since.
+    /// A read in flight: the store's delivery sequence when it began.
     struct Reader: Sendable {
-        fileprivate let log: DeliveryLog
-        fileprivate let start: UInt64
+        fileprivate let start: Int64
 
-        /// Whether an answer to a write of `id` was stored since this read began.
-        func deliveredSince(collection: String, id: String) -> Bool {
-            log.state.withLock { ($0.delivered[DeliveryLog.key(collection, id)] ?? 0) > start }
+        /// Whether an answer to a write of `id` was stored since this read began, as `tx` sees it.
+        func deliveredSince(collection: String, id: String, in tx: any RecordTransaction) throws -> Bool {
+            try tx.deliveryMark(collection: collection, id: id) > start
         }
 
-        /// Ends the read: deliveries only it was watching are forgotten.
-        func endRead() { log.end(start) }
+        /// Whether any answer to a write was stored since this read began: when not, no entity
+        /// needs asking.
+        func anyDeliverySince(in tx: any RecordTransaction) throws -> Bool {
+            try tx.deliverySequence() > start
+        }
     }
 
     /// A read that may or may not go to the server (a repository's `read` under its strategy):
-    /// ``begin(_:)`` right before its request, ``end()`` once it has settled, whichever way.
+    /// ``begin(_:)`` right before its request.
     final class Scope: Sendable {
         private let reader = LockedValue<Reader?>(nil)
 
         /// Makes a scope with no read begun.
         init() {}
 
-        /// Begins the read of `storage`'s server (once).
-        func begin(_ storage: Storage) {
-            reader.withLock { $0 = $0 ?? DeliveryLog.beginRead(storage) }
+        /// Begins the read of `storage`'s server (once). A store that cannot say leaves the read
+        /// without a start: its answers are then stored as they come.
+        func begin(_ storage: Storage) async {
+            guard reader.withLock({ $0 }) == nil, let started = try? await DeliveryLog.beginRead(storage) else {
+                return
+            }
+            reader.withLock { $0 = $0 ?? started }
         }
 
         /// The read begun, if any.
         var current: Reader? { reader.withLock { $0 } }
-
-        /// Ends the read begun, if any.
-        func end() {
-            reader.withLock { reader in
-                reader?.endRead()
-                reader = nil
-            }
-        }
     }
 
-    private let state = LockedValue(State())
-    private let key: ObjectIdentifier
-
-    /// The logs of storage objects with a read in flight.
-    private static let all = LockedValue<[ObjectIdentifier: DeliveryLog]>([:])
-
-    private init(key: ObjectIdentifier) { self.key = key }
-
-    /// Starts a read of `storage`'s server: deliveries from now on are noted until it ends.
-    static func beginRead(_ storage: Storage) -> Reader {
-        let key = ObjectIdentifier(storage as AnyObject)
-        return all.withLock { all in
-            let log = all[key] ?? DeliveryLog(key: key)
-            all[key] = log
-            let start = log.state.withLock { state in
-                state.readers[state.clock, default: 0] += 1
-                return state.clock
-            }
-            return Reader(log: log, start: start)
-        }
+    /// Starts a read of `storage`'s server: deliveries from now on are seen by the reader.
+    ///
+    /// - Throws: `DepotError` `.storage` when the store fails.
+    static func beginRead(_ storage: Storage) async throws -> Reader {
+        // A plain read: a write transaction (on PostgreSQL, the schema's lock) is not needed.
+        Reader(start: number(try await storage.fetch(collection: collection, id: sequenceID)))
     }
 
-    /// Notes that answers for `ids` of `collection` are being stored in `storage`; nothing when no
-    /// read of it is in flight. Call it in the transaction that stores them.
-    static func noteDelivery(_ storage: Storage, collection: String, ids: [String]) {
-        let storageKey = ObjectIdentifier(storage as AnyObject)
-        guard let log = all.withLock({ $0[storageKey] }) else { return }
-        log.state.withLock { state in
-            guard !state.readers.isEmpty else { return }
-            state.clock += 1
-            for id in ids { state.delivered[key(collection, id)] = state.clock }
-        }
+    /// The mark record id of entity `id` of `collection`.
+    static func key(_ collection: String, _ id: String) -> String { MovedIDs.key(collection: collection, id: id) }
+
+    /// The sequence number a record holds; 0 for none (never traps on what it holds).
+    static func number(_ record: StoredRecord?) -> Int64 {
+        guard case .integer(let value)? = record?.object["seq"], value > 0 else { return 0 }
+        return value
+    }
+}
+
+extension RecordTransaction {
+    /// The store's delivery sequence: how many deliveries it has noted.
+    func deliverySequence() throws -> Int64 {
+        DeliveryLog.number(try fetch(collection: DeliveryLog.collection, id: DeliveryLog.sequenceID))
     }
 
-    private static func key(_ collection: String, _ id: String) -> String { collection + "\u{0}" + id }
+    /// The sequence number of the last delivery to entity `id` of `collection`; 0 for none.
+    func deliveryMark(collection: String, id: String) throws -> Int64 {
+        DeliveryLog.number(try fetch(collection: DeliveryLog.collection, id: DeliveryLog.key(collection, id)))
+    }
 
-    private func end(_ start: UInt64) {
-        Self.all.withLock { all in
-            let empty = state.withLock { state in
-                state.readers[start, default: 1] -= 1
-                if state.readers[start] == 0 { state.readers[start] = nil }
-                guard let oldest = state.readers.keys.min() else {
-                    state.delivered = [:]
-                    return true
-                }
-                state.delivered = state.delivered.filter { $0.value > oldest }
-                return false
-            }
-            if empty, all[key] === self { all[key] = nil }
+    /// Notes that answers for `ids` of `collection` are stored by this transaction: the store's
+    /// sequence moves on, and each entity's mark becomes it.
+    func noteDelivery(collection: String, ids: [String]) throws {
+        let next = try deliverySequence() &+ 1
+        try upsert(
+            StoredRecord(
+                collection: DeliveryLog.collection, id: DeliveryLog.sequenceID, object: ["seq": .integer(next)],
+                syncState: .synced))
+        for id in Set(ids) {
+            try upsert(
+                StoredRecord(
+                    collection: DeliveryLog.collection, id: DeliveryLog.key(collection, id),
+                    object: ["seq": .integer(next)], syncState: .synced))
         }
     }
 }

@@ -29,17 +29,19 @@ extension StorageTransaction {
     ///   - sentID: the id the write was sent under.
     ///   - sent: the object the write sent, when the caller knows it: a record whose object
     ///     differs from it changed while the write was out, and keeps that change.
-    ///   - storage: the storage this transaction is of: the answer is noted in its
-    ///     ``DeliveryLog``, so a read that began before it never overwrites it.
+    ///   - storage: the storage this transaction is of (the answer is noted in the store's
+    ///     ``DeliveryLog`` marks, so a read that began before it never overwrites it).
     func storeServerAnswer(
         _ answer: EncodedRecord?, collection: String, sentID: String, sent: JSONObject? = nil, in storage: Storage
     ) throws {
         let ids = [sentID] + (answer.map { [$0.id] } ?? [])
-        DeliveryLog.noteDelivery(storage, collection: collection, ids: ids)
+        // Noted in the store, so a read that began before it, in any process, never overwrites it.
+        try noteDelivery(collection: collection, ids: ids)
         // A row of the entity a pull could not read is older than this answer.
         try releaseQuarantine(collection: collection, ids: ids)
-        // A write's answer is not a GET's: the stored validators no longer describe the record.
-        for id in ids { try dropHTTPCacheEntry(collection: collection, id: id) }
+        // A write's answer is not a GET's: the stored validators no longer describe the record,
+        // and the collection's lists may no longer hold it as they were (RFC 9111 §4.4).
+        for id in ids { try forgetCachedAnswers(collection: collection, id: id) }
         let record = try fetch(collection: collection, id: sentID)
         var pending = try outboxEntries(collection: collection, entityID: sentID)
         guard let answer else {

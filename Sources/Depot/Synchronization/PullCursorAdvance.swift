@@ -1,5 +1,6 @@
 /// Where one pull's cursor ends, page by page: it moves only past rows that were merged. A row
-/// that could not be read holds a ``IncrementalPull/Cursor/maximum(of:)`` cursor at its stamp
+/// that was not merged (unreadable, or kept out by the record-write rule: a pending local change,
+/// a write's answer newer than the page) holds a ``IncrementalPull/Cursor/maximum(of:)`` cursor at its stamp
 /// (the inclusive boundary brings it again); a row without a stamp, or any unreadable row under a
 /// server's token (``IncrementalPull/Cursor/body(_:)``, ``IncrementalPull/Cursor/header(_:)``),
 /// keeps the old cursor.

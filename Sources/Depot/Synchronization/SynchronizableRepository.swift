@@ -71,7 +71,8 @@ extension SynchronizableRepository {
             headers: configuration.headers,
             envelope: configuration.collectionEnvelope,
             createRoute: route(for: .create),
-            channel: OutboxChannel(self)
+            channel: OutboxChannel(self),
+            identifyingHeaders: configuration.identifyingHeaders
         )
         return Promise { try await synchronizer.run(progress: progress) }
     }

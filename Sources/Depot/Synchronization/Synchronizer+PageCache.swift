@@ -12,6 +12,8 @@ extension Synchronizer {
         var fields: [(name: String, value: String)]
         /// The entry, when this request may use it and every record it lists is stored.
         var entry: HTTPCacheEntry?
+        /// The collection's list token when the lookup ran: the entry the answer makes carries it.
+        var generation = ""
     }
 
     /// What a page's answer does to the store's HTTP cache.
@@ -32,13 +34,18 @@ extension Synchronizer {
         let key = HTTPCache.pageKey(collection: collection, url: url)
         let fields = HTTPCache.fields(try await store.prepared(request).headers)
         let collection = self.collection
-        let entry = try await storage.transaction { tx -> HTTPCacheEntry? in
-            guard let entry = try tx.httpCacheEntry(key), let ids = entry.ids, entry.matches(url: url, request: fields)
-            else { return nil }
+        let (generation, entry) = try await storage.transaction { tx -> (String, HTTPCacheEntry?) in
+            let generation = try tx.listGeneration(collection: collection)
+            // A write of the collection since the entry's request left makes it stale.
+            guard let entry = try tx.httpCacheEntry(key), let ids = entry.ids,
+                entry.matches(url: url, request: fields), (entry.generation ?? "") == generation
+            else { return (generation, nil) }
             // A record the store lost since (erased, pruned, removed) makes the page worth reading.
-            return try tx.syncStates(collection: collection, ids: ids).count == Set(ids).count ? entry : nil
+            return (
+                generation, try tx.syncStates(collection: collection, ids: ids).count == Set(ids).count ? entry : nil
+            )
         }
-        return PageLookup(key: key, url: url, fields: fields, entry: entry)
+        return PageLookup(key: key, url: url, fields: fields, entry: entry, generation: generation)
     }
 
     /// `request` with the validators of `entry` (`If-None-Match`, else `If-Modified-Since`).
@@ -86,10 +93,14 @@ extension Synchronizer {
             }
             ids.append(id)
         }
-        guard var entry = HTTPCacheEntry(headers: headers, url: lookup.url, now: now, request: lookup.fields),
+        guard
+            var entry = HTTPCacheEntry(
+                headers: headers, url: lookup.url, now: now, request: lookup.fields,
+                identifying: identifyingHeaders),
             entry.etag != nil || entry.lastModified != nil
         else { return .forget(key: lookup.key) }
         entry.ids = ids
+        entry.generation = lookup.generation
         entry.paging = Self.withoutItems(document, elements)
         for name in ["link", "x-total-count"] {
             let values = response.headerValues(name)

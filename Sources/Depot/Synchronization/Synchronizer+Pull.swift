@@ -12,7 +12,9 @@ extension Synchronizer {
         var pulled = 0
         var conflicts = 0
         var removed = 0
-        /// The positions in the page of the elements that could not be read.
+        /// The positions in the page of the elements not merged: unreadable, or kept out by the
+        /// record-write rule (a pending local change, a write's answer newer than the page). The
+        /// cursor and the page's validator do not move past them.
         var unreadable: [Int] = []
     }
 
@@ -33,8 +35,7 @@ extension Synchronizer {
         var errors: [DepotError] = []
         var advance = PullCursorAdvance(incremental?.cursor)
         // An answer to a write stored after this pull's first request is newer than its pages.
-        let reader = DeliveryLog.beginRead(storage)
-        defer { reader.endRead() }
+        let reader = try await DeliveryLog.beginRead(storage)
         // Rows an earlier pull could not read go first: those the app reads now are merged (this
         // pull's pages, newer, come after them).
         let kept = try await Quarantine.rows(of: collection, in: storage)
@@ -341,146 +342,5 @@ extension Synchronizer {
     static func count(in document: JSON) -> Int? {
         guard case .integer(let count)? = document["count"], count >= 0 else { return nil }
         return Int(exactly: count)
-    }
-
-    /// Stores one page in one transaction: a missing or synced record takes the server's object
-    /// (its raw JSON as the snapshot); a record with unsynced changes is kept as it is, and so is
-    /// one whose write's answer was stored after the pull began (`reader`): the page is older. Each
-    /// element is decoded once and written to text before the transaction, which reads the page's
-    /// sync states with one query and writes text only.
-    func merge(
-        page elements: [JSON], request: NetworkRequest, seen: inout Set<String>, report: inout SynchronizationReport,
-        reader: DeliveryLog.Reader, quarantine: inout QuarantineUse, fromQuarantine: Bool = false,
-        caching: PageCaching? = nil
-    ) async throws -> PageOutcome {
-        var entries: [EncodedRecord] = []
-        var deleted: [String] = []
-        var skipped: [Int] = []
-        var unreadableRows: [UnreadableRow] = []
-        entries.reserveCapacity(elements.count)
-        for (index, element) in elements.enumerated() {
-            if case .flag(let flag)? = configuration.incremental?.deletions, element[flag] == .bool(true) {
-                // Deleted on the server: only its id matters.
-                if let id = Self.idText(element[configuration.identityKey]) ?? Self.idText(element["id"]) {
-                    deleted.append(id)
-                } else {
-                    var failure = DepotError(.decoding, "list element \(index): a deleted entity without an id")
-                    failure.request = summary(of: request)
-                    report.errors.append(failure)
-                }
-                continue
-            }
-            if configuration.prune, let id = Self.idText(element["id"]) { seen.insert(id) }
-            do {
-                guard let raw = element.objectValue else {
-                    throw DepotError(.decoding, "expected an object, found \(element.kindName)")
-                }
-                let record = try Self.encodedRecord(raw, collection: collection)
-                if configuration.prune { seen.insert(record.id) }
-                entries.append(record)
-            } catch {
-                var failure = error as? DepotError ?? DepotError(.decoding, "\(error)", underlying: error)
-                failure.message = (fromQuarantine ? "kept row: " : "list element \(index): ") + failure.message
-                failure.request = failure.request ?? summary(of: request)
-                let row = UnreadableRow(
-                    collection: collection,
-                    id: Self.idText(element[configuration.identityKey]) ?? Self.idText(element["id"]),
-                    raw: element, error: failure, firstSeen: Date())
-                if !fromQuarantine {
-                    // A row kept from an earlier pull and still unreadable was reported then.
-                    report.errors.append(failure)
-                    report.unreadable.append(row)
-                }
-                unreadableRows.append(row)
-                skipped.append(index)
-            }
-        }
-        if !unreadableRows.isEmpty { quarantine.inUse = true }
-        // The page's cache entry, written with its records: kept only for a page merged whole.
-        var cacheWrite: (key: String, entry: HTTPCacheEntry?)?
-        switch caching {
-        case .store(let entry, let key)?: cacheWrite = (key, skipped.isEmpty ? entry : nil)
-        case .forget(let key)?: cacheWrite = (key, nil)
-        case .notModified, nil: break
-        }
-        guard !entries.isEmpty || !deleted.isEmpty || !unreadableRows.isEmpty || cacheWrite != nil else {
-            return PageOutcome(unreadable: skipped)
-        }
-        let (collection, page, gone, unreadable) = (self.collection, entries, deleted, skipped)
-        let (rows, releasing) = (unreadableRows, quarantine.inUse)
-        let pageEntry = cacheWrite
-        return try await storage.transaction { tx in
-            var outcome = PageOutcome(unreadable: unreadable)
-            if let pageEntry { try tx.storeHTTPCacheEntry(pageEntry.entry, key: pageEntry.key) }
-            // Kept raw, out of the app's reads, and read again on the next pull.
-            try tx.quarantine(rows, now: Date())
-            // A readable version of a kept row (or its deletion) supersedes it.
-            if releasing { try tx.releaseQuarantine(collection: collection, ids: gone + page.map(\.id)) }
-            let states = try tx.syncStates(collection: collection, ids: gone + page.map(\.id))
-            for id in gone {
-                guard let state = states[id], !reader.deliveredSince(collection: collection, id: id) else { continue }
-                guard state == .synced else {
-                    outcome.conflicts += 1  // a local change the server's deletion must not erase
-                    continue
-                }
-                try tx.delete(collection: collection, id: id)
-                outcome.removed += 1
-            }
-            for entry in page {
-                if let state = states[entry.id], state != .synced {
-                    outcome.conflicts += 1
-                    continue
-                }
-                // A write's answer stored since the pull began is newer than this page.
-                if reader.deliveredSince(collection: collection, id: entry.id) { continue }
-                try tx.upsert(encoded: entry)
-                outcome.pulled += 1
-            }
-            return outcome
-        }
-    }
-
-    /// A server object as a synced record, in one pass each way: its JSON text is written once
-    /// (and kept as the snapshot unless the entity writes the same text), the entity is decoded
-    /// from that text and encoded straight to the record's text (keys it does not model dropped).
-    static func encodedRecord(_ raw: JSONObject, collection: String) throws -> EncodedRecord {
-        let rawData = try JSONWriter.write(.object(raw))
-        let entity = try JSONMapping.entity(Entity.self, from: rawData)
-        let object = try EncodedRecord.encode(entity)
-        let rawText = String(decoding: rawData, as: UTF8.self)
-        return EncodedRecord(
-            unchecked: collection, id: entity.id.pathComponent, object: object, syncState: .synced,
-            snapshot: rawText == object ? .sameAsObject : .encoded(rawText), etag: nil)
-    }
-
-    /// Removes synced records whose id the pull did not see, walking them a page at a time; a
-    /// record that became unsynced meanwhile stays, and so does one a write's answer stored
-    /// after the pull began (`reader`): the server made it after the pull's pages.
-    func prune(
-        keeping seen: Set<String>, _ report: inout SynchronizationReport, reader: DeliveryLog.Reader
-    ) async throws {
-        let collection = self.collection
-        var after: String?
-        while true {
-            try checkCancellation()
-            let synced = try await storage.fetch(
-                collection: collection, syncStates: [.synced], after: after, limit: 1000
-            )
-            guard let last = synced.last else { return }
-            after = last.id
-            let doomed = synced.map(\.id).filter { !seen.contains($0) }
-            guard !doomed.isEmpty else { continue }
-            report.pruned += try await storage.transaction { tx in
-                var removed = 0
-                for id in doomed
-                where try tx.fetch(collection: collection, id: id)?.syncState == .synced
-                    && !reader.deliveredSince(collection: collection, id: id)
-                {
-                    try tx.delete(collection: collection, id: id)
-                    removed += 1
-                }
-                return removed
-            }
-        }
     }
 }

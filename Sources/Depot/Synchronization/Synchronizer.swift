@@ -22,6 +22,9 @@ struct Synchronizer<Entity: Identifiable & Sendable>: Sendable where Entity.ID: 
     /// returns what it did (``SynchronizationReport/stoppedEarly``). Unlike task cancellation,
     /// which cancels the request in flight, it is only read between requests.
     var shouldStop: @Sendable () -> Bool = { false }
+    /// The app's headers that identify a caller: every cached page varies on them too
+    /// (``RepositoryConfiguration/identifyingHeaders``).
+    var identifyingHeaders: [String] = []
 
     typealias Progress = @Sendable (SynchronizationReport) -> Void
 
@@ -102,6 +105,14 @@ struct Synchronizer<Entity: Identifiable & Sendable>: Sendable where Entity.ID: 
 
     /// An id as the store keys it: a string, or an integer's digits; nil for anything else.
     static func idText(_ json: JSON?) -> String? { MovedIDs.idText(json) }
+
+    /// `text` as the store spells the id (``PathComponentConvertible/pathComponent``): a UUID in
+    /// its one canonical spelling however the server printed it (lower case, say), so a pulled
+    /// deletion or a quarantined row names the record the entity's id does. Other ids as they are.
+    static func storedID(_ text: String) -> String {
+        guard Entity.ID.self == UUID.self, let uuid = UUID(uuidString: text) else { return text }
+        return uuid.pathComponent
+    }
 
     /// A server object as the entity's JSON (keys it does not model dropped), with its id.
     static func decode(_ object: JSONObject) throws -> (id: String, object: JSONObject) {

@@ -48,9 +48,7 @@ import Testing
                 CheckStep(.otherWrite(handle: 3, value: "o34")),
                 CheckStep(.delete(handle: 3)),
             ])
-        await withKnownIssue("issue 32 #2: a list answer stores the record with etag nil") {
-            await Self.expectHolds(program)
-        }
+        await Self.expectHolds(program)
     }
 
     @Test("a cached list is invalidated by the app's own create (seed 14072917602864530048)")
@@ -65,9 +63,7 @@ import Testing
                 CheckStep(.create(handle: 5, value: "v23")),
                 CheckStep(.readAll, strategy: .staleWhileRevalidate),
             ])
-        await withKnownIssue("issue 32 #4: an unsafe method does not invalidate the list's cache entry") {
-            await Self.expectHolds(program)
-        }
+        await Self.expectHolds(program)
     }
 
     @Test(
@@ -111,9 +107,7 @@ import Testing
                 CheckStep(.otherCorrupt(handle: 5)),
                 CheckStep(.readAll),
             ])
-        await withKnownIssue("issue 32 #10: readAll() fails whole with .decoding") {
-            await Self.expectHolds(program)
-        }
+        await Self.expectHolds(program)
     }
 
     @Test("a 409 to a key whose first request is still in flight is not a conflict (seed 4243931252239386434)")
@@ -145,9 +139,7 @@ import Testing
                 CheckStep(.synchronize),
                 CheckStep(.read(handle: 2)),
             ])
-        await withKnownIssue("issue 32 #3: a 304 confirms a copy its validator never described") {
-            await Self.expectHolds(program)
-        }
+        await Self.expectHolds(program)
     }
 
     @Test("a full pull brings every record when tokens are refreshed by an interceptor (seed 3291602412785233328)")
@@ -165,9 +157,7 @@ import Testing
                 CheckStep(.synchronize),
                 CheckStep(.create(handle: 10, value: "v25")),
             ])
-        await withKnownIssue("issue 32: a page validator kept past a page that changed (the store misses a record)") {
-            await Self.expectHolds(program)
-        }
+        await Self.expectHolds(program)
     }
 
     @Test("a remote readAll() shows the app's pending delete, not the server's older copy (seed 15182350700029296358)")
@@ -181,9 +171,7 @@ import Testing
                 CheckStep(.online),
                 CheckStep(.readAll),
             ])
-        await withKnownIssue("issue 32 #11: a pending local change hidden by a remote read") {
-            await Self.expectHolds(program)
-        }
+        await Self.expectHolds(program)
     }
 
     @Test("another account's list never answers a cache-first readAll() (seed 4534937448699779587)")

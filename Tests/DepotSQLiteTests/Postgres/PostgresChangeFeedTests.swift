@@ -51,5 +51,36 @@
                 #expect(change.collection == "messages" && change.changed.isEmpty && change.cleared)
             }
         }
+
+        @Test("a lost LISTEN connection: a write made meanwhile still reaches the other object's observers")
+        func lostListenerRefreshes() async throws {
+            try await withPostgresReplicas { first, second in
+                // Given: the second object listens (a first write reaches it)
+                let before = second.changes(collection: "messages")
+                try await first.upsert(record("1", ["text": "hi"]))
+                _ = try await firstElement(of: before)
+                let changes = second.changes(collection: "messages")
+
+                // When: this schema's LISTEN connections drop, and a write commits while they are down
+                let pattern = "%\(second.channel)%"
+                _ = try await first.rows(
+                    "drop the listeners",
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE \(pattern) AND pid <> pg_backend_pid()"
+                )
+                var listening = 1
+                while listening > 0 {
+                    listening =
+                        try await first.rows(
+                            "count the listeners",
+                            "SELECT count(*)::int FROM pg_stat_activity WHERE query LIKE \(pattern) AND pid <> pg_backend_pid()"
+                        ).first.map { try $0.decode(Int.self) } ?? 0
+                }
+                try await first.upsert(record("2", ["text": "meanwhile"]))
+
+                // Then: once listening again, the second object tells its observers the collection changed
+                let change = try await firstElement(of: changes)
+                #expect(change.collection == "messages" && (change.cleared || change.changed.contains("2")))
+            }
+        }
     }
 #endif

@@ -34,3 +34,26 @@ import Testing
         #expect(!renewed.isFresh(at: later, defaultMaxAge: nil))
     }
 }
+
+extension HTTPCacheEntryTests {
+    @Test("2^31: a clamped max-age and an Age of 2^31 round-trip through the stored entry")
+    func hugeValuesRoundTrip() throws {
+        // Given: an answer fresh "for ever" (max-age clamped to 2^31), and one 2^31 s old.
+        let forever = CacheHeaders(fields: [
+            (name: "Cache-Control", value: "max-age=99999999999999999999"), (name: "ETag", value: "\"e1\""),
+        ])
+        let old = CacheHeaders(fields: [(name: "Age", value: "2147483648"), (name: "ETag", value: "\"e2\"")])
+        let fresh = try #require(HTTPCacheEntry(headers: forever, url: "/m/1", now: arrival, request: []))
+        let aged = try #require(HTTPCacheEntry(headers: old, url: "/m/2", now: arrival, request: []))
+        #expect(fresh.lifetime == 1 << 31 && aged.initialAge == 1 << 31)
+
+        // When: each is stored and read back.
+        let freshBack = try #require(HTTPCacheEntry(object: fresh.object))
+        let agedBack = try #require(HTTPCacheEntry(object: aged.object))
+
+        // Then: nothing is lost: the lifetime, the age, the validators.
+        #expect(freshBack == fresh && agedBack == aged)
+        #expect(freshBack.isFresh(at: arrival.addingTimeInterval(86_400 * 365), defaultMaxAge: nil))
+        #expect(agedBack.etag == "\"e2\"")
+    }
+}

@@ -50,7 +50,8 @@ extension CheckApp {
             }
             let listed = Set(list.compactMap { model.owner(of: $0.value) })
             for (owner, entity) in model.entities.sorted(by: { $0.key < $1.key }) {
-                guard case .some(.some(let value)) = entity.last, entity.lastRemote, entity.uncertain.isEmpty,
+                guard case .some(.some(let value)) = entity.last, entity.lastRemote, !entity.unreadable,
+                    entity.uncertain.isEmpty,
                     entity.otherAfter.isEmpty, !listed.contains(owner), !refused(owner)
                 else { continue }
                 flag("MISSING", "readAll() (\(origin)) left out e\(owner), whose \(value) the server acknowledged")
