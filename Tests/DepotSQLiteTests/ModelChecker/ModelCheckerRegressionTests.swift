@@ -209,4 +209,25 @@ import Testing
             await Self.expectHolds(program)
         }
     }
+
+    @Test(
+        "a remote read of a record with pending changes keeps the server's fields under them (seed 14437279532406550799)"
+    )
+    func pendingChangesOnTopKeepServerFields() async {
+        let program = CheckProgram(
+            seed: 14_437_279_532_406_550_799,
+            shape: .with {
+                $0.summarizesLists = true; $0.pageSize = 5
+            },
+            steps: [
+                CheckStep(.create(handle: 1, value: "v0"), strategy: .localFirst, account: "B"),
+                CheckStep(.patch(handle: 1, value: "v2"), fault: .applyThenGoOffline),
+                CheckStep(.read(handle: 1)),
+            ])
+        await withKnownIssue(
+            "issue 32 follow-up: pending changes replace the server's answer instead of going on top of it"
+        ) {
+            await Self.expectHolds(program)
+        }
+    }
 }

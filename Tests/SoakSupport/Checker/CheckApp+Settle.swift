@@ -24,6 +24,8 @@ extension CheckApp {
             _ = try? await forwarder.flush().value
             _ = try? await items.synchronize().value
             _ = try? await forwarder.flush().value
+            // A full pull (an incremental one prunes nothing), whatever cursor the program left.
+            _ = try? await items.resetPullCursor().value
             _ = try? await items.synchronize().value
             return true
         }
