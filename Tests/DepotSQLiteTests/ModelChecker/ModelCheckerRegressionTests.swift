@@ -121,7 +121,9 @@ import Testing
                 CheckStep(.create(handle: 4, value: "v25")),
                 CheckStep(.delete(handle: 4), fault: .slowAnswer),
             ])
-        await withKnownIssue("issue 33 #6: a 409 to a resend in flight goes to the conflict policy") {
+        await withKnownIssue(
+            "issue 33 #6: a 409 to a resend in flight goes to the conflict policy", isIntermittent: true
+        ) {
             await Self.expectHolds(program)
         }
     }
@@ -205,7 +207,9 @@ import Testing
                 CheckStep(.create(handle: 1, value: "v0"), strategy: .localFirst, fault: .slowAnswer),
                 CheckStep(.update(handle: 1, value: "v1")),
             ])
-        await withKnownIssue("issue 33 #1 and #6: the create waits out its 409, the edit goes to the temporary id") {
+        await withKnownIssue(
+            "issue 33 #1 and #6: the create waits out its 409, the edit goes to the temporary id", isIntermittent: true
+        ) {
             await Self.expectHolds(program)
         }
     }
