@@ -83,7 +83,12 @@ extension CheckApp {
                 let deleted: Bool = if case .some(.none) = model.entities[handle]?.last { true } else { false }
                 let fresh: Bool = if case .create = step.action { true } else { false }
                 let expected = fresh || (step.isCreate ? deleted : exists)
-                if offline, step.fault == nil, expected {
+                // Offline, or gone offline by the fault (the write may even have been applied): a
+                // rule with a local fallback answers from the store.
+                let unreachable =
+                    (offline && step.fault == nil) || step.fault == .applyThenGoOffline
+                    || step.fault == .secondGoesOffline
+                if unreachable, expected, !concurrent {
                     flag(
                         "REFUSED OFFLINE",
                         "\(CheckRender.call(step, shape: program.shape)) failed .\(code) offline, with a local fallback"

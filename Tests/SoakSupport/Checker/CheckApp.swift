@@ -131,6 +131,9 @@ final class CheckApp {
         case .pastTimeout: stub.inject(.delay(CheckRunner.timeout + .milliseconds(300)))
         case .slowAnswer: server.slowNextWrite(CheckRunner.timeout + .milliseconds(400))
         case .dieMidResponse: stub.inject(.dieMidResponse)
+        case .secondGoesOffline:
+            stub.inject(.delay(.zero))
+            stub.inject(.applyThenGoOffline)
         }
     }
 
@@ -211,7 +214,9 @@ final class CheckApp {
             answer = await CheckRunner.limited(CheckRunner.stepLimit, call)
         }
         stub.clearFaults()
-        if step.fault == .applyThenGoOffline, !offline { try? await stub.goOnline() }
+        if step.fault == .applyThenGoOffline || step.fault == .secondGoesOffline, !offline {
+            try? await stub.goOnline()
+        }
         guard let answer else {
             outcome.violations.append(
                 CheckViolation(kind: "HANG", step: index, message: "no answer within \(CheckRunner.stepLimit)"))

@@ -61,6 +61,9 @@ public enum CheckFault: String, Sendable, Hashable, CaseIterable {
     case slowAnswer
     /// The connection dies mid-answer.
     case dieMidResponse
+    /// The first request is answered; the second (the token refresh after a 401, in rounds whose
+    /// tokens expire) is applied, then the server stops listening.
+    case secondGoesOffline
 }
 
 /// One step: an action, through a strategy, as an account, meeting a fault.
@@ -187,6 +190,10 @@ public struct CheckProgram: Sendable, Hashable {
             }
             if step.sends, offlineFor == 0, Int.random(in: 0..<100, using: &random) < 22 {
                 step.fault = CheckFault.allCases[Int.random(in: 0..<CheckFault.allCases.count, using: &random)]
+                // The network drops while the token is refreshed: the refresh meets it.
+                if step.fault == .secondGoesOffline, shape.refreshesTokens {
+                    steps.append(CheckStep(.expireToken(account: step.account)))
+                }
             }
             if step.sends, offlineFor == 0, Int.random(in: 0..<100, using: &random) < 15, let some = live.last {
                 let other = live[Int.random(in: 0..<live.count, using: &random)]
