@@ -279,4 +279,20 @@ import Testing
             await Self.expectHolds(program)
         }
     }
+
+    @Test(
+        "a remote-first create whose token refresh meets a dropped network falls back and is queued (seed 16426534147356702056)"
+    )
+    func refreshFailingOfflineFallsBack() async {
+        let program = CheckProgram(
+            seed: 16_426_534_147_356_702_056,
+            shape: .with {
+                $0.refreshesTokens = true; $0.pageSize = 3
+            },
+            steps: [
+                CheckStep(.expireToken(account: "A")),
+                CheckStep(.create(handle: 8, value: "v38"), fault: .secondGoesOffline),
+            ])
+        await Self.expectHolds(program)
+    }
 }

@@ -18,10 +18,19 @@ extension CheckApp {
             store: sessions["A"]!, storage: storage, strategy: .remoteFirst, batch: program.shape.batchRoute,
             assignsIDs: program.shape.assignsIDs, pageSize: program.shape.pageSize, prune: true,
             incremental: program.shape.incremental)
+        let storage = self.storage
         let settled = await CheckRunner.limited(CheckRunner.stepLimit) {
             // Errors show below as what is left; a settle step that fails is not itself judged.
-            _ = try? await forwarder.flush().value
-            _ = try? await forwarder.flush().value
+            // Patience, bounded: a failed token refresh answers at once for its failure window
+            // (1 s), and an entry may wait for its backoff, so flushes go on while entries are
+            // pending, up to 3 s.
+            let patience = ContinuousClock.now + .seconds(3)
+            repeat {
+                _ = try? await forwarder.flush().value
+                let pending = (try? await storage.outboxCount(OutboxQuery())) ?? 0
+                if pending == 0 || ContinuousClock.now > patience { break }
+                try? await Task.sleep(for: .milliseconds(250))
+            } while true
             _ = try? await items.synchronize().value
             _ = try? await forwarder.flush().value
             // A full pull (an incremental one prunes nothing), whatever cursor the program left.
