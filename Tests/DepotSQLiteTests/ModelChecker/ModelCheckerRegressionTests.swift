@@ -81,9 +81,7 @@ import Testing
                 CheckStep(.update(handle: 3, value: "v23"), strategy: .localFirst),
                 CheckStep(.update(handle: 3, value: "v24")),
             ])
-        await withKnownIssue("issue 33 #5: an entity's pending writes are not transformed as a chain") {
-            await Self.expectHolds(program)
-        }
+        await Self.expectHolds(program)
     }
 
     @Test("an edit right after an offline create reaches the server's id (seed 309689372594955804)")
