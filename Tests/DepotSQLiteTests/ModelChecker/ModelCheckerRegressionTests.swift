@@ -125,9 +125,7 @@ import Testing
                 CheckStep(.create(handle: 4, value: "v25")),
                 CheckStep(.delete(handle: 4), fault: .slowAnswer),
             ])
-        await withKnownIssue("issue 33 #6: a 409 to a resend in flight goes to the conflict policy") {
-            await Self.expectHolds(program)
-        }
+        await Self.expectHolds(program)
     }
 
     @Test("a 304 to a record's read never confirms a list summary stored over it (seed 9027348519521465817)")

@@ -18,7 +18,11 @@ extension CheckApp {
             store: sessions["A"]!, storage: storage, strategy: .remoteFirst, batch: program.shape.batchRoute,
             assignsIDs: program.shape.assignsIDs, pageSize: program.shape.pageSize, prune: true,
             incremental: program.shape.incremental)
+        let server = self.server
         let settled = await CheckRunner.limited(CheckRunner.stepLimit) {
+            // A write the server still processes (its answer held past the client's timeout) is
+            // answered first: until then a resend under its key is answered 409, to retry later.
+            if let until = server.keysInFlightUntil { try? await Task.sleep(until: until, clock: .continuous) }
             // Errors show below as what is left; a settle step that fails is not itself judged.
             _ = try? await forwarder.flush().value
             _ = try? await forwarder.flush().value
