@@ -45,6 +45,10 @@ extension LocalStore {
     /// under the server's id, its id fields rewritten, and returned so; its old id still reaches it.
     /// A patch that changes nothing leaves the record as it is (a write that fell back after the
     /// server took it, and a pull stored it meanwhile, is already in place).
+    ///
+    /// - Throws: `DepotError` `.notFound` (nothing written) when the outbox is on and the server
+    ///   refused an earlier write of the entity with a 404: it is gone there, and an edit queued
+    ///   behind that refusal would never go.
     func update(
         _ entities: [Entity], patch: Bool = false, idempotencyKey: String? = nil, in tx: any StorageTransaction
     ) throws -> [Entity] {
@@ -61,6 +65,12 @@ extension LocalStore {
                 payload = payload.map { MovedIDs.rewrite($0, from: sentID, fields: current.fields) }
                 existing = try tx.fetch(collection: collection, id: id)
                 moved = true
+            }
+            if payload != nil,
+                let gone = try tx.outboxEntries(collection: collection, entityID: id).lazy.compactMap(\.rejection)
+                    .first(where: { $0.status == 404 })
+            {
+                throw gone.error(prefix: "\(id) is gone from the server (an earlier write to it was refused): ")
             }
             let stored = moved ? try JSONMapping.entity(Entity.self, from: .object(object)) : entity
             var diff: JSON?
