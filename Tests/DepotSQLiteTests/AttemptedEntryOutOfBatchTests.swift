@@ -16,7 +16,7 @@ import Testing
             // after the client gave up: queued under its key
             fixture.server.assignIDs(startingAt: 1, for: "messages")
             fixture.server.setConflictsWhileProcessing(true, for: "messages")
-            fixture.server.inject(.delay(.milliseconds(800)), pathPrefix: "/messages")
+            fixture.server.inject(.delay(.seconds(2)), pathPrefix: "/messages")
             let created = try await fixture.repository().create(Message(id: "tmp-1", text: "a")).value
             #expect(created.origin == .local && created.fallbackError?.code == .timeout)
             let key = try #require(try await fixture.outbox().first?.idempotencyKey)

@@ -32,8 +32,8 @@ import Testing
             let messages = OutboxMessages(store: session, storage: fixture.storage)
             if operation == .delete { _ = try await messages.readAll().value }
 
-            // When: the write is applied but answered only after 1.5 s, and the session sends it again
-            fixture.server.inject(.delay(.milliseconds(1500)), pathPrefix: "/messages")
+            // When: the write is applied but answered only after 3 s, and the session sends it again
+            fixture.server.inject(.delay(.seconds(3)), pathPrefix: "/messages")
             let (origin, fallbackError): (Origin, DepotError?)
             switch operation {
             case .create:
