@@ -368,39 +368,38 @@ extension CRUDNetworkingStorageRepository {
         if handingOff, OutboxCoordinator.hasRunningForwarder(outbox.storage) { return }
         let report = try await outbox.deliver(collection: outbox.channels.keys.first ?? "", entityID: id)
         if let error = report.errors.first { throw error }
-        if let refused = report.rejected.first, let rejection = refused.rejection {
-            throw DepotError(
-                .status, rejection.message, status: rejection.status,
-                responseBody: rejection.body.isEmpty ? nil : rejection.body)
-        }
+        if let refused = report.rejected.first, let rejection = refused.rejection { throw rejection.error() }
     }
 
     /// Before a remote write: the entity's earlier offline writes go first, so the server sees the
     /// writes in the order they were made. When they cannot all go now (the server fails, one was
     /// refused and moved aside, a forwarder holds them), throws `.queuedBehindEarlierWrites`: a
     /// rule with a local fallback then records this write in the outbox behind them, and the
-    /// forwarder delivers them all in order.
+    /// forwarder delivers them all in order (a refused one once the app retries it).
     ///
-    /// - Throws: `.queuedBehindEarlierWrites` (with what kept them back as its underlying error),
-    ///   or the store's error, or `.cancelled`.
+    /// An earlier write the server refused with a 404 says the entity is gone there (deleted, by
+    /// this app or another client): this write could never follow it, so it is refused at once
+    /// with `.notFound`, nothing stored or queued, as it would be with no earlier write.
+    ///
+    /// - Throws: `.notFound`, `.queuedBehindEarlierWrites` (with what kept them back as its
+    ///   underlying error), or the store's error, or `.cancelled`.
     static func forwardEarlier(_ id: String, _ outbox: OutboxEngine) async throws {
-        let pending = try await outbox.storage.outboxCount(
-            OutboxQuery(collections: Set(outbox.channels.keys), entityID: id, selection: .all)
-        )
-        guard pending > 0 else { return }
+        let entries = OutboxQuery(collections: Set(outbox.channels.keys), entityID: id, selection: .all)
+        guard try await outbox.storage.outboxCount(entries) > 0 else { return }
         var reason: DepotError?
         do {
             try await forward(id, outbox)
         } catch let error as DepotError where !error.isCancellation && error.code != .storage {
             reason = error
         }
-        let left = try await outbox.storage.outboxCount(
-            OutboxQuery(collections: Set(outbox.channels.keys), entityID: id, selection: .all)
-        )
-        if left > 0 {
+        let left = try await outbox.storage.outbox(entries)
+        if let gone = left.lazy.compactMap(\.rejection).first(where: { $0.status == 404 }) {
+            throw gone.error(prefix: "\(id) is gone from the server (an earlier write to it was refused): ")
+        }
+        if !left.isEmpty {
             throw DepotError(
                 .queuedBehindEarlierWrites,
-                "\(left) earlier write(s) to \(id) wait in the outbox; this one goes behind them",
+                "\(left.count) earlier write(s) to \(id) wait in the outbox; this one goes behind them",
                 underlying: reason)
         }
     }

@@ -45,6 +45,10 @@ extension LocalStore {
     /// under the server's id, its id fields rewritten, and returned so; its old id still reaches it.
     /// A patch that changes nothing leaves the record as it is (a write that fell back after the
     /// server took it, and a pull stored it meanwhile, is already in place).
+    ///
+    /// - Throws: `DepotError` `.notFound` (nothing written) when the outbox is on and the server
+    ///   refused an earlier write of the entity with a 404: it is gone there, and an edit queued
+    ///   behind that refusal would never go.
     func update(
         _ entities: [Entity], patch: Bool = false, idempotencyKey: String? = nil, in tx: any StorageTransaction
     ) throws -> [Entity] {
@@ -62,6 +66,7 @@ extension LocalStore {
                 existing = try tx.fetch(collection: collection, id: id)
                 moved = true
             }
+            if payload != nil { try Self.refuseBehindGone(collection: collection, id: id, in: tx) }
             let stored = moved ? try JSONMapping.entity(Entity.self, from: .object(object)) : entity
             var diff: JSON?
             if patch, payload != nil, let existing {
@@ -95,7 +100,8 @@ extension LocalStore {
     /// outbox when it is on (under `idempotencyKey` when given: one id only, the key of a direct
     /// send that fell back).
     ///
-    /// - Throws: `DepotError` `.notFound` when an id has no record (nothing is deleted).
+    /// - Throws: `DepotError` `.notFound` when an id has no record (nothing is deleted), or when
+    ///   the outbox is on and the server refused an earlier write of it with a 404.
     func delete(ids: [String], idempotencyKey: String? = nil, in tx: any StorageTransaction) throws {
         let (collection, recordsOutbox) = (self.collection, outboxPayload != nil)
         for sentID in ids {
@@ -105,6 +111,7 @@ extension LocalStore {
             {
                 id = current.id  // the server replaced the id: the delete goes to its entity
             }
+            if recordsOutbox { try Self.refuseBehindGone(collection: collection, id: id, in: tx) }
             guard var existing = try tx.fetch(collection: collection, id: id), existing.syncState != .deleted else {
                 // A direct delete that may have reached the server is forwarded all the same
                 // (under its key), even for an entity this store never held.
@@ -133,5 +140,14 @@ extension LocalStore {
                     idempotencyKey: idempotencyKey)
             }
         }
+    }
+
+    /// Throws `.notFound` when the server refused an earlier write of the entity with a 404: it is
+    /// gone there, and a write queued behind that refusal would never go. The app resolves the
+    /// refusal with ``Forwarder/retry(_:)`` or ``Forwarder/discard(_:)``.
+    static func refuseBehindGone(collection: String, id: String, in tx: any StorageTransaction) throws {
+        let refusals = try tx.outboxEntries(collection: collection, entityID: id).lazy.compactMap(\.rejection)
+        guard let gone = refusals.first(where: { $0.status == 404 }) else { return }
+        throw gone.error(prefix: "\(id) is gone from the server (an earlier write to it was refused): ")
     }
 }

@@ -7,6 +7,9 @@ extension Synchronizer {
         var claim: Claim
         var records: [StoredRecord]
         var batch: OutboxBatch?
+        /// Entities kept out of the batch: an entry of theirs was sent on its own before, under its
+        /// key, and its answer is not known; they go again only as themselves.
+        var singly: [String] = []
     }
 
     /// Sends one batch of the records of `all` still in one of `states` (a page of candidates);
@@ -22,11 +25,30 @@ extension Synchronizer {
         missingEnds: Bool
     ) async throws -> Bool {
         let opened = try await openBatch(all.map(\.id), states: states, route: route)
-        return try await opened.claim.lease.releasing {
+        let missing = try await opened.claim.lease.releasing {
             guard !opened.records.isEmpty else { return false }
             return try await opened.claim.lease.renewing {
                 try await sendBatch(opened, to: route, &report, missingEnds: missingEnds)
             }
+        }
+        if !missing { try await pushSingly(opened.singly, &report) }
+        return missing
+    }
+
+    /// Sends the pending entries of each entity of `ids` on their own, in order, each under its
+    /// key (the entity-by-entity road): entities an entry of which was sent on its own before,
+    /// whose answer is not known, so a batch under another key could apply it twice.
+    private func pushSingly(_ ids: [String], _ report: inout SynchronizationReport) async throws {
+        guard let channel, !ids.isEmpty else { return }
+        let forwarding = OutboxCoordinator.configuration(of: storage) ?? ForwarderConfiguration()
+        let engine = OutboxEngine(storage: storage, channels: [collection: channel], configuration: forwarding)
+        for id in ids {
+            try checkCancellation()
+            if shouldStop() { return }
+            let sent = try await engine.deliver(collection: collection, entityID: id)
+            report.pushed += sent.delivered
+            report.failed += sent.retrying + sent.rejected.count
+            report.errors += sent.errors
         }
     }
 
@@ -67,14 +89,22 @@ extension Synchronizer {
         let (method, path) = (route.method.rawValue, route.path)
         let (duration, clock) = leaseSettings
         let (lease, taken, opened) = try await OutboxClaim.take(in: storage, duration: duration, clock: clock) {
-            tx, lease, now -> ([OutboxEntry], ([StoredRecord], OutboxBatch?)) in
+            tx, lease, now -> ([OutboxEntry], ([StoredRecord], OutboxBatch?, [String])) in
             var records: [StoredRecord] = []
             var pending: [String: [OutboxEntry]] = [:]
+            var singly: [String] = []
+            let batched = try tx.outboxBatchSequences(except: nil)
             for id in ids {
                 guard let record = try tx.fetch(collection: collection, id: id), states.contains(record.syncState)
                 else { continue }
                 let entries = try tx.outboxEntries(collection: collection, entityID: id)
                 if entries.contains(where: \.isRejected) { continue }
+                // Sent on its own before (an entry of an open batch is kept out by the claim):
+                // it goes again only under its own key.
+                if entries.contains(where: { $0.attempts > 0 }) {
+                    if batched.isDisjoint(with: entries.map(\.sequence)) { singly.append(id) }
+                    continue
+                }
                 records.append(record)
                 pending[id] = entries
             }
@@ -104,10 +134,11 @@ extension Synchronizer {
                     objects: records.map { .object($0.object) })
             }
             if let batch { try tx.openOutboxBatch(batch) }
-            return (kept, (records, batch))
+            return (kept, (records, batch, singly))
         }
         return OpenedBatch(
-            claim: Claim(lease: lease, entries: taken, batchKey: opened.1?.key), records: opened.0, batch: opened.1)
+            claim: Claim(lease: lease, entries: taken, batchKey: opened.1?.key), records: opened.0, batch: opened.1,
+            singly: opened.2)
     }
 
     /// Claims the entries of an open batch still there (all of them, or none: the batch is in

@@ -69,7 +69,7 @@ extension RequestPipeline {
                     }
                     do {
                         let response = try await pipeline.run(
-                            request, prepared: prepared, url: url, summary: summary, from: 2
+                            request, prepared: prepared, url: url, summary: summary, from: 2, earlier: failure
                         ) { try await Self.awaiting(attempt, $0, url: $1, timeout: $2) }
                         completion(.success(response))
                     } catch {

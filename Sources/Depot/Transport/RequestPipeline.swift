@@ -44,15 +44,18 @@ public struct RequestPipeline: Sendable {
     }
 
     /// Sends the prepared request, from attempt number `first`, until an answer, a failure that is
-    /// not retried, or cancellation.
+    /// not retried, or cancellation. `earlier` is the failure of the attempt before `first`.
     func run(
         _ request: NetworkRequest, prepared: NetworkRequest, url: URL, summary: DepotError.Request, from first: Int,
-        attempt: Attempt
+        earlier: DepotError? = nil, attempt: Attempt
     ) async throws -> NetworkResponse {
         var (prepared, url, summary) = (prepared, url, summary)
         let timeout = prepared.effectiveTimeout(session: configuration.timeout)
         var attemptNumber = first
         var reauthorized = false
+        // An earlier attempt under an `Idempotency-Key` that got no answer and may have reached the
+        // server: a 409 to a resend under that key says only that it is still being processed.
+        var unanswered = earlier.flatMap { Self.mayBeInFlight($0, prepared) ? $0 : nil }
         while true {
             if Task.isCancelled { throw DepotError(.cancelled, "the request was cancelled", request: summary) }
             let (sent, telemetry) = willAttempt(prepared, url: url, attempt: attemptNumber)
@@ -63,10 +66,15 @@ public struct RequestPipeline: Sendable {
             } catch {
                 result = .failure(error)
             }
-            let failure: DepotError
+            var failure: DepotError
             switch outcome(of: result, request: sent, summary: summary, since: start, telemetry: telemetry) {
             case .success(let response): return response
             case .failure(let error): failure = error
+            }
+            if let earlier = unanswered, failure.status == 409 {
+                failure = Self.keyInFlight(earlier, answer: failure)
+            } else if Self.mayBeInFlight(failure, sent) {
+                unanswered = failure
             }
             if failure.status == 401, !reauthorized {
                 reauthorized = true
@@ -84,6 +92,26 @@ public struct RequestPipeline: Sendable {
             }
             attemptNumber += 1
         }
+    }
+
+    /// Whether `failure` of an attempt of `request` leaves its `Idempotency-Key` possibly in
+    /// flight at the server: no answer came, and the request may have reached it.
+    static func mayBeInFlight(_ failure: DepotError, _ request: NetworkRequest) -> Bool {
+        failure.status == nil && !failure.neverReachedServer && !failure.isCancellation
+            && request.header("Idempotency-Key") != nil
+    }
+
+    /// The failure of a resend answered 409 after an earlier attempt under the same
+    /// `Idempotency-Key` got no answer (`earlier`): the server is still processing that first
+    /// request (the IETF idempotency-key draft, Stripe), so the outcome is still the earlier one's,
+    /// unknown, and never a conflict. Retried as that failure is, and a write that falls back
+    /// keeps its key, so a later resend gets the first request's answer.
+    static func keyInFlight(_ earlier: DepotError, answer: DepotError) -> DepotError {
+        var failure = earlier
+        failure.message +=
+            "; a resend under the same Idempotency-Key was answered \(answer.status ?? 409): the first request is still being processed"
+        failure.underlying = answer
+        return failure
     }
 
     /// Starts the attempt's telemetry (its trace context goes into the returned request's

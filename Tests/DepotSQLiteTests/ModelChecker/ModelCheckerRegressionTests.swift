@@ -77,9 +77,7 @@ import Testing
                 CheckStep(.update(handle: 3, value: "v23"), strategy: .localFirst),
                 CheckStep(.update(handle: 3, value: "v24")),
             ])
-        await withKnownIssue("issue 33 #5: an entity's pending writes are not transformed as a chain") {
-            await Self.expectHolds(program)
-        }
+        await Self.expectHolds(program)
     }
 
     @Test("an edit right after an offline create reaches the server's id (seed 309689372594955804)")
@@ -121,11 +119,7 @@ import Testing
                 CheckStep(.create(handle: 4, value: "v25")),
                 CheckStep(.delete(handle: 4), fault: .slowAnswer),
             ])
-        await withKnownIssue(
-            "issue 33 #6: a 409 to a resend in flight goes to the conflict policy", isIntermittent: true
-        ) {
-            await Self.expectHolds(program)
-        }
+        await Self.expectHolds(program)
     }
 
     @Test("a 304 to a record's read never confirms a list summary stored over it (seed 9027348519521465817)")

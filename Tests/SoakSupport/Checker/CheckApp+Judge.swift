@@ -13,6 +13,17 @@ extension CheckApp {
         }
     }
 
+    /// Whether the app's last acknowledgement of `handle` came from the store, and the server then
+    /// refused a write of it with a 404: the entity is gone there, and the app was told (the
+    /// write's synchronization error, its outbox entry's refusal), so a later `.notFound` is right.
+    func goneOnServer(_ handle: Int) -> Bool {
+        guard let entity = model.entities[handle], !entity.lastRemote else { return false }
+        let ids = Set([createdID(handle)]).union(held[handle].map { [$0.id] } ?? [])
+        return server.refusals.contains {
+            $0.status == 404 && $0.method != "DELETE" && (model.owner(of: $0.value) == handle || ids.contains($0.id))
+        }
+    }
+
     /// Judges one step's answer against the model, and records what it acknowledged.
     func judge(
         _ step: CheckStep, index: Int, answer: CheckAnswer, refusalsBefore: (refusals: Int, inFlight: Int),
@@ -66,7 +77,7 @@ extension CheckApp {
                 if model.entities[handle]?.uncertain.contains(nil) == true { exists = false }
                 let calm =
                     step.fault == nil && !offline && !concurrent && model.entities[handle]?.otherAfter.isEmpty != false
-                if code == "notFound", !step.isCreate, exists, calm, !refused(handle) {
+                if code == "notFound", !step.isCreate, exists, calm, !refused(handle), !goneOnServer(handle) {
                     flag(
                         "NOT FOUND",
                         "\(CheckRender.call(step, shape: program.shape)) failed .notFound, though e\(handle) exists")

@@ -19,7 +19,11 @@ extension CheckApp {
             assignsIDs: program.shape.assignsIDs, pageSize: program.shape.pageSize, prune: true,
             incremental: program.shape.incremental)
         let storage = self.storage
+        let server = self.server
         let settled = await CheckRunner.limited(CheckRunner.stepLimit) {
+            // A write the server still processes (its answer held past the client's timeout) is
+            // answered first: until then a resend under its key is answered 409, to retry later.
+            if let until = server.keysInFlightUntil { try? await Task.sleep(until: until, clock: .continuous) }
             // Errors show below as what is left; a settle step that fails is not itself judged.
             // Patience, bounded: a failed token refresh answers at once for its failure window
             // (1 s), and an entry may wait for its backoff, so flushes go on while entries are

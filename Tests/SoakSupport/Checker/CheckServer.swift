@@ -138,6 +138,13 @@ public final class CheckServer: Sendable {
         }
     }
 
+    /// When the last write whose answer is held (``CheckFault/slowAnswer``) is answered: until
+    /// then its key is in flight, and a resend under it is answered 409 (rounds with
+    /// ``CheckServerShape/conflictsInFlight``); nil when none is held.
+    public var keysInFlightUntil: ContinuousClock.Instant? {
+        state.withLock { state in state.keys.values.map(\.until).max().flatMap { $0 > .now ? $0 : nil } }
+    }
+
     // MARK: Answering
 
     func answer(_ request: RecordedRequest, id: String?) -> StubResponse {

@@ -1,0 +1,15 @@
+import Foundation
+
+extension OutboxRejection {
+    /// The refusal as the error a call reports: `.notFound` for a 404, `.conflict` for a 409 or
+    /// 412, `.status` for any other status (and for none), with the server's status and body.
+    func error(prefix: String = "") -> DepotError {
+        let code: DepotError.Code =
+            switch status {
+            case 404?: .notFound
+            case 409?, 412?: .conflict
+            default: .status
+            }
+        return DepotError(code, prefix + message, status: status, responseBody: body.isEmpty ? nil : body)
+    }
+}
