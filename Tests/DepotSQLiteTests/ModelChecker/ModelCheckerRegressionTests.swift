@@ -201,11 +201,7 @@ import Testing
                 CheckStep(.create(handle: 1, value: "v0"), strategy: .localFirst, fault: .slowAnswer),
                 CheckStep(.update(handle: 1, value: "v1")),
             ])
-        await withKnownIssue(
-            "issue 33 #1 and #6: the create waits out its 409, the edit goes to the temporary id", isIntermittent: true
-        ) {
-            await Self.expectHolds(program)
-        }
+        await Self.expectHolds(program)
     }
 
     @Test(
