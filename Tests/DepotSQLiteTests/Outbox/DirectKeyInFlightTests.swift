@@ -28,12 +28,13 @@ import Testing
                 url: fixture.server.url,
                 configuration: SessionConfiguration(
                     timeout: .milliseconds(300),
-                    retryPolicy: RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(20), jitter: 0)))
+                    retryPolicy: RetryPolicy(maximumAttempts: 2, baseDelay: .milliseconds(20), jitter: 0)))
             let messages = OutboxMessages(store: session, storage: fixture.storage)
             if operation == .delete { _ = try await messages.readAll().value }
 
-            // When: the write is applied but answered only after 3 s, and the session sends it again
-            fixture.server.inject(.delay(.seconds(3)), pathPrefix: "/messages")
+            // When: the write is applied but answered only after 1.5 s, and the session sends it
+            // again once, at about 0.3 s (1.2 s of slack for a loaded machine)
+            fixture.server.inject(.delay(.milliseconds(1_500)), pathPrefix: "/messages")
             let (origin, fallbackError): (Origin, DepotError?)
             switch operation {
             case .create:
