@@ -36,17 +36,19 @@ struct Mailbox {
 /// drainer at a time). A job may run in a drainer submitted before it was posted, so ahead of
 /// blocks submitted to the queue directly in between — as consecutive steps in one hop already do.
 final class Mailboxes: Sendable {
-    /// A share of the mailboxes, picked by the queue's address, behind one lock.
+    /// A share of the mailboxes, picked by the queue's key, behind one lock.
     private final class Stripe: @unchecked Sendable {  // @unchecked: `lock` guards `boxes`
         let lock = Lock()
-        /// Present while jobs wait or a drainer runs; the jobs and drainers hold the queue, so its
-        /// address is not reused while its entry exists. A short list searched by identity: a
+        /// Keyed by ``QueueIdentity``, so every wrapper of one queue (on Linux, each access to
+        /// `DispatchQueue.main` makes one) shares one mailbox and one order. Present while jobs
+        /// wait or a drainer runs; the jobs and drainers hold the queue, so its key is not reused
+        /// while its entry exists. A short list searched by identity: a
         /// stripe holds the few queues in use at once, and a dictionary would hash on every job.
-        var boxes: [(queue: ObjectIdentifier, box: Mailbox)] = []
+        var boxes: [(queue: UInt, box: Mailbox)] = []
 
         /// Posts `job` to the queue's mailbox, making it if needed; true when a drainer must be
         /// submitted. Call with `lock` held.
-        func post(_ job: any Job, to queue: ObjectIdentifier) -> Bool {
+        func post(_ job: any Job, to queue: UInt) -> Bool {
             if let index = boxes.firstIndex(where: { $0.queue == queue }) { return boxes[index].box.post(job) }
             var box = Mailbox()
             let submit = box.post(job)
@@ -56,7 +58,7 @@ final class Mailboxes: Sendable {
 
         /// Takes the next job for a drainer of `queue`; drops the mailbox once it is empty. Call
         /// with `lock` held.
-        func take(from queue: ObjectIdentifier, starting: Bool) -> (job: (any Job)?, submit: Bool) {
+        func take(from queue: UInt, starting: Bool) -> (job: (any Job)?, submit: Bool) {
             guard let index = boxes.firstIndex(where: { $0.queue == queue }) else { return (nil, false) }
             let taken = boxes[index].box.take(starting: starting)
             if taken.job == nil {
@@ -77,31 +79,28 @@ final class Mailboxes: Sendable {
     /// The mailboxes every promise posts to.
     static let shared = Mailboxes(count: 16)
 
-    private func stripe(for id: ObjectIdentifier) -> Stripe {
-        let address = UInt(bitPattern: id)
+    private func stripe(for address: UInt) -> Stripe {
         return stripes[Int(((address >> 4) ^ (address >> 10)) & UInt(stripes.count - 1))]
     }
 
     /// Posts `job` to run on `queue`, never inline.
-    func post(_ job: any Job, to queue: DispatchQueue) {
-        let id = ObjectIdentifier(queue)
-        let stripe = stripe(for: id)
-        let submit = stripe.lock.withLock { stripe.post(job, to: id) }
-        if submit { queue.async { Mailboxes.shared.drain(queue) } }
+    func post(_ job: any Job, to queue: DispatchQueue, key: UInt) {
+        let stripe = stripe(for: key)
+        let submit = stripe.lock.withLock { stripe.post(job, to: key) }
+        if submit { queue.async { Mailboxes.shared.drain(queue, key: key) } }
     }
 
     /// A drainer block: runs, on `queue`, the jobs posted to it until none is left, each with the
     /// jobs it makes ready for `queue` (see ``Drain``).
-    private func drain(_ queue: DispatchQueue) {
-        let id = ObjectIdentifier(queue)
-        let stripe = stripe(for: id)
-        var drain: Drain? = Drain(queue: queue)
+    private func drain(_ queue: DispatchQueue, key: UInt) {
+        let stripe = stripe(for: key)
+        var drain: Drain? = Drain(key: key)
         var starting = true
         while true {
-            let taken = stripe.lock.withLock { stripe.take(from: id, starting: starting) }
+            let taken = stripe.lock.withLock { stripe.take(from: key, starting: starting) }
             starting = false
             guard let job = taken.job else { return }
-            if taken.submit { queue.async { Mailboxes.shared.drain(queue) } }
+            if taken.submit { queue.async { Mailboxes.shared.drain(queue, key: key) } }
             Drain.run(job, in: &drain)
         }
     }
