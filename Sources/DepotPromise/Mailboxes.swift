@@ -12,8 +12,9 @@ import Dispatch
 /// batches its drainers took from it.
 struct Mailbox {
     var jobs = JobQueue()
-    /// True while a drainer block is submitted to the queue and has not started yet: it will take
-    /// every job posted before it starts, so such a job needs no block of its own.
+    /// True while a drainer block is submitted to the queue and has not started yet, or a drainer
+    /// lingers: it will take every job posted before it starts (or looks again), so such a job
+    /// needs no block of its own.
     var drainerQueued = false
     /// The batches drainers took and are running (or have run to the end and not said so yet):
     /// where a helper steals from.
