@@ -127,8 +127,9 @@ import Testing
     func attachedInsideHandler(reach: Reach, rejected: Bool) async throws {
         let log = EventLog()
         let outcome: Result<Int, any Error> = rejected ? .failure(TestError(id: 4)) : .success(4)
-        // Settled after both outer handlers are attached: the test thread attaches the second
-        // before the first can run (and attach the third).
+        // Settled after both outer handlers are attached, from a block on their queue: the settle
+        // schedules both before the first can run (and attach the third). Settled from another
+        // thread, the first could run, and post the third, before the settle posts the second.
         let (promise, resolver) = Promise<Int>.pending()
         let inner = LockedValue<Promise<Void>?>(nil)
         let first = promise.tap(on: reach.queue(0)) { _ in
@@ -137,7 +138,7 @@ import Testing
             inner.withLock { $0 = third.recover { _ in }.promise }
         }
         let second = promise.tap(on: reach.queue(1)) { _ in log.append("2") }
-        resolver.resolve(outcome)
+        reach.queue(0).async { resolver.resolve(outcome) }
         _ = await first.asVoid().recover { _ in }.value
         _ = await second.asVoid().recover { _ in }.value
         let third = try #require(inner.withLock { $0 })
