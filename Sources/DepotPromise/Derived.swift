@@ -77,7 +77,7 @@ final class Derived<Input: Sendable, Value: Sendable>: Promise<Value>, Job,
             }
             do {
                 try effect(parent.storedValue)
-                fulfill(() as! Value, drain: &drain)
+                fulfill(existential: (), drain: &drain)  // Value is Void: no cast
             } catch {
                 reject(error, drain: &drain)
             }
@@ -89,7 +89,7 @@ final class Derived<Input: Sendable, Value: Sendable>: Promise<Value>, Job,
             do { adopt(try next(parent.storedValue), drain: &drain) } catch { reject(error, drain: &drain) }
         case .catch(let policy, let observe):
             if let error, policy == .allErrors || !error.isDepotCancellation { observe(error) }
-            fulfill(() as! Value, drain: &drain)
+            fulfill(existential: (), drain: &drain)  // Value is Void: no cast
         case .step(let step):
             runStep(step, fulfilled: phase == .fulfilled, error: error, drain: &drain)
         }

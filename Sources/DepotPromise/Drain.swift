@@ -51,10 +51,12 @@ struct JobQueue {
 /// those for the same queue run in this loop, one after the other, never by recursion, so a chain
 /// of a million steps neither overflows the stack nor pays a queue hop per step.
 struct Drain {
-    let queue: DispatchQueue
+    /// The ``QueueIdentity`` key of the queue this hop runs on: a job for another wrapper of the
+    /// same queue joins the hop, a job for another queue is posted.
+    let key: UInt
     private var ready = JobQueue()
 
-    init(queue: DispatchQueue) { self.queue = queue }
+    init(key: UInt) { self.key = key }
 
     /// Runs `job` now if it has no queue, in the current drain if it is for the drain's queue,
     /// or else posts it to its queue's ``Mailboxes`` (never inline: no Zalgo).
@@ -63,10 +65,11 @@ struct Drain {
             job.run(drain: &drain)
             return
         }
-        if drain != nil, drain!.queue === queue {
+        let key = QueueIdentity.key(queue)
+        if drain != nil, drain!.key == key {
             drain!.ready.append(job)
         } else {
-            Mailboxes.shared.post(job, to: queue)
+            Mailboxes.shared.post(job, to: queue, key: key)
         }
     }
 

@@ -13,10 +13,22 @@ package final class Lock: @unchecked Sendable {  // @unchecked: the pthread mute
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
     /// Makes an unlocked lock.
-    package init() {
+    package convenience init() { self.init(spinning: false) }
+
+    /// Makes an unlocked lock; with `spinning`, a thread that finds it held spins a little before
+    /// sleeping (glibc's adaptive mutex), for locks held briefly by many threads at once.
+    package init(spinning: Bool) {
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
-        let status = pthread_mutex_init(mutex, nil)
+        #if canImport(Glibc)
+            var attributes = pthread_mutexattr_t()
+            pthread_mutexattr_init(&attributes)
+            defer { pthread_mutexattr_destroy(&attributes) }
+            if spinning { pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ADAPTIVE_NP)) }
+            let status = pthread_mutex_init(mutex, &attributes)
+        #else
+            let status = pthread_mutex_init(mutex, nil)
+        #endif
         precondition(status == 0, "pthread_mutex_init failed: \(status)")
     }
 

@@ -1,11 +1,41 @@
 import Dispatch
 
-/// The jobs posted to one queue from outside a hop on it, waiting for a drainer block.
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The jobs posted to one queue from outside a hop on it, waiting for a drainer block, and the
+/// batches its drainers took from it.
 struct Mailbox {
     var jobs = JobQueue()
-    /// True while a drainer block is submitted to the queue and has not started yet: it will take
-    /// every job posted before it starts, so such a job needs no block of its own.
+    /// True while a drainer block is submitted to the queue and has not started yet, or a drainer
+    /// lingers: it will take every job posted before it starts (or looks again), so such a job
+    /// needs no block of its own.
     var drainerQueued = false
+    /// The batches drainers took and are running (or have run to the end and not said so yet):
+    /// where a helper steals from.
+    var batches: [JobBatch] = []
+
+    /// The most jobs a drainer takes at once. A batch holds the mailbox's lock while it is filled.
+    static let batchLimit = 128
+
+    /// What a drainer gets from ``take(starting:finished:)``.
+    enum Taken {
+        /// Jobs to run in order; `submit` asks the caller for one more drainer block.
+        case batch(JobBatch, submit: Bool)
+        /// None now, but the drainer stays on as the queued drainer for a moment: jobs posted
+        /// meanwhile are its, with no new block. It calls again with `starting`.
+        case linger
+        /// None: the drainer leaves.
+        case done
+    }
+
+    /// True when no job waits and no drainer runs a batch: the mailbox can go.
+    var isIdle: Bool { jobs.isEmpty && batches.isEmpty }
 
     /// Adds `job`; returns true when the caller must submit a drainer block.
     mutating func post(_ job: any Job) -> Bool {
@@ -15,15 +45,36 @@ struct Mailbox {
         return true
     }
 
-    /// Takes the oldest job for a drainer (`starting` on its first call). Asks for one more drainer
-    /// when jobs are left and none is queued, so a job that blocks never strands the others and a
-    /// concurrent queue still runs them in parallel.
-    mutating func take(starting: Bool) -> (job: (any Job)?, submit: Bool) {
+    /// Takes a batch for a drainer (`starting` on its first call; `finished`, the batch it ran to
+    /// the end): the oldest jobs posted, or else the back half of a batch another drainer is
+    /// running. Asks for one more drainer while any other job waits, so a job that blocks never
+    /// strands the others and a concurrent queue still runs them in parallel.
+    mutating func take(starting: Bool, finished: JobBatch?, mayLinger: Bool) -> Taken {
         if starting { drainerQueued = false }
-        guard let job = jobs.popFirst() else { return (nil, false) }
-        guard !jobs.isEmpty, !drainerQueued else { return (job, false) }
+        if let finished, let index = batches.firstIndex(where: { $0 === finished }) {
+            batches.swapAt(index, batches.count - 1)
+            batches.removeLast()
+        }
+        var taken: [(any Job)?] = []
+        if !jobs.isEmpty {
+            while taken.count < Self.batchLimit, let job = jobs.popFirst() { taken.append(job) }
+        } else {
+            for batch in batches {
+                taken = batch.steal().jobs
+                if !taken.isEmpty { break }
+            }
+        }
+        guard !taken.isEmpty else {
+            guard mayLinger, !drainerQueued else { return .done }
+            drainerQueued = true
+            return .linger
+        }
+        let othersWait = taken.count > 1 || !jobs.isEmpty || batches.contains { $0.hasWaiting }
+        let batch = JobBatch(taken)
+        batches.append(batch)
+        guard othersWait, !drainerQueued else { return .batch(batch, submit: false) }
         drainerQueued = true
-        return (job, true)
+        return .batch(batch, submit: true)
     }
 }
 
@@ -31,22 +82,28 @@ struct Mailbox {
 /// ``Mailbox``; one drainer block, submitted when the first of them arrives, runs every job posted
 /// before it starts, in order. So promises that settle together toward one queue (10,000 resolved
 /// in a loop) cost a handful of blocks, not one each, while a lone job still costs one block.
+/// A drainer takes the waiting jobs in a ``JobBatch`` (up to ``Mailbox/batchLimit``), so the lock
+/// the settling threads post through is taken once per batch, not once per job; and it lingers a
+/// moment when none is left, so a stream of posts does not wake a new block per gap.
 ///
 /// Order: jobs posted to a queue run in the order they were posted (a serial queue runs one
 /// drainer at a time). A job may run in a drainer submitted before it was posted, so ahead of
 /// blocks submitted to the queue directly in between — as consecutive steps in one hop already do.
 final class Mailboxes: Sendable {
-    /// A share of the mailboxes, picked by the queue's address, behind one lock.
+    /// A share of the mailboxes, picked by the queue's key, behind one lock.
     private final class Stripe: @unchecked Sendable {  // @unchecked: `lock` guards `boxes`
-        let lock = Lock()
-        /// Present while jobs wait or a drainer runs; the jobs and drainers hold the queue, so its
-        /// address is not reused while its entry exists. A short list searched by identity: a
-        /// stripe holds the few queues in use at once, and a dictionary would hash on every job.
-        var boxes: [(queue: ObjectIdentifier, box: Mailbox)] = []
+        let lock = Lock(spinning: true)
+        /// Keyed by ``QueueIdentity``, so every wrapper of one queue (on Linux, each access to
+        /// `DispatchQueue.main` makes one) shares one mailbox and one order. Present while jobs
+        /// wait or a drainer runs; the jobs and drainers hold the queue, so its key is not reused
+        /// while its entry exists. A short list searched by identity: a stripe holds the few
+        /// queues in use at once, and a dictionary would hash on every job. `lock` spins a little
+        /// before sleeping: it is held for a few instructions, by a settling thread and drainers.
+        var boxes: [(queue: UInt, box: Mailbox)] = []
 
         /// Posts `job` to the queue's mailbox, making it if needed; true when a drainer must be
         /// submitted. Call with `lock` held.
-        func post(_ job: any Job, to queue: ObjectIdentifier) -> Bool {
+        func post(_ job: any Job, to queue: UInt) -> Bool {
             if let index = boxes.firstIndex(where: { $0.queue == queue }) { return boxes[index].box.post(job) }
             var box = Mailbox()
             let submit = box.post(job)
@@ -54,12 +111,12 @@ final class Mailboxes: Sendable {
             return submit
         }
 
-        /// Takes the next job for a drainer of `queue`; drops the mailbox once it is empty. Call
+        /// Takes the next batch for a drainer of `queue`; drops the mailbox once it is idle. Call
         /// with `lock` held.
-        func take(from queue: ObjectIdentifier, starting: Bool) -> (job: (any Job)?, submit: Bool) {
-            guard let index = boxes.firstIndex(where: { $0.queue == queue }) else { return (nil, false) }
-            let taken = boxes[index].box.take(starting: starting)
-            if taken.job == nil {
+        func take(from queue: UInt, starting: Bool, finished: JobBatch?, mayLinger: Bool) -> Mailbox.Taken {
+            guard let index = boxes.firstIndex(where: { $0.queue == queue }) else { return .done }
+            let taken = boxes[index].box.take(starting: starting, finished: finished, mayLinger: mayLinger)
+            if case .done = taken, boxes[index].box.isIdle {
                 boxes.swapAt(index, boxes.count - 1)
                 boxes.removeLast()
             }
@@ -77,32 +134,50 @@ final class Mailboxes: Sendable {
     /// The mailboxes every promise posts to.
     static let shared = Mailboxes(count: 16)
 
-    private func stripe(for id: ObjectIdentifier) -> Stripe {
-        let address = UInt(bitPattern: id)
+    private func stripe(for address: UInt) -> Stripe {
         return stripes[Int(((address >> 4) ^ (address >> 10)) & UInt(stripes.count - 1))]
     }
 
     /// Posts `job` to run on `queue`, never inline.
-    func post(_ job: any Job, to queue: DispatchQueue) {
-        let id = ObjectIdentifier(queue)
-        let stripe = stripe(for: id)
-        let submit = stripe.lock.withLock { stripe.post(job, to: id) }
-        if submit { queue.async { Mailboxes.shared.drain(queue) } }
+    func post(_ job: any Job, to queue: DispatchQueue, key: UInt) {
+        let stripe = stripe(for: key)
+        let submit = stripe.lock.withLock { stripe.post(job, to: key) }
+        if submit { queue.async { Mailboxes.shared.drain(queue, key: key) } }
     }
 
-    /// A drainer block: runs, on `queue`, the jobs posted to it until none is left, each with the
-    /// jobs it makes ready for `queue` (see ``Drain``).
-    private func drain(_ queue: DispatchQueue) {
-        let id = ObjectIdentifier(queue)
-        let stripe = stripe(for: id)
-        var drain: Drain? = Drain(queue: queue)
+    /// A drainer block: runs, on `queue`, batches of the jobs posted to it until none is left,
+    /// each job with the jobs it makes ready for `queue` (see ``Drain``).
+    private func drain(_ queue: DispatchQueue, key: UInt) {
+        let stripe = stripe(for: key)
+        var drain: Drain? = Drain(key: key)
         var starting = true
+        var finished: JobBatch? = nil
+        var idle = 0
         while true {
-            let taken = stripe.lock.withLock { stripe.take(from: id, starting: starting) }
-            starting = false
-            guard let job = taken.job else { return }
-            if taken.submit { queue.async { Mailboxes.shared.drain(queue) } }
-            Drain.run(job, in: &drain)
+            let taken = stripe.lock.withLock {
+                stripe.take(from: key, starting: starting, finished: finished, mayLinger: idle < Self.lingerRounds)
+            }
+            finished = nil
+            switch taken {
+            case .done:
+                return
+            case .linger:
+                idle += 1
+                starting = true
+                sched_yield()
+            case .batch(let batch, let submit):
+                idle = 0
+                starting = false
+                if submit { queue.async { Mailboxes.shared.drain(queue, key: key) } }
+                while let job = batch.pop() { Drain.run(job, in: &drain) }
+                finished = batch
+            }
         }
     }
+
+    /// How many times a drainer that found its mailbox empty yields its thread and looks again
+    /// before it leaves. Promises settled in a loop (10,000 resolved one after the other) post
+    /// about as fast as drainers run them: a drainer that left at each gap would cost a new block
+    /// and a thread wake-up per gap, and take its jobs one or two at a time.
+    static let lingerRounds = 8
 }

@@ -34,6 +34,27 @@ import Testing
         try await signalled.value
     }
 
+    @Test("a callback that blocks on a concurrent queue holds back none of the callbacks taken in its batch")
+    func blockingCallbackInBatch() async throws {
+        let queue = makeQueue("blocking-batch", concurrent: true)
+        let pendings = (0..<64).map { _ in Promise<Int>.pending() }
+        let semaphore = DispatchSemaphore(value: 0)
+        let ran = Counter()
+        // All settle before a drainer can take them one by one, so they share a batch; the first
+        // waits for the last, which a helper must steal from the batch.
+        let waited = pendings[0].promise.map(on: queue) { _ in semaphore.wait(timeout: .now() + 60) == .success }
+        let others = pendings.dropFirst().map { pending in
+            pending.promise.done(on: queue) { value in
+                ran.increment()
+                if value == 63 { semaphore.signal() }
+            }
+        }
+        for (index, pending) in pendings.enumerated() { pending.resolver.fulfill(index) }
+        #expect(try await waited.value)
+        for step in others { try await step.value }
+        #expect(ran.value == 63)
+    }
+
     @Test("callbacks for several queues, settled together, each run once on their own queue")
     func severalQueues() async throws {
         let queues = (0..<4).map { makeQueue("several-\($0)", concurrent: $0 % 2 == 1) }
