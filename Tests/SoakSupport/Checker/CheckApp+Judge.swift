@@ -96,9 +96,12 @@ extension CheckApp {
                 let expected = fresh || (step.isCreate ? deleted : exists)
                 // Offline, or gone offline by the fault (the write may even have been applied): a
                 // rule with a local fallback answers from the store.
-                let unreachable =
-                    (offline && step.fault == nil) || step.fault == .applyThenGoOffline
-                    || step.fault == .secondGoesOffline
+                // After such a fault, only a failure for want of the server counts: the server may
+                // have answered the first request (a 412 going to the conflict policy, say).
+                let goneByFault =
+                    (step.fault == .applyThenGoOffline || step.fault == .secondGoesOffline)
+                    && ["authentication", "transport", "timeout"].contains(code)
+                let unreachable = (offline && step.fault == nil) || goneByFault
                 if unreachable, expected, !concurrent {
                     flag(
                         "REFUSED OFFLINE",
