@@ -64,11 +64,15 @@ extension CheckApp {
         }
         // Entities the outbox refused, with the reason (the app can see it): judged only for doubling.
         let refusedIDs = Set(entries.filter { $0.rejection != nil }.map { server.canonical($0.entityID) })
+        // An entity's ids: the one it was created under, the one the app holds, and every server id
+        // a write of its values went to (a temporary id moves).
+        let applied = server.applied
         let rejectedHandles = Set(
             model.entities.keys.filter { handle in
-                [createdID(handle), held[handle]?.id].compactMap { $0 }.contains {
-                    refusedIDs.contains(server.canonical($0))
-                }
+                let ids =
+                    [createdID(handle), held[handle]?.id].compactMap { $0 }
+                    + applied.filter { model.owner(of: $0.value) == handle }.map(\.id)
+                return ids.contains { refusedIDs.contains(server.canonical($0)) }
             })
         let objects = server.objects
         var byHandle: [Int: [CheckServer.Object]] = [:]
