@@ -131,13 +131,7 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
             case .notModified(let refreshed?, let key): entries.append((key, refreshed))
             case .notModified, .staleAfterError: continue
             case .store, .forget, nil:
-                let object = try EncodedRecord.encode(answer.entity)
-                let text = try answer.json?.objectValue.map(EncodedRecord.text)
-                let record = EncodedRecord(
-                    unchecked: collection, id: answer.entity.id.pathComponent, object: object, syncState: .synced,
-                    snapshot: text.map { $0 == object ? .sameAsObject : .encoded($0) } ?? .sameAsObject,
-                    etag: answer.etag)
-                records.append((record, answer.caching))
+                records.append((try Self.syncedRecord(answer, collection: collection), answer.caching))
             }
         }
         if let page { entries.append(page) }
@@ -172,15 +166,21 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
     /// `ETag` are taken from the answer, so a later PATCH diffs against what the server holds and
     /// the outbox sends the newer write after this one. Otherwise the answer is stored `.synced`.
     /// When the server gave a create another id than `sentID`, the record and its entries move to it.
+    /// The server's answer as a `.synced` record of `collection`: its entity, the answer's JSON as
+    /// the snapshot (the same text is stored once) and its `ETag`.
+    static func syncedRecord(_ answer: RemoteAnswer<Entity>, collection: String) throws -> EncodedRecord {
+        let object = try EncodedRecord.encode(answer.entity)
+        let text = try answer.json?.objectValue.map(EncodedRecord.text)
+        return EncodedRecord(
+            unchecked: collection, id: answer.entity.id.pathComponent, object: object, syncState: .synced,
+            snapshot: text.map { $0 == object ? .sameAsObject : .encoded($0) } ?? .sameAsObject,
+            etag: answer.etag)
+    }
+
     func storeWriteAnswer(_ answer: RemoteAnswer<Entity>, sentID: String? = nil, sent: Entity? = nil) async throws {
         let sentObject = try sent.map { try JSONMapping.object($0) }
         let collection = self.collection
-        let object = try EncodedRecord.encode(answer.entity)
-        let snapshotText = try answer.json?.objectValue.map(EncodedRecord.text)
-        let record = EncodedRecord(
-            unchecked: collection, id: answer.entity.id.pathComponent, object: object, syncState: .synced,
-            snapshot: snapshotText.map { $0 == object ? .sameAsObject : .encoded($0) } ?? .sameAsObject,
-            etag: answer.etag)
+        let record = try Self.syncedRecord(answer, collection: collection)
         let storage = self.storage
         try await storage.transaction { tx in
             try tx.storeServerAnswer(
