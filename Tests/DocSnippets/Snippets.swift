@@ -415,6 +415,29 @@ struct Notes: CRUDNetworkingStorageRepository, SynchronizableRepository {
 #sourceLocation()
 }
 
+func snippet_Sources_Depot_Depot_docc_WorkingWithRealServers_md_56() async throws {
+#sourceLocation(file: "Sources/Depot/Depot.docc/WorkingWithRealServers.md", line: 57)
+do {
+    _ = try await messages.create(["text": ""]).value
+} catch let error as DepotError {
+    for problem in error.fieldErrors { print(problem.field ?? "-", problem.message) }  // text This field may not be blank.
+}
+#sourceLocation()
+}
+
+func snippet_Sources_Depot_Depot_docc_WorkingWithRealServers_md_80() async throws {
+#sourceLocation(file: "Sources/Depot/Depot.docc/WorkingWithRealServers.md", line: 81)
+struct Notes: CRUDNetworkingStorageRepository, SynchronizableRepository {
+    typealias Entity = Note            // struct Note: Codable, Identifiable { var id: Int; … }
+    let store: Networking
+    let storage: Storage
+    let path = "notes"
+    var configuration: RepositoryConfiguration { .jsonAPI(type: "notes") }
+    var synchronization: SynchronizationConfiguration { .jsonAPI }  // links.next
+}
+#sourceLocation()
+}
+
 func snippet_Sources_DepotPromise_DepotPromise_docc_GettingStarted_md_7() async throws {
 #sourceLocation(file: "Sources/DepotPromise/DepotPromise.docc/GettingStarted.md", line: 8)
 let answer = Promise<Int> { resolver in

@@ -56,7 +56,10 @@ public struct FieldError: Sendable, Hashable, CustomStringConvertible {
         if let detail = object["detail"]?.arrayValue {
             return detail.compactMap { $0.objectValue.flatMap(pydanticError) }
         }
-        guard object.values.allSatisfy(isFieldMessages) else { return [] }
+        // DRF lists every field's messages (a bare string is a `detail`, not a field).
+        guard !object.isEmpty, object.values.allSatisfy({ $0.stringValue == nil && isFieldMessages($0) }) else {
+            return []
+        }
         return fields(object, prefix: nil)
     }
 

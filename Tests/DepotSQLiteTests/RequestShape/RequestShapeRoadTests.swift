@@ -121,13 +121,14 @@ struct EnvelopedSyncMessages: CRUDNetworkingStorageRepository, SynchronizableRep
                 }
                 return .json(["data": .array(items)])
             }
+            server.route(.get, "/messages", response: .json(["data": [["id": "a", "text": "new a"]]]))
             var messages = EnvelopedSyncMessages(store: session, storage: storage)
             messages.strategy = recordOnly
             _ = try await messages.create(Message(id: "a", text: "new a")).value
             let report = try await messages.synchronize().value
-            #expect(report.errors.isEmpty && report.pushed == 1)
+            #expect(report.errors.isEmpty && report.pushed == 1, "\(report.errors)")
             let batch = try #require(server.requests.first { $0.path == "/messages/collection" })
-            #expect(batch.json == ["data": [["id": "a", "text": "new a", "author": nil, "likes": nil]]])
+            #expect(batch.json == ["data": [["id": "a", "text": "new a"]]])
             // A conflict resolved by the client: the write goes again, wrapped again
             let puts = LockedValue(0)
             server.route(.put, "/messages/a") { request, _ in

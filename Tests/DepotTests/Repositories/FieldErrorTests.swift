@@ -87,7 +87,8 @@ import Testing
             let error = await #expect(throws: DepotError.self) { try await messages.create(["text": ""]).value }
             #expect(error?.status == shape.status)
             #expect(error?.fieldErrors == shape.expected)
-            #expect(try error?.responseBody.map { try JSON(parsing: $0) } == shape.body)
+            let body = try #require(error?.responseBody)
+            #expect(try JSON(parsing: body) == shape.body)
         }
     }
 

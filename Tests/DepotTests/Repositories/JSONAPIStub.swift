@@ -23,19 +23,19 @@ struct APINotes: CRUDNetworkingRepository {
 func serveJSONAPINotes(on server: StubServer, objects: [Int: JSONObject] = [:]) {
     let notes = LockedValue(objects)
     let next = LockedValue((objects.keys.max() ?? 0) + 1)
-    func resource(_ id: Int, _ attributes: JSONObject) -> JSON {
+    @Sendable func resource(_ id: Int, _ attributes: JSONObject) -> JSON {
         ["type": "notes", "id": .string(String(id)), "attributes": .object(attributes)]
     }
-    func document(_ data: JSON, status: Int = 200) -> StubResponse {
+    @Sendable func document(_ data: JSON, status: Int = 200) -> StubResponse {
         StubResponse(
             status: status, headers: ["Content-Type": JSONAPIResource.mediaType],
             body: (try? data.serialized()) ?? Data())
     }
-    func refusal(_ status: Int, _ detail: String) -> StubResponse {
+    @Sendable func refusal(_ status: Int, _ detail: String) -> StubResponse {
         document(["errors": [["status": .string(String(status)), "detail": .string(detail)]]], status: status)
     }
     /// The request's resource object, or why it is refused.
-    func resourceObject(_ request: RecordedRequest) -> Result<JSONObject, StubFailure> {
+    @Sendable func resourceObject(_ request: RecordedRequest) -> Result<JSONObject, StubFailure> {
         guard request.header("content-type") == JSONAPIResource.mediaType else {
             return .failure(StubFailure(response: refusal(415, "Unsupported media type")))
         }
@@ -52,7 +52,8 @@ func serveJSONAPINotes(on server: StubServer, objects: [Int: JSONObject] = [:]) 
         case .failure(let failure): return failure.response
         case .success(let data):
             guard data["id"] == nil else { return refusal(403, "Client-generated ids are not supported") }
-            let attributes = data["attributes"]?.objectValue ?? [:]
+            var attributes = data["attributes"]?.objectValue ?? [:]
+            attributes["done"] = attributes["done"] ?? false
             guard let title = attributes["title"]?.stringValue, !title.isEmpty else {
                 return document(
                     [
