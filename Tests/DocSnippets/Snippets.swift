@@ -150,8 +150,8 @@ struct Notes: CRUDNetworkingStorageRepository, SynchronizableRepository {
 #sourceLocation()
 }
 
-@MainActor func snippet_README_md_256() async throws {
-#sourceLocation(file: "README.md", line: 257)
+@MainActor func snippet_README_md_262() async throws {
+#sourceLocation(file: "README.md", line: 263)
 var synchronization: SynchronizationConfiguration {
     SynchronizationConfiguration(
         pagination: .nextLink("next"),
@@ -170,8 +170,8 @@ for await waiting in forwarder.pendingCounts { badge(waiting) }  // "3 changes w
 #sourceLocation()
 }
 
-func snippet_README_md_288() async throws {
-#sourceLocation(file: "README.md", line: 289)
+func snippet_README_md_294() async throws {
+#sourceLocation(file: "README.md", line: 295)
 let notes = CollectionSchema(
     "notes", entity: Note.self,
     migrations: [Migration(to: 2) { record in record["kind"] = record["kind"] ?? "plain" }])
