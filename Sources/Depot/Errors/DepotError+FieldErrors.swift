@@ -4,7 +4,7 @@ extension DepotError {
     /// The validation messages of the server's answer, field by field, read from the error body
     /// of the common frameworks (Django REST Framework, JSON:API `errors[]`, FastAPI / pydantic,
     /// marshmallow, Rails, Laravel; see ``FieldError/parse(_:)``). Empty when there is no body or
-    /// it holds none; ``responseBody`` keeps the body as it came.
+    /// it holds none; `responseBody` keeps the body as it came.
     ///
     /// ```swift
     /// do { _ = try await notes.create(Note(id: 0, title: "")).value }
@@ -19,6 +19,6 @@ extension DepotError {
 }
 
 extension OutboxRejection {
-    /// The validation messages of the refusal, field by field (see ``DepotError/fieldErrors``).
+    /// The validation messages of the refusal, field by field (see `DepotError.fieldErrors`).
     public var fieldErrors: [FieldError] { json.map(FieldError.parse) ?? [] }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// One validation message of a refused write: which field, what message. Read from the error
-/// bodies of the common frameworks by ``DepotError/fieldErrors``.
+/// bodies of the common frameworks by `DepotError.fieldErrors`.
 ///
 /// ```swift
 /// catch let error as DepotError {

@@ -4,7 +4,7 @@ extension RepositoryConfiguration {
     /// A JSON:API server (jsonapi.org): every body a document of resources of `type`, every
     /// answer read from one, `application/vnd.api+json` as `Content-Type` and `Accept` on every
     /// request (PATCH included), update sent as PATCH (JSON:API has no PUT), and a server's
-    /// `errors[]` read as ``DepotError/fieldErrors``. Page with
+    /// `errors[]` read as `DepotError.fieldErrors`. Page with
     /// ``SynchronizationConfiguration/jsonAPI`` (`links.next`).
     ///
     /// ```swift
