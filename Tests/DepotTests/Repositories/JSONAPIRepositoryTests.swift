@@ -80,9 +80,32 @@ import Testing
                     ],
                     "links": ["next": nil],
                 ]))
-            let tasks = try await Tasks(store: NetworkingSession(url: server.url)).readAll().value
+            let repository = Tasks(store: NetworkingSession(url: server.url))
+            let tasks = try await repository.readAll().value
             #expect(tasks.map(\.id) == ["1", "2"])
             #expect(tasks.first?.relationships == author && tasks.last?.relationships == nil)
+            // Written back as the resource's relationships, never as an attribute
+            server.route(.patch, "/tasks/1") { request, _ in .json(["data": request.json?["data"] ?? nil]) }
+            var task = try #require(tasks.first)
+            task.title = "a, edited"
+            _ = try await repository.update(task).value
+            #expect(
+                server.requests.last?.json == [
+                    "data": ["type": "tasks", "id": "1", "attributes": ["title": "a, edited"], "relationships": author]
+                ])
+        }
+    }
+
+    @Test("JSON:API with client-generated ids: a create's document carries the entity's id")
+    func clientGeneratedIDs() async throws {
+        try await withStubServer { server in
+            server.route(.post, "/tasks") { request, _ in .json(["data": request.json?["data"] ?? nil], status: 201) }
+            var repository = Tasks(store: NetworkingSession(url: server.url))
+            repository.clientGeneratedIDs = true
+            let created = try await repository.create(APITask(id: "t-1", title: "mine")).value
+            #expect(created == APITask(id: "t-1", title: "mine"))
+            #expect(
+                server.requests.last?.json == ["data": ["type": "tasks", "id": "t-1", "attributes": ["title": "mine"]]])
         }
     }
 
@@ -133,5 +156,10 @@ struct Tasks: CRUDNetworkingRepository {
     typealias Entity = APITask
     let store: Networking
     let path = "tasks"
-    var configuration: RepositoryConfiguration { .jsonAPI(type: "tasks") }
+    var clientGeneratedIDs = false
+    var configuration: RepositoryConfiguration {
+        var configuration = RepositoryConfiguration.jsonAPI(type: "tasks", clientGeneratedIDs: clientGeneratedIDs)
+        configuration.nilEncoding = .omit
+        return configuration
+    }
 }
