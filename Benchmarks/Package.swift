@@ -33,6 +33,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The transport section alone; its two sources are links to Ratios' own.
+        .executableTarget(
+            name: "TransportRatios",
+            dependencies: [
+                .product(name: "Depot", package: "Depot"),
+                .product(name: "DepotTesting", package: "Depot"),
+                .product(name: "DepotAsyncHTTPClient", package: "Depot"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
         .executableTarget(
             name: "PromiseBenchmarks",
             dependencies: [
