@@ -72,16 +72,19 @@ import Testing
                     jitter: 0, leaseDuration: .seconds(10), clock: OffsetClock(offset: 30)))
             // The server holds A's request until B has tried (at most 5 s, so a failure cannot hang)
             let gate = DispatchSemaphore(value: 0)
-            let first = LockedValue(true)
+            let arrived = LockedValue(0)
             fixture.server.observe(.post, "/messages") { _ in
-                if first.withLock({ value in defer { value = false }; return value }) {
+                if arrived.withLock({ count in
+                    count += 1
+                    return count == 1
+                }) {
                     _ = gate.wait(timeout: .now() + 5)
                 }
             }
 
             // When: A's send is in flight, B flushes
             let sending = Task { try await replicaA.flush().value }
-            #expect(await eventuallyTrue { !fixture.server.requests.isEmpty })
+            #expect(await eventuallyTrue { arrived.withLock { $0 } > 0 })
             let byB = try await replicaB.flush().value
             gate.signal()
             let byA = try await sending.value
