@@ -52,7 +52,8 @@ enum FleetChild {
         let repositories = FleetItems.both(store: session, storage: storage)
         // The batch role forwards the server-id collection and pushes the other in batches.
         let forwarder = Forwarder(
-            storage: storage, repositories: batching ? repositories.filter { $0.path == FleetItems.serverIDs } : repositories,
+            storage: storage,
+            repositories: batching ? repositories.filter { $0.path == FleetItems.serverIDs } : repositories,
             configuration: configuration)
         let batch = FleetBatchItems(store: session, storage: storage)
         let deadline = ContinuousClock.now + deadline

@@ -76,7 +76,8 @@ public struct FleetCheck: Sendable {
                 if entity == nil { problems.append("\(what) deleted an object no create made") }
                 continue
             }
-            guard let body = bodies[key] ?? batchBodies[key]?[write.id ?? ""], case .integer(let number)? = body["revision"],
+            guard let body = bodies[key] ?? batchBodies[key]?[write.id ?? ""],
+                case .integer(let number)? = body["revision"],
                 let revision = Int(exactly: number),
                 let entity = workload.revisions[revision]
             else {

@@ -26,7 +26,8 @@ import Testing
             let host = Self.hostName()
             let leases = [
                 "same-pid": OutboxLease(owner: "\(host):\(getpid()):another-token#1", expiry: Date() + 3600),
-                "other-pid": OutboxLease(owner: "\(host):\(try Self.endedProcessID()):a-token#2", expiry: Date() + 3600),
+                "other-pid": OutboxLease(
+                    owner: "\(host):\(try Self.endedProcessID()):a-token#2", expiry: Date() + 3600),
             ]
             try await fixture.storage.transaction { tx in
                 for (id, lease) in leases {
