@@ -2,6 +2,7 @@ import Depot
 import DepotSQLite
 import DepotTesting
 import Foundation
+import GRDB
 import SoakSupport
 import Testing
 
@@ -158,6 +159,32 @@ import Testing
         }
     }
 
+    @Test(
+        "on one SQLite file the lease clock never runs back: a writer whose clock is behind reads the latest time given"
+    )
+    func sqliteLeaseClockIsMonotonic() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let path = directory.path("clock.sqlite")
+        let storage = try SQLiteStorage(path: path)
+        let sequence = try await storage.transaction { tx in
+            try tx.appendOutbox(
+                OutboxEntry(sequence: 0, collection: "c", entityID: "1", operation: .delete, payload: nil))
+        }
+        // Given: the file gave a time 100 s ahead of this host's clock (a writer whose clock ran
+        // ahead, then was set back)
+        let ahead = Date().timeIntervalSince1970 + 100
+        try await DatabaseQueue(path: path).write { db in
+            try db.execute(sql: "INSERT OR REPLACE INTO lease_clock (id, latest) VALUES (0, ?)", arguments: [ahead])
+        }
+        // When: this writer claims an entry with a 10 s lease
+        let (claim, claimed) = try await OutboxClaimProbe.take(sequence, in: storage, duration: 10)
+        // Then: its time is that latest time, and the lease runs 10 s past it
+        #expect(claim.timeIntervalSince1970 >= ahead)
+        #expect(claimed.map { $0.lease?.expiry.timeIntervalSince1970 ?? 0 }.allSatisfy { $0 >= ahead + 10 - 0.001 })
+        try storage.close()
+    }
+
     /// Leases the entries of `ids` to `lease`, as another sender's claim would.
     private static func take(_ ids: [String], as lease: OutboxLease, in storage: Storage) async throws {
         try await storage.transaction { tx in
@@ -193,5 +220,20 @@ import Testing
         try process.run()
         process.waitUntilExit()
         return process.processIdentifier
+    }
+}
+
+/// A claim as a sender makes it, through the public transaction API: the store's time read in the
+/// claim's transaction, the lease granted from it.
+enum OutboxClaimProbe {
+    /// Claims `sequence` for `duration` seconds; returns the store's time and the entries claimed.
+    static func take(_ sequence: Int64, in storage: Storage, duration: TimeInterval) async throws
+        -> (Date, [OutboxEntry])
+    {
+        try await storage.transaction { tx in
+            let now = try tx.leaseTime()
+            let lease = OutboxLease(owner: "probe:1:\(UUID().uuidString)#1", expiry: now.addingTimeInterval(duration))
+            return (now, try tx.claimOutbox(sequences: [sequence], lease: lease, now: now))
+        }
     }
 }
