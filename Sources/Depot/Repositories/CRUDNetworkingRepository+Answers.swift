@@ -28,10 +28,10 @@ extension CRUDNetworkingRepository {
 
     /// `POST /path` with `body` (or `PUT /path/:id` under ``RepositoryConfiguration/createMethod``),
     /// under `idempotencyKey` (a new key when nil).
-    func createAnswer(body: JSONObject, keepJSON: Bool = false, idempotencyKey: String? = nil)
-        -> Promise<RemoteAnswer<Entity>>
-    {
-        createAnswer(body: body, keepJSON: keepJSON, idempotencyKey: idempotencyKey) { $0 }
+    func createAnswer(
+        body: JSONObject, keepJSON: Bool = false, idempotencyKey: String? = nil, entityID: String? = nil
+    ) -> Promise<RemoteAnswer<Entity>> {
+        createAnswer(body: body, keepJSON: keepJSON, idempotencyKey: idempotencyKey, entityID: entityID) { $0 }
     }
 
     /// `POST /path` with `body`, the answer passed through `output` where it was read (no extra
@@ -40,9 +40,11 @@ extension CRUDNetworkingRepository {
     /// The request carries `Idempotency-Key`: `idempotencyKey`, or a key made now, before the first
     /// send, so a retry (``RetryPolicy``) or a replay of the same write is applied once by a server
     /// that honours keys. Under ``RepositoryConfiguration/createMethod`` `.put` the write is
-    /// `PUT /path/:id` with the id `body` holds, and an empty answer stands for `body`.
+    /// `PUT /path/:id` with the id `body` holds, and an empty answer stands for `body`. The body
+    /// goes out without the server's keys, nor the entity's id (`entityID`, else `body["id"]`)
+    /// when it is a ``TemporaryID``.
     func createAnswer<Output: Sendable>(
-        body: JSONObject, keepJSON: Bool = false, idempotencyKey: String? = nil,
+        body: JSONObject, keepJSON: Bool = false, idempotencyKey: String? = nil, entityID: String? = nil,
         _ output: @escaping @Sendable (RemoteAnswer<Entity>) -> Output
     ) -> Promise<Output> {
         let keep = keepsJSON(keepJSON)
@@ -53,7 +55,8 @@ extension CRUDNetworkingRepository {
                 error: DepotError(
                     .invalidRequest, "createMethod .put needs the id in the body: \(path) has a create without one"))
         }
-        return send(.create, id: id, headers: headers, body: .object(body)) { response in
+        let sent = configuration.writeBody(body, creating: true, entityID: entityID ?? MovedIDs.idText(body["id"]))
+        return send(.create, id: id, headers: headers, body: .object(sent)) { response in
             guard response.body.isEmpty, id != nil else {
                 return output(try remembering(decodeAnswer(response, keepJSON: keep)))
             }
@@ -129,16 +132,18 @@ extension CRUDNetworkingRepository {
     }
 
     /// `PUT /path/:id` with the whole entity; an empty answer (204) stands for the object sent.
-    func updateAnswer(_ entity: Entity, ifMatch: String?, keepJSON: Bool = false, idempotencyKey: String? = nil)
-        -> Promise<RemoteAnswer<Entity>>
-    {
-        updateAnswer(entity, ifMatch: ifMatch, keepJSON: keepJSON, idempotencyKey: idempotencyKey) { $0 }
+    func updateAnswer(
+        _ entity: Entity, ifMatch: String?, keepJSON: Bool = false, idempotencyKey: String? = nil, base: JSON? = nil
+    ) -> Promise<RemoteAnswer<Entity>> {
+        updateAnswer(entity, ifMatch: ifMatch, keepJSON: keepJSON, idempotencyKey: idempotencyKey, base: base) { $0 }
     }
 
     /// `PUT /path/:id`, the answer passed through `output` where it was read; under
     /// `idempotencyKey` (a new key when nil), so a replay after a lost answer is applied once.
+    /// `base` is the server's copy the change was made against (for a 428, see
+    /// ``send(_:id:query:headers:body:base:onFailure:read:)``).
     func updateAnswer<Output: Sendable>(
-        _ entity: Entity, ifMatch: String?, keepJSON: Bool = false, idempotencyKey: String? = nil,
+        _ entity: Entity, ifMatch: String?, keepJSON: Bool = false, idempotencyKey: String? = nil, base: JSON? = nil,
         _ output: @escaping @Sendable (RemoteAnswer<Entity>) -> Output
     ) -> Promise<Output> {
         let body: JSONObject
@@ -150,7 +155,9 @@ extension CRUDNetworkingRepository {
         let keep = keepsJSON(keepJSON)
         var headers = ["Idempotency-Key": idempotencyKey ?? UUID().uuidString]
         if let ifMatch { headers["If-Match"] = ifMatch }
-        return send(.update, id: entity.id.pathComponent, headers: headers, body: .object(body)) { response in
+        let sent = configuration.writeBody(body, creating: false, entityID: nil)
+        return send(.update, id: entity.id.pathComponent, headers: headers, body: .object(sent), base: base) {
+            response in
             guard response.body.isEmpty else { return output(try remembering(decodeAnswer(response, keepJSON: keep))) }
             let json: JSON? = keep ? .object(body) : nil
             return output(remembering(RemoteAnswer(entity: entity, json: json, etag: response.header("etag"))))
@@ -194,7 +201,9 @@ extension CRUDNetworkingRepository {
         let keep = keepsJSON(keepJSON)
         var headers = ["Content-Type": format.mediaType, "Idempotency-Key": idempotencyKey]
         if let ifMatch { headers["If-Match"] = ifMatch }
-        return send(.patch, id: id, headers: headers, body: format.body(for: patch, base: base)) { response in
+        let owned = configuration.writeBody(patch, creating: false, entityID: nil) ?? patch
+        return send(.patch, id: id, headers: headers, body: format.body(for: owned, base: base), base: base) {
+            response in
             guard response.body.isEmpty else { return try remembering(decodeAnswer(response, keepJSON: keep)) }
             let etag = response.header("etag")
             if let sent {
@@ -210,12 +219,12 @@ extension CRUDNetworkingRepository {
 
     /// `DELETE /path/:id` under `idempotencyKey` (a new key when nil); forgets the entity's
     /// snapshot once the server has deleted it, or says (404) it has no such entity.
-    func deleteAnswer(id: String, ifMatch: String?, idempotencyKey: String? = nil) -> Promise<Void> {
+    func deleteAnswer(id: String, ifMatch: String?, idempotencyKey: String? = nil, base: JSON? = nil) -> Promise<Void> {
         var headers = ["Idempotency-Key": idempotencyKey ?? UUID().uuidString]
         if let ifMatch { headers["If-Match"] = ifMatch }
         let cache = snapshotCache
         return send(
-            .delete, id: id, headers: headers, body: nil,
+            .delete, id: id, headers: headers, body: nil, base: base,
             onFailure: { error in
                 if (error as? DepotError)?.code == .notFound { cache?.forget(id) }
             },
