@@ -122,8 +122,9 @@ extension CRUDNetworkingRepository {
         }
         return try array.enumerated().map { index, element in
             do {
-                return remembering(
-                    RemoteAnswer(entity: try JSONMapping.entity(Entity.self, from: element), json: element))
+                let answer = RemoteAnswer(entity: try JSONMapping.entity(Entity.self, from: element), json: element)
+                snapshotCache?.rememberListCopy(element, for: answer.entity.id.pathComponent)
+                return answer
             } catch var error as DepotError {
                 error.message = "[\(index)]: " + error.message
                 throw error
