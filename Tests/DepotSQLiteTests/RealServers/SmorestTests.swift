@@ -97,6 +97,29 @@ private func withSmorest(_ body: (RealServer, SmorestStoredNotes) async throws -
         }
     }
 
+    @Test(
+        "a queued update answered 428 goes again under If-Match, or to the conflict policy after another edit",
+        arguments: [false, true])
+    func queuedPreconditionRequired(editedMeanwhile: Bool) async throws {
+        try await withSmorest { server, notes in
+            try await server.control(.post, "__seed", ["count": 1])
+            var note = try #require(try await notes.readAll().value.value.first)
+            var offline = notes
+            offline.strategy = Strategy(Rule(target: .local, synchronize: false))
+            note.title = "mine"
+            _ = try await offline.update(note).value
+            if editedMeanwhile { try await server.control(.post, "__edit/1", ["title": "theirs"]) }
+
+            let report = try await notes.synchronize().value
+
+            #expect(report.errors.isEmpty)
+            let puts = try await server.requests("__requests").filter { $0["method"] == "PUT" }
+            // Server wins (the default policy): the other client's edit stays.
+            #expect(puts.map { $0["status"] } == (editedMeanwhile ? [428] : [428, 200]))
+            #expect(try await notes.read(1).value.value.title == (editedMeanwhile ? "theirs" : "mine"))
+        }
+    }
+
     @Test("a concurrent edit ends in a conflict, not an overwrite: 412 to the stale If-Match")
     func concurrentEdit() async throws {
         try await withSmorest { server, notes in
