@@ -150,8 +150,8 @@ struct Notes: CRUDNetworkingStorageRepository, SynchronizableRepository {
 #sourceLocation()
 }
 
-@MainActor func snippet_README_md_259() async throws {
-#sourceLocation(file: "README.md", line: 260)
+@MainActor func snippet_README_md_264() async throws {
+#sourceLocation(file: "README.md", line: 265)
 var synchronization: SynchronizationConfiguration {
     SynchronizationConfiguration(
         pagination: .nextLink("next"),
@@ -170,8 +170,8 @@ for await waiting in forwarder.pendingCounts { badge(waiting) }  // "3 changes w
 #sourceLocation()
 }
 
-func snippet_README_md_291() async throws {
-#sourceLocation(file: "README.md", line: 292)
+func snippet_README_md_296() async throws {
+#sourceLocation(file: "README.md", line: 297)
 let notes = CollectionSchema(
     "notes", entity: Note.self,
     migrations: [Migration(to: 2) { record in record["kind"] = record["kind"] ?? "plain" }])
@@ -415,8 +415,31 @@ struct Notes: CRUDNetworkingStorageRepository, SynchronizableRepository {
 #sourceLocation()
 }
 
-func snippet_Sources_Depot_Depot_docc_WorkingWithRealServers_md_71() async throws {
-#sourceLocation(file: "Sources/Depot/Depot.docc/WorkingWithRealServers.md", line: 72)
+func snippet_Sources_Depot_Depot_docc_WorkingWithRealServers_md_58() async throws {
+#sourceLocation(file: "Sources/Depot/Depot.docc/WorkingWithRealServers.md", line: 59)
+do {
+    _ = try await messages.create(["text": ""]).value
+} catch let error as DepotError {
+    for problem in error.fieldErrors { print(problem.field ?? "-", problem.message) }  // text This field may not be blank.
+}
+#sourceLocation()
+}
+
+func snippet_Sources_Depot_Depot_docc_WorkingWithRealServers_md_82() async throws {
+#sourceLocation(file: "Sources/Depot/Depot.docc/WorkingWithRealServers.md", line: 83)
+struct Notes: CRUDNetworkingStorageRepository, SynchronizableRepository {
+    typealias Entity = Note            // struct Note: Codable, Identifiable { var id: Int; … }
+    let store: Networking
+    let storage: Storage
+    let path = "notes"
+    var configuration: RepositoryConfiguration { .jsonAPI(type: "notes") }
+    var synchronization: SynchronizationConfiguration { .jsonAPI }  // links.next
+}
+#sourceLocation()
+}
+
+func snippet_Sources_Depot_Depot_docc_WorkingWithRealServers_md_116() async throws {
+#sourceLocation(file: "Sources/Depot/Depot.docc/WorkingWithRealServers.md", line: 117)
 struct Notes: CRUDNetworkingStorageRepository {
     typealias Entity = Note
     let store: Networking
@@ -431,8 +454,8 @@ struct Notes: CRUDNetworkingStorageRepository {
 #sourceLocation()
 }
 
-func snippet_Sources_Depot_Depot_docc_WorkingWithRealServers_md_99() async throws {
-#sourceLocation(file: "Sources/Depot/Depot.docc/WorkingWithRealServers.md", line: 100)
+func snippet_Sources_Depot_Depot_docc_WorkingWithRealServers_md_144() async throws {
+#sourceLocation(file: "Sources/Depot/Depot.docc/WorkingWithRealServers.md", line: 145)
 // cached: a CRUDNetworkingStorageRepository & SynchronizableRepository of notes with Int ids
 let draft = try await cached.create(["text": "offline"]).value.value   // draft.id < 0
 _ = try await cached.synchronize().value
@@ -440,8 +463,8 @@ if let id = try await cached.serverID(of: draft.id) { print("saved as", id) }
 #sourceLocation()
 }
 
-func snippet_Sources_Depot_Depot_docc_WorkingWithRealServers_md_126() async throws {
-#sourceLocation(file: "Sources/Depot/Depot.docc/WorkingWithRealServers.md", line: 127)
+func snippet_Sources_Depot_Depot_docc_WorkingWithRealServers_md_171() async throws {
+#sourceLocation(file: "Sources/Depot/Depot.docc/WorkingWithRealServers.md", line: 172)
 let pull = IncrementalPull(
     parameter: "updated_after", cursor: .maximum(of: "updated_at"), timeZone: TimeZone(secondsFromGMT: 0))
 #sourceLocation()

@@ -8,18 +8,18 @@ extension RepositoryConfiguration {
     /// Every road that builds a write body calls it: direct creates, updates and patches, the
     /// outbox (forwarder, immediate sends, conflict re-sends) and the push.
     func writeBody(_ body: JSONObject, creating: Bool, entityID: String?) -> JSONObject {
+        Self.writeBody(body, serverOwnedKeys: serverOwnedKeys, creating: creating, entityID: entityID)
+    }
+
+    /// ``writeBody(_:creating:entityID:)`` with the server's keys given.
+    static func writeBody(
+        _ body: JSONObject, serverOwnedKeys: Set<String>, creating: Bool, entityID: String?
+    ) -> JSONObject {
         var body = body
         if !serverOwnedKeys.isEmpty { body = body.filter { !serverOwnedKeys.contains($0.key) } }
         if creating, let entityID, TemporaryID.isTemporary(entityID) {
             body = body.filter { MovedIDs.idText($0.value) != entityID }
         }
         return body
-    }
-
-    /// A JSON write body (an object, or a merge patch) as ``writeBody(_:creating:entityID:)``
-    /// sends it; anything else as it is.
-    func writeBody(_ body: JSON?, creating: Bool, entityID: String?) -> JSON? {
-        guard case .object(let object)? = body else { return body }
-        return .object(writeBody(object, creating: creating, entityID: entityID))
     }
 }

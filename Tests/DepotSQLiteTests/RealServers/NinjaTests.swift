@@ -84,6 +84,8 @@ private func withNinja(_ body: (RealServer, NinjaNotes) async throws -> Void) as
             #expect(error?.status == 422)
             let detail = try JSON(parsing: try #require(error?.responseBody))["detail"]?.arrayValue
             #expect(detail?.first?["loc"] == ["body", "payload", "title"])
+            let field = try #require(error?.fieldErrors.first)
+            #expect(field.field == "payload.title" && !field.message.isEmpty)
         }
     }
 }

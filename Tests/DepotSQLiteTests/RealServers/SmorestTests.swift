@@ -145,6 +145,7 @@ private func withSmorest(_ body: (RealServer, SmorestStoredNotes) async throws -
             let body = try JSON(parsing: try #require(error?.responseBody))
             #expect(body["errors"]?["json"]?["title"]?.arrayValue?.isEmpty == false)
             #expect(body["errors"]?["json"]?["id"] == nil)
+            #expect(error?.fieldErrors.map(\.field) == ["title"])
         }
     }
 
