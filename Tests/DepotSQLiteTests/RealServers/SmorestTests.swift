@@ -37,6 +37,7 @@ struct SmorestStoredNotes: CRUDNetworkingStorageRepository, SynchronizableReposi
     let storage: Storage
     let path = "notes/"
     var strategy: Strategy = .remoteFirst
+    var conflictPolicy: ConflictPolicy = .serverWins
     var incremental = false
     var configuration: RepositoryConfiguration { smorestConfiguration() }
     var synchronization: SynchronizationConfiguration {
@@ -117,6 +118,29 @@ private func withSmorest(_ body: (RealServer, SmorestStoredNotes) async throws -
             // Server wins (the default policy): the other client's edit stays.
             #expect(puts.map { $0["status"] } == (editedMeanwhile ? [428] : [428, 200]))
             #expect(try await notes.read(1).value.value.title == (editedMeanwhile ? "theirs" : "mine"))
+        }
+    }
+
+    @Test("client wins after a 428 over another edit: the conflict re-send goes under If-Match, without server keys")
+    func clientWinsAfterPreconditionRequired() async throws {
+        try await withSmorest { server, stored in
+            var notes = stored
+            notes.conflictPolicy = .clientWins
+            try await server.control(.post, "__seed", ["count": 1])
+            var note = try #require(try await notes.readAll().value.value.first)
+            var offline = notes
+            offline.strategy = Strategy(Rule(target: .local, synchronize: false))
+            note.title = "mine"
+            _ = try await offline.update(note).value
+            try await server.control(.post, "__edit/1", ["body": "theirs"])
+
+            let report = try await notes.synchronize().value
+
+            #expect(report.errors.isEmpty)
+            let puts = try await server.requests("__requests").filter { $0["method"] == "PUT" }
+            #expect(puts.map { $0["status"] } == [428, 200])
+            #expect(puts.last?["if_match"]?.stringValue?.isEmpty == false)
+            #expect(try await notes.read(1).value.value.title == "mine")
         }
     }
 
