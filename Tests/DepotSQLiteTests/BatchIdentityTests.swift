@@ -67,7 +67,7 @@ import Testing
     func leasesRenewedInFlight(kind: StoreKind) async throws {
         try await withOutboxFixture(kind) { fixture in
             // Given: two local creates, and a forwarder (of another collection) that gives the
-            // storage's senders a 1 s lease
+            // storage's senders a 3 s lease (renewed every second)
             let recording = fixture.repository(strategy: recordOnly)
             _ = try await recording.create(Message(id: "a", text: "A")).value
             _ = try await recording.create(Message(id: "b", text: "B")).value
@@ -76,31 +76,39 @@ import Testing
                 for: SyncMessages(
                     store: fixture.session, storage: fixture.storage, path: "others",
                     synchronization: SynchronizationConfiguration()),
-                configuration: ForwarderConfiguration(leaseDuration: .seconds(1)))
+                configuration: ForwarderConfiguration(leaseDuration: .seconds(3)))
             publisher.start()
             let sync = SyncMessages(
                 store: fixture.session, storage: fixture.storage, synchronization: SynchronizationConfiguration())
             let rival = Forwarder(
-                for: recording, configuration: ForwarderConfiguration(jitter: 0, leaseDuration: .seconds(1)))
+                for: recording, configuration: ForwarderConfiguration(jitter: 0, leaseDuration: .seconds(3)))
+            // The server holds the batch's answer until the rival has tried (at most 8 s).
+            let gate = DispatchSemaphore(value: 0)
+            let arrived = LockedValue(false)
+            fixture.server.observe(.post, "/messages/collection") { _ in
+                arrived.withLock { $0 = true }
+                _ = gate.wait(timeout: .now() + 8)
+            }
 
-            // When: the batch is out for 2.5 s (its lease's time twice over), while another
-            // forwarder keeps trying the same entries
-            fixture.server.inject(.delay(.milliseconds(2_500)), pathPrefix: "/messages/collection")
-            let done = LockedValue(false)
-            let synchronizing = Task {
-                defer { done.withLock { $0 = true } }
-                return try await sync.synchronize().value
+            // When: the batch is out past the end of its first lease
+            let synchronizing = Task { try await sync.synchronize().value }
+            #expect(await eventuallyTrue { arrived.withLock { $0 } })
+            let granted = try #require(try await fixture.outbox().map { $0.lease?.expiry ?? .distantFuture }.min())
+            var renewed = false
+            for _ in 0..<800 where !renewed {
+                let expiries = try await fixture.outbox().map { $0.lease?.expiry ?? .distantPast }
+                renewed = Date() > granted && expiries.count == 2 && expiries.allSatisfy { $0 > granted }
+                if !renewed { try await Task.sleep(for: .milliseconds(10)) }  // polling, bounded
             }
-            #expect(await eventuallyTrue { fixture.server.requests.contains { $0.path == "/messages/collection" } })
-            var rivalDelivered = 0
-            while !done.withLock({ $0 }) {
-                rivalDelivered += try await rival.flush().value.delivered
-                try await Task.sleep(for: .milliseconds(20))  // pacing, not waiting
-            }
+            // ... and another forwarder tries the same entries
+            let rivalDelivered = try await rival.flush().value.delivered
+            gate.signal()
             let report = try await synchronizing.value
             await publisher.stop()
 
-            // Then: the leases held: the rival sent nothing, the batch went once, its answer stored
+            // Then: the leases were renewed and held: the rival sent nothing, the batch went once,
+            // its answer stored
+            #expect(renewed)
             #expect(rivalDelivered == 0)
             #expect(report.errors.isEmpty && report.pushed == 2)
             #expect(fixture.server.requests.filter { $0.path == "/messages/collection" }.count == 1)

@@ -49,34 +49,39 @@ import Testing
             let other = OutboxMessages(store: fixture.session, storage: second, strategy: recordOnly)
             _ = try await first.create(Message(id: "slow", text: "slow")).value
             let key = try #require(try await fixture.outbox().first?.idempotencyKey)
-            // Given: leases of 1 s (on the store's clock, renewed on this process's), and a server
-            // whose answer takes 2.5 s
-            fixture.server.inject(.delay(.milliseconds(2_500)), times: 1)
-            let configuration = ForwarderConfiguration(jitter: 0, leaseDuration: .seconds(1))
+            // Given: leases of 3 s (on the store's clock, renewed every second on this process's),
+            // and a server that holds the answer until the rival has tried (at most 8 s)
+            let configuration = ForwarderConfiguration(jitter: 0, leaseDuration: .seconds(3))
             let sender = Forwarder(for: first, configuration: configuration)
             let rival = Forwarder(for: other, configuration: configuration)
-            let done = LockedValue(false)
-
-            // When: the first forwarder's send is in flight, another tries to forward the same
-            // file until it is answered, while the lease's time passes twice over
-            let sending = Task {
-                defer { done.withLock { $0 = true } }
-                return try await sender.flush().value
-            }
-            #expect(await eventuallyTrue { !fixture.server.requests.isEmpty })
-            let trying = Task {
-                var delivered = 0
-                while !done.withLock({ $0 }) {
-                    delivered += try await rival.flush().value.delivered
-                    try await Task.sleep(for: .milliseconds(20))  // pacing, not waiting
+            let gate = DispatchSemaphore(value: 0)
+            let arrived = LockedValue(0)
+            fixture.server.observe(.post, "/messages") { _ in
+                if arrived.withLock({ count in
+                    count += 1
+                    return count == 1
+                }) {
+                    _ = gate.wait(timeout: .now() + 8)
                 }
-                return delivered
             }
-            let report = try await sending.value
-            let rivalDelivered = try await trying.value
 
-            // Then: the lease was never lost: the entry was sent once, by the first forwarder,
-            // the rival sent nothing, nothing is left
+            // When: the first forwarder's send is in flight past the end of its first lease
+            let sending = Task { try await sender.flush().value }
+            #expect(await eventuallyTrue { arrived.withLock { $0 } > 0 })
+            let granted = try #require(try await fixture.outbox().first?.lease?.expiry)
+            var renewed = false
+            for _ in 0..<800 where !renewed {
+                let expiry = try await fixture.outbox().first?.lease?.expiry ?? .distantPast
+                renewed = Date() > granted && expiry > granted
+                if !renewed { try await Task.sleep(for: .milliseconds(10)) }  // polling, bounded
+            }
+            // ... another forwarder on the same file tries it
+            let rivalDelivered = try await rival.flush().value.delivered
+            gate.signal()
+            let report = try await sending.value
+
+            // Then: the lease was renewed, never lost: the rival sent nothing, the entry went once
+            #expect(renewed)
             #expect(report.delivered == 1 && rivalDelivered == 0)
             #expect(fixture.server.requests.filter { $0.header("Idempotency-Key") == key }.count == 1)
             #expect(fixture.server.appliedWrites.count == 1)
