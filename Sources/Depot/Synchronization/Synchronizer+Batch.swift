@@ -75,11 +75,9 @@ extension Synchronizer {
         }
     }
 
-    /// The lease settings of the storage's forwarder (its clock and lease duration), else the
-    /// defaults.
-    private var leaseSettings: (duration: TimeInterval, clock: any ForwarderClock) {
-        let forwarding = OutboxCoordinator.configuration(of: storage) ?? ForwarderConfiguration()
-        return (forwarding.leaseSeconds, forwarding.clock)
+    /// The lease duration of the storage's forwarder, else the default.
+    var leaseSeconds: TimeInterval {
+        (OutboxCoordinator.configuration(of: storage) ?? ForwarderConfiguration()).leaseSeconds
     }
 
     /// Claims the entries of `ids` whose records are in one of `states`, reads those records and
@@ -87,8 +85,7 @@ extension Synchronizer {
     private func openBatch(_ ids: [String], states: Set<SyncState>, route: Route) async throws -> OpenedBatch {
         let collection = self.collection
         let (method, path) = (route.method.rawValue, route.path)
-        let (duration, clock) = leaseSettings
-        let (lease, taken, opened) = try await OutboxClaim.take(in: storage, duration: duration, clock: clock) {
+        let (lease, taken, opened) = try await OutboxClaim.take(in: storage, duration: leaseSeconds) {
             tx, lease, now -> ([OutboxEntry], ([StoredRecord], OutboxBatch?, [String])) in
             var records: [StoredRecord] = []
             var pending: [String: [OutboxEntry]] = [:]
@@ -148,8 +145,7 @@ extension Synchronizer {
     /// stored.
     private func reopen(_ batch: OutboxBatch) async throws -> OpenedBatch {
         let (collection, identityKey) = (self.collection, configuration.identityKey)
-        let (duration, clock) = leaseSettings
-        let (lease, taken, records) = try await OutboxClaim.take(in: storage, duration: duration, clock: clock) {
+        let (lease, taken, records) = try await OutboxClaim.take(in: storage, duration: leaseSeconds) {
             tx, lease, now -> ([OutboxEntry], [StoredRecord]) in
             let present = try batch.sequences.compactMap { try tx.outboxEntry(sequence: $0) }.filter { !$0.isRejected }
             guard !present.isEmpty else {
@@ -195,7 +191,7 @@ extension Synchronizer {
         let records = opened.records
         var headers = self.headers
         if let key = opened.claim.idempotencyKey { headers["Idempotency-Key"] = key }
-        let written = shape.write(.synchronize, .array(records.map { .object($0.object) }), id: nil)
+        let written = shape.write(.synchronize, .array(records.map { .object(batchBody($0)) }), id: nil)
         if let contentType = written.contentType { headers["Content-Type"] = contentType }
         let request: NetworkRequest
         do {
@@ -226,13 +222,25 @@ extension Synchronizer {
             configuration.pushMode == .bulkCollection
             ? matchByPosition(elements, to: records, request: request) ?? match(elements, to: records, request: request)
             : match(elements, to: records, request: request)
-        let changedMeanwhile = try await merge(&merges, claim: opened.claim)
-        try await close(opened, takingBackAttempts: false)
+        guard let changedMeanwhile = try await merge(&merges, claim: opened.claim, closing: opened.batch) else {
+            // The lease lapsed and another sender took the entries: theirs to send and store.
+            return false
+        }
         report.pushed += merges.count - changedMeanwhile
         report.conflicts += changedMeanwhile
         report.failed += records.count - merges.count
         report.errors += errors
         return false
+    }
+
+    /// A record as a batch sends it: without the keys the server owns, except the key its reply is
+    /// matched by (``SynchronizationConfiguration/identityKey``); an array to the collection
+    /// (matched by position first) leaves out a temporary id too.
+    private func batchBody(_ record: StoredRecord) -> JSONObject {
+        guard var repository = channel?.configuration else { return record.object }
+        repository.serverOwnedKeys.remove(configuration.identityKey)
+        let creating = configuration.pushMode == .bulkCollection && record.syncState == .created
+        return repository.writeBody(record.object, creating: creating, entityID: record.id)
     }
 
     /// Whether `error` is the server's refusal of the whole batch (a 4xx but 408, 409, 425 and
@@ -243,11 +251,13 @@ extension Synchronizer {
     }
 
     /// Closes the opened batch (its answer is known), taking back the attempt counted on each
-    /// entry it still holds when `takingBackAttempts` (the server never saw it).
+    /// entry it still holds when `takingBackAttempts` (the server never saw it); nothing when the
+    /// claim lost a lease meanwhile (the batch is another sender's now).
     private func close(_ opened: OpenedBatch, takingBackAttempts: Bool) async throws {
         guard let batch = opened.batch else { return }
         let sequences = opened.claim.lease.held
         try await storage.transaction { tx in
+            guard try opened.claim.isHeld(in: tx) else { return }
             try tx.closeOutboxBatch(key: batch.key)
             guard takingBackAttempts else { return }
             for sequence in sequences {
