@@ -218,7 +218,12 @@ extension OutboxEngine {
             do {
                 decoded = try server.map { try channel.decode(.object($0.json)) }
             } catch {
-                return try await reject(entry, error as? DepotError ?? DepotError(.decoding, "\(error)"), &report)
+                let failure = error as? DepotError ?? DepotError(.decoding, "\(error)", underlying: error)
+                // The server's version wins all the same: one the app cannot read is kept in the
+                // quarantine, as a pull keeps such a row, and the entity's later writes go on.
+                guard let server, try await storeUnreadableAnswer(entry, server, failure) else { return .lost }
+                emit(.conflict(entry, .serverWins))
+                return .done
             }
             guard try await storeAnswer(entry, server, decoded) else { return .lost }
             emit(.conflict(entry, .serverWins))

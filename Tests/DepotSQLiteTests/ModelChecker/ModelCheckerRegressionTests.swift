@@ -324,10 +324,25 @@ import Testing
                 CheckStep(.update(handle: 6, value: "v22"), strategy: .cacheFirst),
                 CheckStep(.patch(handle: 5, value: "v23"), strategy: .cacheFirst),
             ])
-        await withKnownIssue(
-            "issue 33 follow-up: an entry left pending behind an unreadable server copy", isIntermittent: true
-        ) {
-            await Self.expectHolds(program)
-        }
+        await Self.expectHolds(program)
+    }
+
+    @Test(
+        "a conflict given to the server's version the app cannot read settles the write; the next one goes (seed 7353741903643917425, shrunk)"
+    )
+    func conflictWithUnreadableServerCopySettles() async {
+        let program = CheckProgram(
+            seed: 7_353_741_903_643_917_425,
+            shape: .with {
+                $0.servesETags = true; $0.pageSize = 3
+            },
+            steps: [
+                CheckStep(.create(handle: 5, value: "v13")),
+                CheckStep(.otherCorrupt(handle: 5)),
+                CheckStep(.offline),
+                CheckStep(.patch(handle: 5, value: "v17")),
+                CheckStep(.patch(handle: 5, value: "v23")),
+            ])
+        await Self.expectHolds(program)
     }
 }
