@@ -345,4 +345,22 @@ import Testing
             ])
         await Self.expectHolds(program)
     }
+
+    @Test(
+        "a re-create of an id the app holds, met by a 409 to its create's key in flight, is a conflict all the same (seed 13969114157030852876)"
+    )
+    func recreateOfLiveIDBesideKeyInFlight() async {
+        // The model's own regression: the judge took the local store's refusal of a live id for a
+        // conflict made of the server's 409 to a key in flight.
+        let program = CheckProgram(
+            seed: 13_969_114_157_030_852_876,
+            shape: .with {
+                $0.conflictsInFlight = true; $0.pageSize = 5
+            },
+            steps: [
+                CheckStep(.create(handle: 6, value: "v20"), fault: .slowAnswer),
+                CheckStep(.recreate(handle: 6, value: "v23")),
+            ])
+        await Self.expectHolds(program)
+    }
 }

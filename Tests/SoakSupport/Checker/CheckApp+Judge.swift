@@ -82,7 +82,8 @@ extension CheckApp {
                         "NOT FOUND",
                         "\(CheckRender.call(step, shape: program.shape)) failed .notFound, though e\(handle) exists")
                 }
-                if code == "conflict", refusalsBefore.refusals == server.refusals.count,
+                // (A create of an id the app holds live is a conflict whatever the server said.)
+                if code == "conflict", !(step.isCreate && exists), refusalsBefore.refusals == server.refusals.count,
                     refusalsBefore.inFlight < server.inFlightConflicts
                 {
                     flag(
