@@ -346,6 +346,9 @@ extension DepotError {
     ///   that goes away during a send reports too.
     /// - Any other transport (AsyncHTTPClient included): nothing; every failed send may have
     ///   reached the server.
+    /// - A call retried by the pipeline counts as sent when any attempt may have reached the
+    ///   server: a lookup failing on a later attempt leaves the earlier one standing (its
+    ///   underlying error is then an ``AttemptedEarlier``).
     var neverReachedServer: Bool {
         if code == .queuedBehindEarlierWrites { return true }  // not sent: earlier writes go first
         guard code == .transport, let error = underlying as? URLError else { return false }
