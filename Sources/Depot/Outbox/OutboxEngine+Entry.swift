@@ -150,6 +150,13 @@ extension OutboxEngine {
         guard let refused = written else { return .lost }
         report.rejected.append(refused)
         emit(.rejected(refused))
+        // Gone from the server: the entity's writes queued behind this one can never follow it.
+        if error.status == 404, entry.operation != .delete {
+            for behind in try await refuseBehind(refused) {
+                report.rejected.append(behind)
+                emit(.rejected(behind))
+            }
+        }
         return .rejected
     }
 

@@ -363,4 +363,22 @@ import Testing
             ])
         await Self.expectHolds(program)
     }
+
+    @Test(
+        "an edit queued behind a patch of an entity this app deleted is refused with it, not left pending (seed 103287310861396932)"
+    )
+    func editBehindGoneRefused() async {
+        let program = CheckProgram(
+            seed: 103_287_310_861_396_932,
+            shape: .with {
+                $0.conflictsInFlight = true; $0.pageSize = 2
+            },
+            steps: [
+                CheckStep(.create(handle: 5, value: "v15")),
+                CheckStep(.delete(handle: 5), fault: .slowAnswer),
+                CheckStep(.patch(handle: 5, value: "v18")),
+                CheckStep(.update(handle: 5, value: "v19"), during: .update(handle: 5, value: "w19")),
+            ])
+        await Self.expectHolds(program)
+    }
 }

@@ -45,3 +45,27 @@ extension OutboxEngine {
         }
     }
 }
+
+extension OutboxEngine {
+    /// Refuses, in one transaction, the entries of `refused`'s entity queued behind it, a write
+    /// the server refused with a 404 (the entity is gone there): none of them could ever follow
+    /// it, so they are refused with it, as a new write of the entity is at once
+    /// (``LocalStore/refuseBehindGone(collection:id:in:)``), and the app resolves them together
+    /// (``Forwarder/retry(_:)``, ``Forwarder/discard(_:)``) instead of finding them pending for
+    /// ever. Returns the entries refused.
+    func refuseBehind(_ refused: OutboxEntry) async throws -> [OutboxEntry] {
+        let message = "an earlier write to \(refused.entityID) was refused: it is gone from the server"
+        return try await storage.transaction { tx in
+            var behind: [OutboxEntry] = []
+            for var entry in try tx.outboxEntries(collection: refused.collection, entityID: refused.entityID)
+            where entry.sequence > refused.sequence && !entry.isRejected {
+                entry.lastError = message
+                entry.rejection = OutboxRejection(
+                    status: 404, body: refused.rejection?.body ?? Data(), message: message)
+                try tx.replaceOutbox(entry)
+                behind.append(entry)
+            }
+            return behind
+        }
+    }
+}
