@@ -188,7 +188,9 @@ extension CRUDNetworkingStorageRepository {
     static func sendCreated(_ created: Entity, local: LocalStore<Entity>, remote: RemoteRepository<Entity>) async throws
         -> RemoteAnswer<Entity>
     {
-        let answer = try await remote.createAnswer(body: try remote.encoded(created), keepJSON: true).value
+        let answer = try await remote.createAnswer(
+            body: try remote.encoded(created), keepJSON: true, entityID: created.id.pathComponent
+        ).value
         if answer.entity.id != created.id { try await local.remove(id: created.id.pathComponent) }
         try await local.storeAnswers([answer])
         return answer
