@@ -381,4 +381,26 @@ import Testing
             ])
         await Self.expectHolds(program)
     }
+
+    @Test(
+        "an edit offline of an entity whose queued write the server refused with 404 fails .notFound, no refusal offline (seed 10103588008331315230)"
+    )
+    func goneEntityEditOffline() async {
+        // The model's own regression: the judge took a .notFound the app had been told of (its
+        // queued update refused with 404) for a write refused for want of the server.
+        let program = CheckProgram(
+            seed: 10_103_588_008_331_315_230,
+            shape: .with {
+                $0.pageSize = 4
+            },
+            steps: [
+                CheckStep(.create(handle: 1, value: "v0")),
+                CheckStep(.patch(handle: 1, value: "v2"), during: .delete(handle: 1)),
+                CheckStep(.update(handle: 1, value: "v4")),
+                CheckStep(.update(handle: 1, value: "v5"), strategy: .localFirst),
+                CheckStep(.offline),
+                CheckStep(.patch(handle: 1, value: "v8")),
+            ])
+        await Self.expectHolds(program)
+    }
 }

@@ -103,7 +103,9 @@ extension CheckApp {
                     (step.fault == .applyThenGoOffline || step.fault == .secondGoesOffline)
                     && ["authentication", "transport", "timeout"].contains(code)
                 let unreachable = (offline && step.fault == nil) || goneByFault
-                if unreachable, expected, !concurrent {
+                // (An entity the server refused a write of with a 404 is gone, and the app was told.)
+                let told = code == "notFound" && goneOnServer(handle)
+                if unreachable, expected, !concurrent, !told {
                     flag(
                         "REFUSED OFFLINE",
                         "\(CheckRender.call(step, shape: program.shape)) failed .\(code) offline, with a local fallback"
