@@ -4,6 +4,7 @@ import PackageDescription
 // Benchmarks for Depot, kept in their own package so the library never depends on them. Built
 // with Depot's AsyncHTTPClient and Postgres traits; the postgres section needs DEPOT_POSTGRES_URL.
 //   swift run -c release Ratios                          # ratios against baselines, same run
+//   swift run -c release PullRatios                      # decoding, and the 1M pull in processes of its own
 //   swift package --disable-sandbox benchmark            # ordo-one: wall time and mallocs
 let package = Package(
     name: "DepotBenchmarks",
@@ -31,6 +32,17 @@ let package = Package(
                 .product(name: "DepotPostgres", package: "Depot"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The pull and decoding figures, each pull in a process of its own; no postgres-nio or
+        // AsyncHTTPClient, so its release build takes minutes.
+        .executableTarget(
+            name: "PullRatios",
+            dependencies: [
+                .product(name: "Depot", package: "Depot"),
+                .product(name: "DepotTesting", package: "Depot"),
+                .product(name: "DepotSQLite", package: "Depot"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .executableTarget(
