@@ -38,10 +38,38 @@ func row(_ name: String, _ seconds: Double, per operations: Int, baseline: Doubl
 /// Darwin).
 func peakResidentMB() -> Double {
     var usage = rusage()
-    getrusage(RUSAGE_SELF, &usage)
     #if canImport(Darwin)
+        getrusage(RUSAGE_SELF, &usage)
         return Double(usage.ru_maxrss) / 1_048_576
     #else
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
         return Double(usage.ru_maxrss) / 1024
     #endif
+}
+
+/// The CPU time this thread spends in `body`, in seconds.
+func cpuTime(_ body: () throws -> Void) rethrows -> Double {
+    func now() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+    }
+    let start = now()
+    try body()
+    return now() - start
+}
+
+/// The middle of `samples`.
+func median(of samples: [Double]) -> Double { samples.sorted()[samples.count / 2] }
+
+/// This process's user and system CPU time so far, in seconds.
+func processCPUSeconds() -> Double {
+    var usage = rusage()
+    #if canImport(Darwin)
+        getrusage(RUSAGE_SELF, &usage)
+    #else
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    #endif
+    func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime)
 }

@@ -21,12 +21,14 @@ struct SyncedMessages: CRUDNetworkingStorageRepository, SynchronizableRepository
     let synchronization: SynchronizationConfiguration
 }
 
-/// What a child reports on its last line: `RESULT <seconds> <entities> <pages> <requests> <peak MB>`.
+/// What a child reports on its last line: `RESULT <seconds> <entities> <pages> <peak MB> <CPU seconds>`.
 struct PullFigures {
     var seconds: Double
     var entities: Int
     var pages: Int
     var peakMB: Double
+    /// The child's user and system CPU time: what the pull costs whatever else the machine runs.
+    var cpuSeconds: Double = 0
 }
 
 func pullRatios(prune: Bool, count: Int) async throws {
@@ -63,6 +65,11 @@ func pullRatios(prune: Bool, count: Int) async throws {
             String(
                 format: "Depot: %.0f entities/s, peak resident %.0f MB; raw: %.0f entities/s, peak resident %.0f MB",
                 Double(count) / depot.seconds, depot.peakMB, Double(count) / raw.seconds, raw.peakMB))
+        print(
+            String(
+                format: "CPU time (user + system, the client's process): Depot %.1f s = %.0f entities per CPU "
+                    + "second, %.2fx the raw pull's %.1f s", depot.cpuSeconds, Double(count) / depot.cpuSeconds,
+                depot.cpuSeconds / raw.cpuSeconds, raw.cpuSeconds))
     }
     try await server.shutdown()
 }
@@ -70,7 +77,12 @@ func pullRatios(prune: Bool, count: Int) async throws {
 /// Runs this executable as `child <arguments>` and reads the figures it prints last.
 func runChild(_ arguments: [String]) async throws -> PullFigures {
     let process = Process()
-    process.executableURL = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
+    // PULL_RATIOS_CHILD names another build to run the sides with (an A/B of two commits).
+    if let other = ProcessInfo.processInfo.environment["PULL_RATIOS_CHILD"] {
+        process.executableURL = URL(fileURLWithPath: other)
+    } else {
+        process.executableURL = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
+    }
     process.arguments = ["child"] + arguments
     let output = Pipe()
     process.standardOutput = output
@@ -82,10 +94,11 @@ func runChild(_ arguments: [String]) async throws -> PullFigures {
         let line = text.split(separator: "\n").last(where: { $0.hasPrefix("RESULT ") })
     else { throw DepotError(.decoding, "the \(arguments[0]) pull failed: \(text)") }
     let fields = line.split(separator: " ").dropFirst().map(String.init)
-    guard fields.count == 4, let seconds = Double(fields[0]), let entities = Int(fields[1]),
+    guard fields.count >= 4, let seconds = Double(fields[0]), let entities = Int(fields[1]),
         let pages = Int(fields[2]), let peak = Double(fields[3])
     else { throw DepotError(.decoding, "unreadable child answer: \(line)") }
-    return PullFigures(seconds: seconds, entities: entities, pages: pages, peakMB: peak)
+    let cpu = fields.count > 4 ? Double(fields[4]) ?? .nan : .nan  // a build from before CPU times
+    return PullFigures(seconds: seconds, entities: entities, pages: pages, peakMB: peak, cpuSeconds: cpu)
 }
 
 /// A child's side of the pull: `raw|depot URL COUNT SIZE DIRECTORY [prune|keep]`. Returns the
@@ -120,8 +133,10 @@ func runPullChild(_ arguments: [String]) async -> Int32 {
             figures = PullFigures(seconds: elapsed.seconds, entities: report.pulled, pages: report.pages, peakMB: 0)
         }
         figures.peakMB = peakResidentMB()
+        figures.cpuSeconds = processCPUSeconds()
         print(
-            "RESULT \(figures.seconds) \(figures.entities) \(figures.pages) \(String(format: "%.1f", figures.peakMB))")
+            "RESULT \(figures.seconds) \(figures.entities) \(figures.pages) \(String(format: "%.1f", figures.peakMB))"
+                + " \(figures.cpuSeconds)")
         return 0
     } catch {
         print("error: \(error)")

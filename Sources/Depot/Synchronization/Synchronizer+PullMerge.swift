@@ -102,12 +102,16 @@ extension Synchronizer {
                 try tx.forgetCachedAnswers(collection: collection, id: id)
                 outcome.removed += 1
             }
+            // What the store holds for the page's records, read in bulk, not row by row.
+            let presence = try tx.presence(of: page.map(\.id), collection: collection)
             for (entry, position) in zip(page, positions) {
                 // The one record-write rule: a pending local change stays (a conflict to report),
                 // a write's answer stored since the pull began is newer than this page, and a row
                 // the store already holds keeps its ETag and cache entry. A row kept out holds the
                 // cursor and the page's validator.
-                switch try tx.storeServerCopy(entry, source: source, reader: delivered) {
+                switch try tx.storeServerCopy(
+                    entry, source: source, reader: delivered, absent: presence.absent(entry.id))
+                {
                 case .written, .unchanged: outcome.pulled += 1
                 case .kept(let current?) where current.syncState != .synced:
                     outcome.conflicts += 1
