@@ -20,6 +20,19 @@ extension Synchronizer {
         var unreadableRows: [UnreadableRow] = []
         var respelled: [String] = []
         entries.reserveCapacity(elements.count)
+        // The page's objects made into records at once (one decode and one encode for the page);
+        // an element that fails sends every one through encodedRecord, which names its failure.
+        let objects = elements.enumerated().compactMap { index, element in
+            element.objectValue.map { (index, $0) }
+        }.filter { index, object in
+            guard case .flag(let flag)? = configuration.incremental?.deletions else { return true }
+            return object[flag] != .bool(true)
+        }
+        var made: [Int: EncodedRecord] = [:]
+        if let records = Self.encodedRecords(objects.map(\.1), collection: collection) {
+            made.reserveCapacity(records.count)
+            for ((index, _), record) in zip(objects, records) { made[index] = record }
+        }
         for (index, element) in elements.enumerated() {
             if case .flag(let flag)? = configuration.incremental?.deletions, element[flag] == .bool(true) {
                 // Deleted on the server: only its id matters.
@@ -40,7 +53,7 @@ extension Synchronizer {
                 guard let raw = element.objectValue else {
                     throw DepotError(.decoding, "expected an object, found \(element.kindName)")
                 }
-                let record = try Self.encodedRecord(raw, collection: collection)
+                let record = try made[index] ?? Self.encodedRecord(raw, collection: collection)
                 if configuration.prune { seen.insert(record.id) }
                 entries.append(record)
                 entryPositions.append(index)
