@@ -5,6 +5,7 @@ import PackageDescription
 // with Depot's AsyncHTTPClient and Postgres traits; only PostgresRatios depends on DepotPostgres,
 // so the other executables never compile postgres-nio and BoringSSL.
 //   swift run -c release Ratios                          # ratios against baselines, same run
+//   swift run -c release PullRatios                      # decoding, and the 1M pull in processes of its own
 //   DEPOT_POSTGRES_URL=… swift run -c release PostgresRatios   # PostgreSQL, its own executable
 //   swift run -c release TransportRatios                 # read(id) vs raw clients, no GRDB either
 //   swift package --disable-sandbox benchmark            # ordo-one: wall time and mallocs
@@ -52,6 +53,17 @@ let package = Package(
                 .product(name: "DepotTesting", package: "Depot"),
                 .product(name: "DepotAsyncHTTPClient", package: "Depot"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
+        // The pull and decoding figures, each pull in a process of its own; no postgres-nio or
+        // AsyncHTTPClient, so its release build takes minutes.
+        .executableTarget(
+            name: "PullRatios",
+            dependencies: [
+                .product(name: "Depot", package: "Depot"),
+                .product(name: "DepotTesting", package: "Depot"),
+                .product(name: "DepotSQLite", package: "Depot"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .executableTarget(

@@ -158,7 +158,7 @@ public class Promise<Value: Sendable>: @unchecked Sendable {  // @unchecked: a l
             return state.takeJobs()
         }
         guard let taken else { return false }
-        Self.schedule(taken, drain: &drain)
+        schedule(taken, drain: &drain)
         return true
     }
 
@@ -172,7 +172,7 @@ public class Promise<Value: Sendable>: @unchecked Sendable {  // @unchecked: a l
             return state.takeJobs()
         }
         guard let taken else { return false }
-        Self.schedule(taken, drain: &drain)
+        schedule(taken, drain: &drain)
         return true
     }
 
@@ -186,15 +186,34 @@ public class Promise<Value: Sendable>: @unchecked Sendable {  // @unchecked: a l
         }
     }
 
-    private static func schedule(_ jobs: (first: (any Job)?, rest: [any Job]), drain: inout Drain?) {
+    /// Schedules the jobs a settle took, in the order they were attached. With more than one,
+    /// ``PromiseState/dispatching`` is set until they are all scheduled: a job attached meanwhile
+    /// (by one of them, already running on another thread) waits in the list and is scheduled
+    /// here, after them, so it cannot overtake them on their queue (Promises/A+ 2.2.6).
+    private func schedule(_ jobs: (first: (any Job)?, rest: [any Job]), drain: inout Drain?) {
         if let first = jobs.first { Drain.schedule(first, in: &drain) }
+        guard !jobs.rest.isEmpty else { return }
         for job in jobs.rest { Drain.schedule(job, in: &drain) }
+        while true {
+            let late: [any Job] = withState { state in
+                let late = state.rest
+                state.rest = []
+                if late.isEmpty { state.dispatching = false }
+                return late
+            }
+            if late.isEmpty { return }
+            for job in late { Drain.schedule(job, in: &drain) }
+        }
     }
 
     /// Runs `job` once this promise settles: now (scheduled, never inline) if it already has.
     func subscribe(_ job: any Job, drain: inout Drain?) {
         let settled: Bool = withState { state in
-            guard state.phase == .pending else { return true }
+            guard state.phase == .pending else {
+                guard state.dispatching else { return true }
+                state.rest.append(job)  // the settling thread schedules it after the jobs before it
+                return false
+            }
             if state.first == nil && state.rest.isEmpty {
                 state.first = job
             } else {
@@ -289,10 +308,14 @@ struct PromiseState {
     var cancelHandlers: [@Sendable () -> Void] = []
     /// Guarantees cannot be cancelled: they never fail.
     var uncancellable = false
+    /// True while a settle schedules more than one job: a job attached meanwhile goes into
+    /// `rest`, for the settling thread to schedule after them.
+    var dispatching = false
 
     /// Takes the waiting jobs and what the settled promise no longer needs.
     mutating func takeJobs() -> (first: (any Job)?, rest: [any Job]) {
         let jobs = (first, rest)
+        dispatching = !rest.isEmpty
         first = nil
         rest = []
         source = nil

@@ -69,19 +69,22 @@ extension SQLiteStorage {
         }.value
     }
 
-    static func storageErrors<T>(_ what: String, _ body: () throws -> T) throws -> T {
+    /// Runs `body`, its failure wrapped as a `.storage` error that says `what` failed. `what` is
+    /// only built on failure: a pull writes a million rows, each naming itself.
+    static func storageErrors<T>(_ what: @autoclosure () -> String, _ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch {
-            throw wrap(error, what)
+            throw wrap(error, what())
         }
     }
 
-    static func storageErrors<T>(_ what: String, _ body: () async throws -> T) async throws -> T {
+    /// Runs `body`, its failure wrapped as a `.storage` error that says `what` failed.
+    static func storageErrors<T>(_ what: @autoclosure () -> String, _ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
         } catch {
-            throw wrap(error, what)
+            throw wrap(error, what())
         }
     }
 

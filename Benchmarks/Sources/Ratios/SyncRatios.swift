@@ -2,15 +2,14 @@ import Depot
 import DepotSQLite
 import DepotTesting
 import Foundation
-import GRDB
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
 
 // synchronize(): 10,000 unsynced entities pushed in batches of 100 against one POST per entity
-// (same stub server, same SQLite store), and a pull of 1,000,000 entities in pages of 1,000 from
-// pages generated on the fly (so the server holds nothing), with the peak resident memory.
+// (same stub server, same SQLite store), and an incremental pull. The 1,000,000-entity pull is in
+// PullRatios, each side in a process of its own.
 
 struct SyncedMessages: CRUDNetworkingStorageRepository, SynchronizableRepository {
     typealias Entity = Message
@@ -18,15 +17,6 @@ struct SyncedMessages: CRUDNetworkingStorageRepository, SynchronizableRepository
     let storage: Storage
     let path: String
     let synchronization: SynchronizationConfiguration
-}
-
-/// The process's peak resident set (VmHWM) in MB, from /proc; nil where there is none.
-func peakResidentMB() -> Double? {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-        let kilobytes = Double(line.split(separator: " ").dropFirst().first ?? "")
-    else { return nil }
-    return kilobytes / 1024
 }
 
 @MainActor func syncPushRatios() async throws {
@@ -87,106 +77,6 @@ func peakResidentMB() -> Double? {
             String(
                 format: "requests: %.1fx fewer; time: %.1fx faster", Double(singleRequests) / Double(batchedRequests),
                 singleTime.seconds / batchedTime.seconds))
-    }
-    try await server.shutdown()
-}
-
-/// The same pages as Depot's pull, read the plainest way: URLSession, `JSONSerialization`, and one
-/// GRDB transaction of `INSERT OR REPLACE` per page into a table of id and JSON text. The floor a
-/// pull's ratio is measured against.
-func rawPull(url: URL, size: Int, databasePath: String) async throws -> Int {
-    let queue = try DatabaseQueue(path: databasePath)
-    try await queue.write { db in
-        try db.execute(sql: "CREATE TABLE records (id TEXT PRIMARY KEY NOT NULL, object TEXT NOT NULL)")
-    }
-    let session = URLSession(configuration: .ephemeral)
-    var stored = 0
-    var page = 1
-    while true {
-        guard
-            var components = URLComponents(url: url.appendingPathComponent("messages"), resolvingAgainstBaseURL: false)
-        else { throw DepotError(.invalidRequest, "bad base URL") }
-        components.queryItems = [
-            URLQueryItem(name: "_page", value: String(page)), URLQueryItem(name: "_limit", value: String(size)),
-        ]
-        guard let pageURL = components.url else { throw DepotError(.invalidRequest, "bad page URL") }
-        let (data, _) = try await session.data(for: URLRequest(url: pageURL))
-        guard let objects = try JSONSerialization.jsonObject(with: data) as? [[String: Any]] else {
-            throw DepotError(.decoding, "page \(page) is not an array of objects")
-        }
-        if objects.isEmpty { break }
-        let rows: [(String, String)] = try objects.map { object in
-            guard let id = object["id"] as? String else { throw DepotError(.decoding, "an object without an id") }
-            let text = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-            return (id, String(decoding: text, as: UTF8.self))
-        }
-        try await queue.write { db in
-            let insert = try db.cachedStatement(sql: "INSERT OR REPLACE INTO records (id, object) VALUES (?, ?)")
-            for (id, text) in rows { try insert.execute(arguments: [id, text]) }
-        }
-        stored += rows.count
-        page += 1
-    }
-    return stored
-}
-
-@MainActor func syncPullRatios(prune: Bool = false, count: Int = 1_000_000) async throws {
-    let size = 1_000
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("depot-pull-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
-    print(
-        "== Sync pull: \(count) entities in pages of \(size) into SQLite\(prune ? ", prune on" : ""), against "
-            + "URLSession + JSONSerialization + GRDB (same pages, same run); time and peak resident memory"
-    )
-    let before = peakResidentMB()
-
-    let server = try await StubServer.start()
-    do {
-        // Pages made on request, so the server's memory stays flat and the peak is the client's.
-        server.route(.get, "/messages") { request, _ in
-            let page = Int(request.query["_page"] ?? "1") ?? 1
-            let start = (page - 1) * size
-            let end = min(start + size, count)
-            guard start < end else { return .json([]) }
-            return .json(
-                .array(
-                    (start..<end).map {
-                        .object(["id": .string(String(format: "%07d", $0)), "text": .string("message number \($0)")])
-                    }))
-        }
-        server.clearRequests()
-        var rawCount = 0
-        let rawTime = try await time {
-            rawCount = try await rawPull(
-                url: server.url, size: size, databasePath: directory.appendingPathComponent("raw.sqlite").path)
-        }
-        precondition(rawCount == count, "raw pull incomplete: \(rawCount)")
-        let rawRequests = server.requests.count
-        let rawPeak = peakResidentMB()
-
-        let session = NetworkingSession(url: server.url, configuration: SessionConfiguration(timeout: .seconds(60)))
-        let storage = try SQLiteStorage(path: directory.appendingPathComponent("pull.sqlite").path)
-        let repository = SyncedMessages(
-            store: session, storage: storage, path: "messages",
-            synchronization: SynchronizationConfiguration(
-                pagination: .pageQuery(page: "_page", limit: "_limit", size: size), prune: prune))
-        var report = SynchronizationReport()
-        server.clearRequests()
-        let elapsed = try await time { report = try await repository.synchronize().value }
-        precondition(report.pulled == count && report.pullCompleted, "pull incomplete: \(report.errors.first as Any)")
-        let requests = server.requests.count
-        let peak = peakResidentMB()
-        row(
-            "raw: URLSession + JSONSerialization + GRDB (\(rawRequests) req)", rawTime.seconds, per: count,
-            baseline: rawTime.seconds)
-        row("synchronize() pull (\(requests) requests)", elapsed.seconds, per: count, baseline: rawTime.seconds)
-        print(
-            String(
-                format: "pulled %d entities in %d pages: %.1f s (raw %.1f s), %.0f entities/s; "
-                    + "peak RSS %.0f MB (%.0f MB before, %.0f MB after the raw pull)",
-                report.pulled, report.pages, elapsed.seconds, rawTime.seconds, Double(count) / elapsed.seconds,
-                peak ?? -1, before ?? -1, rawPeak ?? -1))
     }
     try await server.shutdown()
 }

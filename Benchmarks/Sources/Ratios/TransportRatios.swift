@@ -159,27 +159,3 @@ struct RawAsyncHTTPClient: RawClient {
     urlSession.finishTasksAndInvalidate()
     try await server.shutdown()
 }
-
-@MainActor func decodingRatios() async throws {
-    let count = 1_000
-    let array = JSON.array((1...count).map { ["id": .string(String($0)), "text": .string("message number \($0)")] })
-    let bytes = try array.serialized()
-    let rounds = 200
-    print("== Decoding a \(count)-element collection (\(bytes.count) bytes) into Codable entities, \(rounds) times")
-    let decoder = JSONDecoder()
-    let direct = try await median {
-        try await time { for _ in 0..<rounds { _ = try decoder.decode([Message].self, from: bytes) } }
-    }
-    let mapped = try await median {
-        try await time { for _ in 0..<rounds { _ = try JSONMapping.entities(Message.self, from: bytes) } }
-    }
-    let enveloped = try JSON.object(["resources": array]).serialized()
-    let unwrapped = try await median {
-        try await time {
-            for _ in 0..<rounds { _ = try JSONMapping.entities(Message.self, from: enveloped, envelope: "resources") }
-        }
-    }
-    row("JSONDecoder, [Message] (baseline)", direct, per: rounds, baseline: direct)
-    row("Depot JSONMapping.entities (readAll's path)", mapped, per: rounds, baseline: direct)
-    row("Depot, unwrapping {\"resources\": […]}", unwrapped, per: rounds, baseline: direct)
-}

@@ -18,11 +18,12 @@ if let only, !sections.contains(only) {
 print("Ratios — \(ProcessInfo.processInfo.activeProcessorCount) cores, \(Date())")
 if only == nil || only == "promise" { await promiseRatios() }
 if only == nil || only == "transport" { try await transportRatios() }
-if only == nil || only == "decoding" { try await decodingRatios() }
+if only == nil || only == "decoding" { try runPullRatios(["decoding"]) }
 if only == nil || only == "storage" { try await storageRatios() }
 if only == nil || only == "sync-push" { try await syncPushRatios() }
-if only == nil || only == "sync-pull" { try await syncPullRatios(count: count ?? 1_000_000) }
-if only == "sync-pull-prune" { try await syncPullRatios(prune: true, count: count ?? 1_000_000) }
+// The pull, each side in a process of its own (PullRatios), so its resident size is its own.
+if only == nil || only == "sync-pull" { try runPullRatios(["pull", String(count ?? 1_000_000)]) }
+if only == "sync-pull-prune" { try runPullRatios(["pull-prune", String(count ?? 1_000_000)]) }
 if only == nil || only == "sync-incremental" { try await syncIncrementalRatios(count: count ?? 100_000) }
 if only == nil || only == "outbox" { try await outboxRatios() }
 if only == nil || only == "outbox-record" { try await outboxRecordRatios() }

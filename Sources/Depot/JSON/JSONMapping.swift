@@ -99,7 +99,7 @@ public enum JSONMapping {
             }
         }
         if let decodable = type as? any Decodable.Type {
-            return try decodeArray(decodable, from: data, envelope: envelope) as! [Entity]
+            return try decodeArray(decodable, as: type, from: data, envelope: envelope)
         }
         unreadable(type)
     }
@@ -108,8 +108,14 @@ public enum JSONMapping {
         preconditionFailure("\(Entity.self) must be Decodable or DictionaryInitializable to be read from JSON")
     }
 
-    private static func decodeArray<T: Decodable>(_ type: T.Type, from data: Data, envelope: String?) throws -> [T] {
-        try decode([T].self, from: data, envelope: envelope)
+    /// Decodes `[T]` and hands it back as `[Entity]`, which it is (`T` is `Entity` opened as
+    /// `Decodable`). Not `as! [Entity]`: that cast copies the array, casting element by element
+    /// (a tenth of the whole decoding time for 1,000 small entities).
+    private static func decodeArray<T: Decodable, Entity>(
+        _ type: T.Type, as entity: Entity.Type, from data: Data, envelope: String?
+    ) throws -> [Entity] {
+        precondition(T.self == Entity.self, "decodeArray opens Entity itself")
+        return unsafeBitCast(try decode([T].self, from: data, envelope: envelope), to: [Entity].self)
     }
 
     /// Writes an entity as a JSON object.

@@ -46,12 +46,15 @@ extension StorageTransaction {
     ///   other source that wrote the record, since the validators it kept no longer describe what
     ///   the store holds.
     ///
+    /// - Parameter absent: what a caller that looked a whole page up at once (``presence(of:)``)
+    ///   knows is not stored for this record, so the rule does not ask again row by row.
     /// - Returns: what was done.
     func storeServerCopy(
-        _ copy: EncodedRecord, source: RecordSource, reader: DeliveryLog.Reader? = nil
+        _ copy: EncodedRecord, source: RecordSource, reader: DeliveryLog.Reader? = nil,
+        absent: StoredPresence.Absent = []
     ) throws -> RecordWrite {
         let collection = copy.collection
-        let current = try fetch(collection: collection, id: copy.id)
+        let current = absent.contains(.record) ? nil : try fetch(collection: collection, id: copy.id)
         if let current, current.syncState != .synced { return .kept(current) }
         if let reader, try reader.deliveredSince(collection: collection, id: copy.id, in: self) {
             return .kept(current)
@@ -67,7 +70,7 @@ extension StorageTransaction {
         case .detailRead:
             try dropHTTPCacheEntry(collection: collection, id: copy.id)
         case .listAnswer, .pullPage, .quarantine:
-            if !unchanged { try dropHTTPCacheEntry(collection: collection, id: copy.id) }
+            if !unchanged, !absent.contains(.cacheEntry) { try dropHTTPCacheEntry(collection: collection, id: copy.id) }
         }
         return unchanged ? .unchanged : .written
     }
@@ -85,5 +88,44 @@ extension StorageTransaction {
         case .sameAsObject, .absent: fields = object
         }
         return fields.allSatisfy { stored[$0.key] == $0.value } && object.keys.allSatisfy { record.object[$0] != nil }
+    }
+}
+
+/// What the store holds for the records of a page, looked up with one query per 500 ids rather
+/// than one per row: which have a record, which have an HTTP-cache entry.
+struct StoredPresence {
+    /// What is not stored for one record.
+    struct Absent: OptionSet {
+        let rawValue: UInt8
+        /// No record under the id.
+        static let record = Absent(rawValue: 1)
+        /// No HTTP-cache entry for the record.
+        static let cacheEntry = Absent(rawValue: 2)
+    }
+
+    /// The ids of `collection` that have a record.
+    let records: Set<String>
+    /// The ids of `collection` that have an HTTP-cache entry.
+    let cacheEntries: Set<String>
+
+    /// What is not stored for record `id`.
+    func absent(_ id: String) -> Absent {
+        var absent: Absent = []
+        if !records.contains(id) { absent.insert(.record) }
+        if !cacheEntries.contains(id) { absent.insert(.cacheEntry) }
+        return absent
+    }
+}
+
+extension StorageTransaction {
+    /// Which of `ids` of `collection` have a record and which an HTTP-cache entry, in two bulk
+    /// reads (``syncStates(collection:ids:)``), for ``storeServerCopy(_:source:reader:absent:)``.
+    func presence(of ids: [String], collection: String) throws -> StoredPresence {
+        let records = try syncStates(collection: collection, ids: ids)
+        let keys = ids.map { HTTPCache.recordKey(collection: collection, id: $0) }
+        let entries = try syncStates(collection: HTTPCache.collection, ids: keys)
+        var cached: Set<String> = []
+        for (id, key) in zip(ids, keys) where entries[key] != nil { cached.insert(id) }
+        return StoredPresence(records: Set(records.keys), cacheEntries: cached)
     }
 }

@@ -20,6 +20,19 @@ extension Synchronizer {
         var unreadableRows: [UnreadableRow] = []
         var respelled: [String] = []
         entries.reserveCapacity(elements.count)
+        // The page's objects made into records at once (one decode and one encode for the page);
+        // an element that fails sends every one through encodedRecord, which names its failure.
+        let objects = elements.enumerated().compactMap { index, element in
+            element.objectValue.map { (index, $0) }
+        }.filter { index, object in
+            guard case .flag(let flag)? = configuration.incremental?.deletions else { return true }
+            return object[flag] != .bool(true)
+        }
+        var made: [Int: EncodedRecord] = [:]
+        if let records = Self.encodedRecords(objects.map(\.1), collection: collection) {
+            made.reserveCapacity(records.count)
+            for ((index, _), record) in zip(objects, records) { made[index] = record }
+        }
         for (index, element) in elements.enumerated() {
             if case .flag(let flag)? = configuration.incremental?.deletions, element[flag] == .bool(true) {
                 // Deleted on the server: only its id matters.
@@ -40,7 +53,7 @@ extension Synchronizer {
                 guard let raw = element.objectValue else {
                     throw DepotError(.decoding, "expected an object, found \(element.kindName)")
                 }
-                let record = try Self.encodedRecord(raw, collection: collection)
+                let record = try made[index] ?? Self.encodedRecord(raw, collection: collection)
                 if configuration.prune { seen.insert(record.id) }
                 entries.append(record)
                 entryPositions.append(index)
@@ -102,12 +115,16 @@ extension Synchronizer {
                 try tx.forgetCachedAnswers(collection: collection, id: id)
                 outcome.removed += 1
             }
+            // What the store holds for the page's records, read in bulk, not row by row.
+            let presence = try tx.presence(of: page.map(\.id), collection: collection)
             for (entry, position) in zip(page, positions) {
                 // The one record-write rule: a pending local change stays (a conflict to report),
                 // a write's answer stored since the pull began is newer than this page, and a row
                 // the store already holds keeps its ETag and cache entry. A row kept out holds the
                 // cursor and the page's validator.
-                switch try tx.storeServerCopy(entry, source: source, reader: delivered) {
+                switch try tx.storeServerCopy(
+                    entry, source: source, reader: delivered, absent: presence.absent(entry.id))
+                {
                 case .written, .unchanged: outcome.pulled += 1
                 case .kept(let current?) where current.syncState != .synced:
                     outcome.conflicts += 1

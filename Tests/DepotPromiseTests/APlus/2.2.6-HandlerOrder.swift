@@ -146,6 +146,41 @@ import Testing
         #expect(log.all == ["1", "2", "3"])
     }
 
+    @Test(
+        "2.2.6 a handler attached inside the first handler runs after the others a settle on another thread still schedules",
+        arguments: Reach.allCases, [true, false])
+    func attachedInsideHandlerDuringSettle(reach: Reach, rejected: Bool) async throws {
+        // Settled from this thread, not the queue: the first handler starts on the queue while the
+        // settle still posts the ones attached after it, and attaches the inner one meanwhile. The
+        // many handlers after the first keep the settle busy long enough for that to happen on most
+        // rounds; before the fix, the inner handler overtook some of them.
+        let others = 400
+        for round in 0..<25 {
+            let log = EventLog()
+            let outcome: Result<Int, any Error> = rejected ? .failure(TestError(id: round)) : .success(round)
+            let (promise, resolver) = Promise<Int>.pending()
+            let inner = LockedValue<Promise<Int>?>(nil)
+            let first = promise.tap(on: reach.queue(0)) { _ in
+                log.append("first")
+                let attached = promise.tap(on: reach.queue(1)) { _ in log.append("inner") }
+                inner.withLock { $0 = attached }
+            }
+            let later = (1...others).map { index in
+                promise.tap(on: reach.queue(index)) { _ in log.append("\(index)") }
+            }
+            resolver.resolve(outcome)
+            _ = await first.settledResult
+            for step in later { _ = await step.settledResult }
+            _ = try await #require(inner.withLock { $0 }).settledResult
+            let (order, expected) = (log.all, ["first"] + (1...others).map(String.init) + ["inner"])
+            let wrong = order.indices.first { $0 >= expected.count || order[$0] != expected[$0] }
+            let ran = wrong.map { order[$0] } ?? "", due = wrong.map { $0 < expected.count ? expected[$0] : "" } ?? ""
+            try #require(
+                wrong == nil && order.count == expected.count,
+                "round \(round): at \(wrong ?? -1), \(ran) ran where \(due) was due")
+        }
+    }
+
     @Test("2.2.6 each handler's chain gets its own value", arguments: Reach.allCases)
     func branchingChains(reach: Reach) async throws {
         let (promise, resolver) = Promise<Int>.pending()
