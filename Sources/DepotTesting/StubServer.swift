@@ -188,8 +188,24 @@ public final class StubServer: Sendable {
         guard listener.withLock({ $0 == nil }) else { return }
         let box = ServerBox()
         box.server.withLock { $0 = self }
-        let channel = try await Self.bind(group: group, port: port, box: box)
+        let channel = try await Self.rebind(group: group, port: port, box: box)
         listener.withLock { $0 = channel }
+    }
+
+    /// Binds `port` again, waiting (at most about 10 s) while the kernel has lent it meanwhile as
+    /// the local port of a client connection (to another server): that connection's close frees it.
+    private static func rebind(group: MultiThreadedEventLoopGroup, port: Int, box: ServerBox) async throws
+        -> any Channel
+    {
+        var attempt = 0
+        while true {
+            do {
+                return try await bind(group: group, port: port, box: box)
+            } catch let error as IOError where error.errnoCode == EADDRINUSE && attempt < 200 {
+                attempt += 1
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
     }
 
     /// Closes the listening socket (open connections stay); nil when it was closed already.
