@@ -8,6 +8,8 @@ struct OutboxChannel: Sendable {
     let configuration: RepositoryConfiguration
     let routes: [RepositoryOperation: Route]
     let conflictPolicy: ConflictPolicy
+    /// How bodies are written and answers read (request envelope, JSON:API documents).
+    let shape: BodyShape
     /// A server object as the entity's id and its JSON as the store keeps it.
     let decode: @Sendable (JSON) throws -> (id: String, object: JSONObject)
 
@@ -21,6 +23,7 @@ struct OutboxChannel: Sendable {
                 ($0, repository.route(for: $0))
             })
         conflictPolicy = repository.conflictPolicy
+        shape = BodyShape(configuration, entity: Repository.Entity.self)
         decode = { json in
             let entity = try JSONMapping.entity(Repository.Entity.self, from: json)
             return (entity.id.pathComponent, try JSONMapping.object(entity))
@@ -49,10 +52,44 @@ struct OutboxChannel: Sendable {
     /// when `etag` may go out; `base` is the server's last object, which a `204` to a PATCH stands
     /// for with the patch applied. `timeout` bounds the request (the session's when nil).
     ///
+    /// A write sent without `If-Match` and answered `428 Precondition Required` reads the entity
+    /// as the server has it now: when that copy is `base` (the app's change was made against it)
+    /// and has a strong `ETag`, the write goes once more under `If-Match`; otherwise it is a
+    /// ``Outcome/conflict(_:)``, for the repository's conflict policy.
+    ///
     /// - Throws: only `DepotError` `.cancelled`; every other failure is an ``Outcome``.
     func send(
         _ operation: OutboxOperation, entityID: String, payload: JSON?, idempotencyKey: String, etag: String?,
         base: JSONObject?, timeout: Duration? = nil
+    ) async throws -> Outcome {
+        let outcome = try await negotiating(
+            operation, entityID: entityID, payload: payload, idempotencyKey: idempotencyKey, etag: etag, base: base,
+            timeout: timeout)
+        guard case .reject(let error) = outcome, error.status == 428, operation != .create else { return outcome }
+        let server: Answer?
+        switch try await current(entityID: entityID, timeout: timeout) {
+        case .success(let answer): server = answer
+        case .failure(let failure):
+            // The read failed: the write waits for a retry, or is refused with the read's refusal.
+            if case .retry = Self.classify(failure, operation: .update) { return .retry(failure) }
+            return .reject(failure)
+        }
+        guard let server, let base, server.json == base, let fresh = server.etag, ETag.isStrong(fresh),
+            configuration.conditionalWrites
+        else {
+            let changed = server.map { $0.json != base } ?? true
+            return .conflict(AnyEntityRepository.preconditionConflict(error, changed: changed && base != nil))
+        }
+        return try await negotiating(
+            operation, entityID: entityID, payload: payload, idempotencyKey: idempotencyKey, etag: fresh, base: base,
+            timeout: timeout)
+    }
+
+    /// ``send(_:entityID:payload:idempotencyKey:etag:base:timeout:)`` without the 428 step: a PATCH
+    /// refused with 415 goes again in the format the server reads.
+    private func negotiating(
+        _ operation: OutboxOperation, entityID: String, payload: JSON?, idempotencyKey: String, etag: String?,
+        base: JSONObject?, timeout: Duration?
     ) async throws -> Outcome {
         guard operation == .patch else {
             return try await send(
@@ -83,10 +120,12 @@ struct OutboxChannel: Sendable {
         if operation != .create, configuration.conditionalWrites, let etag, ETag.isStrong(etag) {
             extra["If-Match"] = etag
         }
-        var body = payload
-        if operation == .patch, let format {
-            extra["Content-Type"] = format.mediaType
-            body = payload.map { format.body(for: $0, base: base.map(JSON.object)) }
+        var body: JSON?
+        if let payload, operation != .delete {
+            let written = shape.write(
+                RepositoryOperation(operation), payload, id: entityID, format: format, base: base.map(JSON.object))
+            body = written.body
+            if let contentType = written.contentType { extra["Content-Type"] = contentType }
         }
         let route: Route
         switch operation {
@@ -99,7 +138,7 @@ struct OutboxChannel: Sendable {
         do {
             request = try makeRequest(
                 route.method, try route.checkedPath(id: operation == .create && route.method != .put ? nil : entityID),
-                template: route.path, headers: headers(adding: extra), body: operation == .delete ? nil : body)
+                template: route.path, headers: headers(adding: extra), body: body)
         } catch {
             return .reject(error as? DepotError ?? DepotError(.encoding, "\(error)", underlying: error))
         }
@@ -122,7 +161,8 @@ struct OutboxChannel: Sendable {
             return .delivered(Answer(json: object ?? [:], etag: response.header("etag")))
         }
         do {
-            let json = try JSONMapping.unwrap(try JSON(parsing: response.body), envelope: configuration.envelope)
+            let json = shape.object(
+                try JSONMapping.unwrap(try JSON(parsing: response.body), envelope: configuration.envelope))
             guard let object = json.objectValue else {
                 throw DepotError(.decoding, "expected a JSON object, found \(json.kindName)")
             }
@@ -143,14 +183,16 @@ struct OutboxChannel: Sendable {
         var request: NetworkRequest
         do {
             request = try makeRequest(
-                route.method, try route.checkedPath(id: entityID), template: route.path, headers: configuration.headers)
+                route.method, try route.checkedPath(id: entityID), template: route.path,
+                headers: configuration.requestHeaders)
             request.timeoutCap = timeout
         } catch {
             return .failure(error as? DepotError ?? DepotError(.encoding, "\(error)", underlying: error))
         }
         do {
             let response = try await TrafficMeter.send(request, through: store)
-            let json = try JSONMapping.unwrap(try JSON(parsing: response.body), envelope: configuration.envelope)
+            let json = shape.object(
+                try JSONMapping.unwrap(try JSON(parsing: response.body), envelope: configuration.envelope))
             guard let object = json.objectValue else {
                 return .failure(DepotError(.decoding, "expected a JSON object, found \(json.kindName)"))
             }
@@ -183,7 +225,9 @@ struct OutboxChannel: Sendable {
     /// The repository's headers with `extra` over them (names compared without regard to case).
     func headers(adding extra: [String: String]) -> [String: String] {
         let names = Set(extra.keys.map { $0.lowercased() })
-        return configuration.headers.filter { !names.contains($0.key.lowercased()) }.merging(extra) { _, new in new }
+        return configuration.requestHeaders.filter { !names.contains($0.key.lowercased()) }.merging(extra) { _, new in
+            new
+        }
     }
 
     static func depotError(_ error: any Error, _ request: NetworkRequest) -> DepotError {

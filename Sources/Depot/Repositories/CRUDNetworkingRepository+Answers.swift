@@ -28,10 +28,10 @@ extension CRUDNetworkingRepository {
 
     /// `POST /path` with `body` (or `PUT /path/:id` under ``RepositoryConfiguration/createMethod``),
     /// under `idempotencyKey` (a new key when nil).
-    func createAnswer(body: JSONObject, keepJSON: Bool = false, idempotencyKey: String? = nil)
-        -> Promise<RemoteAnswer<Entity>>
-    {
-        createAnswer(body: body, keepJSON: keepJSON, idempotencyKey: idempotencyKey) { $0 }
+    func createAnswer(
+        body: JSONObject, keepJSON: Bool = false, idempotencyKey: String? = nil, entityID: String? = nil
+    ) -> Promise<RemoteAnswer<Entity>> {
+        createAnswer(body: body, keepJSON: keepJSON, idempotencyKey: idempotencyKey, entityID: entityID) { $0 }
     }
 
     /// `POST /path` with `body`, the answer passed through `output` where it was read (no extra
@@ -40,20 +40,26 @@ extension CRUDNetworkingRepository {
     /// The request carries `Idempotency-Key`: `idempotencyKey`, or a key made now, before the first
     /// send, so a retry (``RetryPolicy``) or a replay of the same write is applied once by a server
     /// that honours keys. Under ``RepositoryConfiguration/createMethod`` `.put` the write is
-    /// `PUT /path/:id` with the id `body` holds, and an empty answer stands for `body`.
+    /// `PUT /path/:id` with the id `body` holds, and an empty answer stands for `body`. The body
+    /// goes out without the server's keys, nor the entity's id (`entityID`, else `body["id"]`)
+    /// when it is a ``TemporaryID``.
     func createAnswer<Output: Sendable>(
-        body: JSONObject, keepJSON: Bool = false, idempotencyKey: String? = nil,
+        body: JSONObject, keepJSON: Bool = false, idempotencyKey: String? = nil, entityID: String? = nil,
         _ output: @escaping @Sendable (RemoteAnswer<Entity>) -> Output
     ) -> Promise<Output> {
         let keep = keepsJSON(keepJSON)
-        let headers = ["Idempotency-Key": idempotencyKey ?? UUID().uuidString]
+        let configuration = configuration
+        var headers = ["Idempotency-Key": idempotencyKey ?? UUID().uuidString]
         let id = configuration.createMethod == .put ? body["id"].flatMap(Self.pathComponent(of:)) : nil
         if configuration.createMethod == .put, id == nil {
             return Promise(
                 error: DepotError(
                     .invalidRequest, "createMethod .put needs the id in the body: \(path) has a create without one"))
         }
-        return send(.create, id: id, headers: headers, body: .object(body)) { response in
+        let written = BodyShape(configuration, entity: Entity.self).write(
+            .create, .object(body), id: id, entityID: entityID ?? MovedIDs.idText(body["id"]))
+        if let contentType = written.contentType { headers["Content-Type"] = contentType }
+        return send(.create, id: id, headers: headers, body: written.body) { response in
             guard response.body.isEmpty, id != nil else {
                 return output(try remembering(decodeAnswer(response, keepJSON: keep)))
             }
@@ -107,8 +113,10 @@ extension CRUDNetworkingRepository {
     /// The answers of a list answer, unwrapped from the collection envelope; kept in the snapshot
     /// cache with their JSON when `keepJSON` is set.
     func readAnswers(_ response: NetworkResponse, keepJSON keep: Bool) throws -> [RemoteAnswer<Entity>] {
+        let configuration = configuration
         let envelope = configuration.collectionEnvelope
-        guard keep else {
+        let shape = BodyShape(configuration, entity: Entity.self)
+        guard keep || !shape.readsPlain else {
             return try JSONMapping.entities(Entity.self, from: response.body, envelope: envelope).map {
                 RemoteAnswer(entity: $0)
             }
@@ -117,10 +125,11 @@ extension CRUDNetworkingRepository {
         guard let array = json.arrayValue else {
             throw DepotError(.decoding, "expected an array of \(Entity.self), found \(json.kindName)")
         }
-        return try array.enumerated().map { index, element in
+        return try shape.items(array).enumerated().map { index, element in
             do {
-                return remembering(
-                    RemoteAnswer(entity: try JSONMapping.entity(Entity.self, from: element), json: element))
+                let answer = RemoteAnswer(entity: try JSONMapping.entity(Entity.self, from: element), json: element)
+                snapshotCache?.rememberListCopy(element, for: answer.entity.id.pathComponent)
+                return answer
             } catch var error as DepotError {
                 error.message = "[\(index)]: " + error.message
                 throw error
@@ -129,16 +138,18 @@ extension CRUDNetworkingRepository {
     }
 
     /// `PUT /path/:id` with the whole entity; an empty answer (204) stands for the object sent.
-    func updateAnswer(_ entity: Entity, ifMatch: String?, keepJSON: Bool = false, idempotencyKey: String? = nil)
-        -> Promise<RemoteAnswer<Entity>>
-    {
-        updateAnswer(entity, ifMatch: ifMatch, keepJSON: keepJSON, idempotencyKey: idempotencyKey) { $0 }
+    func updateAnswer(
+        _ entity: Entity, ifMatch: String?, keepJSON: Bool = false, idempotencyKey: String? = nil, base: JSON? = nil
+    ) -> Promise<RemoteAnswer<Entity>> {
+        updateAnswer(entity, ifMatch: ifMatch, keepJSON: keepJSON, idempotencyKey: idempotencyKey, base: base) { $0 }
     }
 
     /// `PUT /path/:id`, the answer passed through `output` where it was read; under
     /// `idempotencyKey` (a new key when nil), so a replay after a lost answer is applied once.
+    /// `base` is the server's copy the change was made against (for a 428, see
+    /// ``send(_:id:query:headers:body:base:onFailure:read:)``).
     func updateAnswer<Output: Sendable>(
-        _ entity: Entity, ifMatch: String?, keepJSON: Bool = false, idempotencyKey: String? = nil,
+        _ entity: Entity, ifMatch: String?, keepJSON: Bool = false, idempotencyKey: String? = nil, base: JSON? = nil,
         _ output: @escaping @Sendable (RemoteAnswer<Entity>) -> Output
     ) -> Promise<Output> {
         let body: JSONObject
@@ -150,7 +161,10 @@ extension CRUDNetworkingRepository {
         let keep = keepsJSON(keepJSON)
         var headers = ["Idempotency-Key": idempotencyKey ?? UUID().uuidString]
         if let ifMatch { headers["If-Match"] = ifMatch }
-        return send(.update, id: entity.id.pathComponent, headers: headers, body: .object(body)) { response in
+        let id = entity.id.pathComponent
+        let written = BodyShape(configuration, entity: Entity.self).write(.update, .object(body), id: id)
+        if let contentType = written.contentType { headers["Content-Type"] = contentType }
+        return send(.update, id: id, headers: headers, body: written.body, base: base) { response in
             guard response.body.isEmpty else { return output(try remembering(decodeAnswer(response, keepJSON: keep))) }
             let json: JSON? = keep ? .object(body) : nil
             return output(remembering(RemoteAnswer(entity: entity, json: json, etag: response.header("etag"))))
@@ -192,9 +206,11 @@ extension CRUDNetworkingRepository {
         idempotencyKey: String, format: PatchFormat
     ) -> Promise<RemoteAnswer<Entity>?> {
         let keep = keepsJSON(keepJSON)
-        var headers = ["Content-Type": format.mediaType, "Idempotency-Key": idempotencyKey]
+        let written = BodyShape(configuration, entity: Entity.self).write(
+            .patch, patch, id: id, format: format, base: base)
+        var headers = ["Content-Type": written.contentType ?? format.mediaType, "Idempotency-Key": idempotencyKey]
         if let ifMatch { headers["If-Match"] = ifMatch }
-        return send(.patch, id: id, headers: headers, body: format.body(for: patch, base: base)) { response in
+        return send(.patch, id: id, headers: headers, body: written.body, base: base) { response in
             guard response.body.isEmpty else { return try remembering(decodeAnswer(response, keepJSON: keep)) }
             let etag = response.header("etag")
             if let sent {
@@ -210,12 +226,12 @@ extension CRUDNetworkingRepository {
 
     /// `DELETE /path/:id` under `idempotencyKey` (a new key when nil); forgets the entity's
     /// snapshot once the server has deleted it, or says (404) it has no such entity.
-    func deleteAnswer(id: String, ifMatch: String?, idempotencyKey: String? = nil) -> Promise<Void> {
+    func deleteAnswer(id: String, ifMatch: String?, idempotencyKey: String? = nil, base: JSON? = nil) -> Promise<Void> {
         var headers = ["Idempotency-Key": idempotencyKey ?? UUID().uuidString]
         if let ifMatch { headers["If-Match"] = ifMatch }
         let cache = snapshotCache
         return send(
-            .delete, id: id, headers: headers, body: nil,
+            .delete, id: id, headers: headers, body: nil, base: base,
             onFailure: { error in
                 if (error as? DepotError)?.code == .notFound { cache?.forget(id) }
             },
@@ -226,11 +242,13 @@ extension CRUDNetworkingRepository {
     /// Reads the entity of a single-object answer, with its raw JSON when `keepJSON` is set.
     func decodeAnswer(_ response: NetworkResponse, keepJSON: Bool) throws -> RemoteAnswer<Entity> {
         let etag = response.header("etag")
-        guard keepJSON else {
+        let configuration = configuration
+        let shape = BodyShape(configuration, entity: Entity.self)
+        guard keepJSON || !shape.readsPlain else {
             let entity = try JSONMapping.entity(Entity.self, from: response.body, envelope: configuration.envelope)
             return RemoteAnswer(entity: entity, etag: etag)
         }
-        let json = try JSONMapping.unwrap(JSON(parsing: response.body), envelope: configuration.envelope)
+        let json = shape.object(try JSONMapping.unwrap(JSON(parsing: response.body), envelope: configuration.envelope))
         return RemoteAnswer(entity: try JSONMapping.entity(Entity.self, from: json), json: json, etag: etag)
     }
 

@@ -33,7 +33,7 @@ extension Synchronizer {
         if let incremental, let since { extra = [URLQueryItem(name: incremental.parameter, value: since)] }
         var seen: Set<String> = []
         var errors: [DepotError] = []
-        var advance = PullCursorAdvance(incremental?.cursor)
+        var advance = PullCursorAdvance(incremental?.cursor, timeZone: incremental?.timeZone)
         // An answer to a write stored after this pull's first request is newer than its pages.
         let reader = try await DeliveryLog.beginRead(storage)
         // Rows an earlier pull could not read go first: those the app reads now are merged (this
@@ -296,9 +296,9 @@ extension Synchronizer {
         } catch {
             return array(in: response, of: request).map { ($0, .null) }
         }
-        if let elements = document.arrayValue { return .success((elements, document)) }
+        if let elements = document.arrayValue { return .success((shape.items(elements), document)) }
         for key in ["results", "data", "items"] {
-            if let elements = document[key]?.arrayValue { return .success((elements, document)) }
+            if let elements = document[key]?.arrayValue { return .success((shape.items(elements), document)) }
         }
         if let embedded = document["_embedded"]?.objectValue,
             let elements = embedded.keys.sorted().lazy.compactMap({ embedded[$0]?.arrayValue }).first
