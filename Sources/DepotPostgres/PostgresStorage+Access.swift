@@ -36,7 +36,7 @@
             try ensureOpen("cannot \(what)")
             return try await Self.storageErrors("cannot \(what)") {
                 try await client.withConnection { connection in
-                    Array(try await connection.collect(query, logger: logger).rows)
+                    Array(try await send(query, on: connection).get().rows)
                 }
             }
         }
@@ -60,6 +60,12 @@
 
         /// ``write(_:_:)`` with an async body (the app's transactional outbox): the body runs on
         /// the caller's task, and its synchronous Depot parts on the store's threads.
+        ///
+        /// `BEGIN` is sent without waiting, and the lock with the body's first statement (inside
+        /// it when that is an upsert; a read waits for them, as postgres-nio runs a connection's
+        /// statements in order); the body's writes that need no answer are not waited for either.
+        /// The change notice follows them, then the commit once all of them answered (one that
+        /// failed rolls everything back).
         func write<Output: Sendable>(
             _ what: String, async body: @Sendable (PostgresTransaction) async throws -> Output
         ) async throws -> Output {
@@ -67,27 +73,32 @@
             let recorder = ChangeRecorder()
             let output = try await Self.storageErrors("cannot \(what)") {
                 try await client.withConnection { connection in
-                    try await connection.collect("BEGIN", logger: logger)
+                    let transaction = PostgresTransaction(storage: self, connection: connection, recorder: recorder)
                     do {
-                        try await connection.collect(
-                            "SELECT pg_advisory_xact_lock(\(Self.lockKey(schema)))", logger: logger)
-                        let transaction = PostgresTransaction(
-                            storage: self, connection: connection, recorder: recorder)
+                        // The write lock goes with the body's first statement.
+                        try transaction.begin()
                         let output: Output
                         do {
                             output = try await body(transaction)
                         } catch {
                             throw BodyFailure(error: error)
                         }
-                        transaction.close()
                         if let notice = changeNotice(recorder) {
-                            try await connection.collect("SELECT pg_notify(\(channel), \(notice))", logger: logger)
+                            try transaction.sendUnanswered(
+                                "announce the changes", "SELECT pg_notify(\(channel), \(notice))")
                         }
-                        try await connection.collect("COMMIT", logger: logger)
+                        transaction.close()
+                        try await transaction.settle()
+                        let commit = try await send("COMMIT", on: connection).get()
+                        guard commit.metadata.command == "COMMIT" else {
+                            throw DepotError(
+                                .storage, "the server rolled the transaction back (\(commit.metadata.command))")
+                        }
                         return output
                     } catch {
+                        transaction.close()
                         do {
-                            try await connection.collect("ROLLBACK", logger: logger)
+                            _ = try await send("ROLLBACK", on: connection).get()
                         } catch {
                             // A connection that cannot roll back must not go back to the pool
                             // inside a transaction.
@@ -99,6 +110,12 @@
             }
             recorder.publish(for: self)
             return output
+        }
+
+        /// Sends `query` on `connection` (counted in ``statementCount``) and returns its answer to come.
+        func send(_ query: PostgresQuery, on connection: PostgresConnection) -> EventLoopFuture<PostgresQueryResult> {
+            statements.withLock { $0 += 1 }
+            return connection.query(query, logger: logger)
         }
 
         /// The advisory lock key of `schema`'s writers.

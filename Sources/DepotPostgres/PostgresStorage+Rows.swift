@@ -19,8 +19,30 @@
             lease_expiry
             """
 
+        /// The columns a record is written with, in the order ``appendRecordRow(_:to:)`` binds them.
+        static let recordWriteColumns =
+            "collection, id, object, object_text, sync_state, snapshot, snapshot_text, etag, snapshot_is_object"
+
+        /// What an upsert does to a record that is already there: every column replaced.
+        static let recordConflictUpdate = """
+             ON CONFLICT (collection, id) DO UPDATE SET
+                object = excluded.object, object_text = excluded.object_text, sync_state = excluded.sync_state,
+                snapshot = excluded.snapshot, snapshot_text = excluded.snapshot_text,
+                etag = excluded.etag, snapshot_is_object = excluded.snapshot_is_object
+            """
+
         /// The statement that adds or replaces `record`.
         func upsertQuery(_ record: EncodedRecord) -> PostgresQuery {
+            var query = PostgresQuery(
+                unsafeSQL: "INSERT INTO \(quoted).records (\(Self.recordWriteColumns)) VALUES ")
+            Self.appendRecordRow(record, to: &query)
+            query.sql += Self.recordConflictUpdate
+            return query
+        }
+
+        /// Appends `record`'s row, `($1, $2, $3::jsonb, …)` in the order of ``recordWriteColumns``,
+        /// to `query`'s SQL, and its values to the query's binds.
+        static func appendRecordRow(_ record: EncodedRecord, to query: inout PostgresQuery) {
             let snapshot: String?
             let snapshotIsObject: Bool
             switch record.snapshot {
@@ -29,22 +51,21 @@
             case .encoded(let text): (snapshot, snapshotIsObject) = (text, false)
             }
             // jsonb holds no U+0000: such JSON (rare) is kept as text beside it.
-            let objectHoldsNUL = Self.holdsNUL(record.object)
-            let object: String? = objectHoldsNUL ? nil : record.object
-            let objectText: String? = objectHoldsNUL ? record.object : nil
-            let snapshotHoldsNUL = snapshot.map(Self.holdsNUL) ?? false
-            let snapshotJSON: String? = snapshotHoldsNUL ? nil : snapshot
-            let snapshotText: String? = snapshotHoldsNUL ? snapshot : nil
-            return """
-                INSERT INTO \(unescaped: quoted).records
-                    (collection, id, object, object_text, sync_state, snapshot, snapshot_text, etag, snapshot_is_object)
-                VALUES (\(record.collection), \(record.id), \(object)::jsonb, \(objectText), \(record.syncState.rawValue),
-                    \(snapshotJSON)::jsonb, \(snapshotText), \(record.etag), \(snapshotIsObject))
-                ON CONFLICT (collection, id) DO UPDATE SET
-                    object = excluded.object, object_text = excluded.object_text, sync_state = excluded.sync_state,
-                    snapshot = excluded.snapshot, snapshot_text = excluded.snapshot_text,
-                    etag = excluded.etag, snapshot_is_object = excluded.snapshot_is_object
-                """
+            let objectHoldsNUL = holdsNUL(record.object)
+            let snapshotHoldsNUL = snapshot.map(holdsNUL) ?? false
+            let first = query.binds.count + 1
+            query.binds.append(record.collection)
+            query.binds.append(record.id)
+            query.binds.append(objectHoldsNUL ? nil : record.object)
+            query.binds.append(objectHoldsNUL ? record.object : nil)
+            query.binds.append(record.syncState.rawValue)
+            query.binds.append(snapshotHoldsNUL ? nil : snapshot)
+            query.binds.append(snapshotHoldsNUL ? snapshot : nil)
+            query.binds.append(record.etag)
+            query.binds.append(snapshotIsObject)
+            let casts = ["", "", "::jsonb", "", "", "::jsonb", "", "", ""]
+            query.sql +=
+                "(" + casts.enumerated().map { "$\(first + $0.offset)\($0.element)" }.joined(separator: ", ") + ")"
         }
 
         /// True when JSON `text` may hold U+0000 (an escape `\u0000`), which `jsonb` refuses.

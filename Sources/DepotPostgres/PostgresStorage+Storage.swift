@@ -11,16 +11,91 @@
 
         /// Adds or replaces every record, in one transaction.
         public func upsert(_ records: [StoredRecord]) async throws {
-            try await write("upsert \(records.count) records") { tx in
-                for record in records { try tx.upsert(record) }
+            let encoded = try Self.storageErrors("cannot encode \(records.count) records") {
+                try records.map(EncodedRecord.init)
+            }
+            try await upsert(encoded: encoded)
+        }
+
+        /// Adds or replaces every record, in one transaction, from JSON text already written: up to
+        /// ``upsertRowsPerStatement`` records in one statement, one round trip (see
+        /// ``upsertStatement(_:notice:)``).
+        public func upsert(encoded records: [EncodedRecord]) async throws {
+            // Sequential upserts of one id leave its last record.
+            var last: [RecordKey: Int] = [:]
+            for (index, record) in records.enumerated() { last[RecordKey(record.collection, record.id)] = index }
+            let rows = records.indices.filter { last[RecordKey(records[$0].collection, records[$0].id)] == $0 }
+                .map { records[$0] }
+            guard !rows.isEmpty else { return }
+            guard rows.count > Self.upsertRowsPerStatement else {
+                try ensureOpen("cannot upsert \(rows.count) records")
+                let recorder = ChangeRecorder()
+                for record in rows { recorder.changed(record.collection, record.id) }
+                let statement = upsertStatement(rows, notice: changeNotice(recorder))
+                try await Self.storageErrors("cannot upsert \(rows.count) records") {
+                    try await client.withConnection { connection in _ = try await send(statement, on: connection).get()
+                    }
+                }
+                recorder.publish(for: self)
+                return
+            }
+            try await write("upsert \(rows.count) records") { tx in
+                for start in stride(from: 0, to: rows.count, by: Self.upsertRowsPerStatement) {
+                    let chunk = rows[start..<min(start + Self.upsertRowsPerStatement, rows.count)]
+                    var query = PostgresQuery(
+                        unsafeSQL: "INSERT INTO \(self.quoted).records (\(Self.recordWriteColumns)) VALUES ")
+                    for (offset, record) in chunk.enumerated() {
+                        if offset > 0 { query.sql += ", " }
+                        Self.appendRecordRow(record, to: &query)
+                        tx.recorder.changed(record.collection, record.id)
+                    }
+                    query.sql += Self.recordConflictUpdate
+                    try tx.sendUnanswered("upsert \(chunk.count) records", query)
+                }
             }
         }
 
-        /// Adds or replaces every record, in one transaction, from JSON text already written.
-        public func upsert(encoded records: [EncodedRecord]) async throws {
-            try await write("upsert \(records.count) records") { tx in
-                for record in records { try tx.upsert(encoded: record) }
+        /// The most records one upsert statement carries (9 values each, under the protocol's
+        /// 65,535 bound values).
+        static let upsertRowsPerStatement = 1_000
+
+        /// One statement that is a whole write transaction (its own implicit transaction): the
+        /// schema's write lock, then every row of `records` added or replaced, then the change
+        /// notice. The lock is taken before the first row is written (the rows are read through
+        /// it); `INSERT … ON CONFLICT` decides on the latest committed rows, so the statement's
+        /// snapshot, taken before the lock, does not matter.
+        func upsertStatement(_ records: [EncodedRecord], notice: String?) -> PostgresQuery {
+            var query = PostgresQuery(unsafeSQL: "WITH ")
+            if serializesWrites {
+                query.binds.append(Self.lockKey(schema))
+                query.sql += "lock AS MATERIALIZED (SELECT pg_advisory_xact_lock($1) AS held), "
             }
+            query.sql +=
+                "written AS (INSERT INTO \(quoted).records (\(Self.recordWriteColumns)) SELECT v.* FROM (VALUES "
+            for (offset, record) in records.enumerated() {
+                if offset > 0 { query.sql += ", " }
+                Self.appendRecordRow(record, to: &query)
+            }
+            query.sql += ") AS v (\(Self.recordWriteColumns))"
+            if serializesWrites { query.sql += " CROSS JOIN lock" }
+            query.sql += " WHERE TRUE" + Self.recordConflictUpdate + " RETURNING 1)"
+            if let notice {
+                query.binds.append(channel)
+                query.binds.append(notice)
+                let channelBind = query.binds.count - 1
+                query.sql +=
+                    " SELECT pg_notify($\(channelBind), $\(channelBind + 1)) FROM (SELECT count(*) FROM written) AS done"
+            } else {
+                query.sql += " SELECT count(*) FROM written"
+            }
+            return query
+        }
+
+        /// A record's collection and id, as a key.
+        struct RecordKey: Hashable {
+            let collection: String
+            let id: String
+            init(_ collection: String, _ id: String) { (self.collection, self.id) = (collection, id) }
         }
 
         /// The record with `id`, or nil.

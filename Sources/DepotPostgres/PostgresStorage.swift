@@ -43,6 +43,11 @@
         let clientTask = LockedValue<Task<Void, Never>?>(nil)
         /// The task listening for other objects' change notices.
         let listenerTask = LockedValue<Task<Void, Never>?>(nil)
+        /// How many statements this object sent to the server (``statementCount``).
+        let statements = LockedValue(0)
+        /// False only in a measurement of what the schema's advisory lock costs
+        /// (``open(url:schema:logger:serializingWrites:)``): writes then run without it.
+        let serializesWrites: Bool
 
         /// Where a store is in its life: a closed store refuses every call.
         enum Lifecycle: Sendable, Equatable {
@@ -66,6 +71,17 @@
             url: String, schema: String = "depot",
             logger: Logger = Logger(label: "Depot.PostgresStorage")
         ) async throws -> PostgresStorage {
+            try await open(url: url, schema: schema, logger: logger, serializingWrites: true)
+        }
+
+        /// ``open(url:schema:logger:)`` for a measurement: with `serializingWrites` false, write
+        /// transactions do not take the schema's advisory lock, so replicas' writes interleave
+        /// (bodies that read, decide and write may then race: never for an app's store).
+        @_spi(Measurement)
+        public static func open(
+            url: String, schema: String = "depot",
+            logger: Logger = Logger(label: "Depot.PostgresStorage"), serializingWrites: Bool
+        ) async throws -> PostgresStorage {
             let configuration = try configuration(url: url)
             let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
             // The client must be running before the first lease (postgres-nio warns otherwise):
@@ -78,7 +94,8 @@
             for await _ in started {}
             await Task.yield()
             do {
-                let storage = try await PostgresStorage(client: client, schema: schema, logger: logger)
+                let storage = try await PostgresStorage(
+                    client: client, schema: schema, logger: logger, serializesWrites: serializingWrites)
                 storage.clientTask.withLock { $0 = task }
                 return storage
             } catch {
@@ -101,7 +118,7 @@
             try await self.init(client: client, schema: schema, logger: Logger(label: "Depot.PostgresStorage"))
         }
 
-        init(client: PostgresClient, schema: String, logger: Logger) async throws {
+        init(client: PostgresClient, schema: String, logger: Logger, serializesWrites: Bool = true) async throws {
             guard Self.isPlainName(schema) else {
                 throw DepotError(
                     .invalidRequest,
@@ -111,6 +128,7 @@
             self.client = client
             self.schema = schema
             self.logger = logger
+            self.serializesWrites = serializesWrites
             threads = NIOThreadPool(numberOfThreads: 2)
             threads.start()
             do {
@@ -141,6 +159,12 @@
             }
             try? await threads.shutdownGracefully()  // nothing is left to run on them
         }
+
+        /// How many statements this object sent to the server since it opened: reads, writes,
+        /// `BEGIN`, the write lock, change notices, `COMMIT`. postgres-nio sends a connection's
+        /// next statement once the previous one answered, so each is one round trip.
+        @_spi(Measurement)
+        public var statementCount: Int { statements.withLock { $0 } }
 
         /// True for a name that can stand unquoted-safe in SQL as a schema name.
         static func isPlainName(_ name: String) -> Bool {

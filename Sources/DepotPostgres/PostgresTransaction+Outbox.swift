@@ -31,23 +31,80 @@
         @discardableResult
         public func appendOutbox(_ entry: OutboxEntry) throws -> Int64 {
             recorder.outbox()
+            var query = PostgresQuery(unsafeSQL: "")
+            try appendOutboxInsert(entry, to: &query, selecting: "VALUES (", until: ")")
+            query.sql += " RETURNING sequence"
+            guard let row = try execute("add to the outbox", query).first else {
+                throw DepotError(.storage, "cannot add to the outbox: no sequence")
+            }
+            return try PostgresStorage.storageErrors("cannot read a new outbox sequence") { try row.decode(Int64.self) }
+        }
+
+        /// Adds `entry` when its entity has no entry, else returns the entity's last entry: one
+        /// statement, one round trip, whose two parts see one snapshot (under the store's write
+        /// lock, no other write comes between).
+        public func appendOutboxIfFirst(_ entry: OutboxEntry) throws -> OutboxAppend {
+            let columns = PostgresStorage.outboxColumns
+            var query = PostgresQuery(unsafeSQL: "")
+            query.binds.append(entry.collection)
+            query.binds.append(entry.entityID)
+            query.sql = """
+                WITH last AS (SELECT \(columns) FROM \(storage.quoted).outbox
+                    WHERE collection = $1 AND entity_id = $2 ORDER BY sequence DESC LIMIT 1),
+                added AS (
+                """
+            try appendOutboxInsert(
+                entry, to: &query, selecting: "SELECT ", until: " WHERE NOT EXISTS (SELECT 1 FROM last)")
+            query.sql += """
+                 RETURNING \(columns))
+                SELECT \(columns), TRUE FROM added UNION ALL SELECT \(columns), FALSE FROM last
+                """
+            // One row: the added entry (only its sequence is read) or the entity's last entry,
+            // then whether it was added (column 16, after ``PostgresStorage/outboxColumns``).
+            guard let row = try execute("add to the outbox", query).first else {
+                throw DepotError(.storage, "cannot add to the outbox: no row came back")
+            }
+            let added = try PostgresStorage.storageErrors("cannot read a new outbox entry") {
+                try row.makeRandomAccess()[16].decode(Bool.self)
+            }
+            guard added else { return .behind(try PostgresStorage.outboxEntry(row)) }
+            recorder.outbox()
+            return .appended(
+                sequence: try PostgresStorage.storageErrors("cannot read a new outbox sequence") {
+                    try row.decode(Int64.self)
+                })
+        }
+
+        /// Appends `INSERT INTO outbox (…) <selecting>$1, $2, …<until>` with `entry`'s values (all
+        /// but the sequence) to `query`.
+        private func appendOutboxInsert(
+            _ entry: OutboxEntry, to query: inout PostgresQuery, selecting: String, until: String
+        ) throws {
             let values = try PostgresStorage.storageErrors("cannot add to the outbox") {
                 try PostgresStorage.outboxValues(entry)
             }
-            let rows = try execute(
-                "add to the outbox",
-                """
-                INSERT INTO \(unescaped: storage.quoted).outbox (collection, entity_id, operation, payload,
+            let first = query.binds.count + 1
+            query.binds.append(entry.collection)
+            query.binds.append(entry.entityID)
+            query.binds.append(entry.operation.rawValue)
+            query.binds.append(values.payload)
+            query.binds.append(entry.idempotencyKey)
+            query.binds.append(entry.attempts)
+            query.binds.append(entry.failures)
+            query.binds.append(values.nextAttempt)
+            query.binds.append(entry.lastError)
+            query.binds.append(entry.isRejected)
+            query.binds.append(entry.rejection?.status)
+            try query.binds.append(entry.rejection?.body)
+            query.binds.append(entry.rejection?.message)
+            query.binds.append(entry.lease?.owner)
+            query.binds.append(values.leaseExpiry)
+            query.sql += """
+                INSERT INTO \(storage.quoted).outbox (collection, entity_id, operation, payload,
                     idempotency_key, attempts, failures, next_attempt, last_error, rejected, rejected_status,
                     rejected_body, rejected_message, lease_owner, lease_expiry)
-                VALUES (\(entry.collection), \(entry.entityID), \(entry.operation.rawValue), \(values.payload),
-                    \(entry.idempotencyKey), \(entry.attempts), \(entry.failures), \(values.nextAttempt),
-                    \(entry.lastError), \(entry.isRejected), \(entry.rejection?.status), \(entry.rejection?.body),
-                    \(entry.rejection?.message), \(entry.lease?.owner), \(values.leaseExpiry))
-                RETURNING sequence
-                """)
-            guard let row = rows.first else { throw DepotError(.storage, "cannot add to the outbox: no sequence") }
-            return try PostgresStorage.storageErrors("cannot read a new outbox sequence") { try row.decode(Int64.self) }
+                \(selecting)\((first..<first + 15).map { "$\($0)" }.joined(separator: ", "))\(until)
+                """
         }
 
         /// Replaces the outbox entry with the same sequence; returns whether there was one.

@@ -22,9 +22,12 @@
             try upsert(encoded: encoded)
         }
 
-        /// Adds or replaces `record`, binding its JSON text as it is.
+        /// Adds or replaces `record`, binding its JSON text as it is. Sent without waiting for the
+        /// server: a later read of the transaction sees it, and its commit waits for it.
         public func upsert(encoded record: EncodedRecord) throws {
-            _ = try changing("write \(record.collection)/\(record.id)", storage.upsertQuery(record))
+            try sendUnanswered(
+                "write \(record.collection)/\(record.id)", storage.upsertQuery(record),
+                locking: storage.upsertStatement([record], notice: nil))
             recorder.changed(record.collection, record.id)
         }
 

@@ -10,6 +10,10 @@
     ///
     /// Made by ``PostgresStorage/withTransaction(_:)`` and by the store's own writes; valid only
     /// until its body returns.
+    ///
+    /// Statements whose answer the body does not need (`BEGIN`, the write lock, an upsert) are
+    /// sent without waiting: postgres-nio runs a connection's statements in order, so a later read
+    /// sees them, and the commit waits for them all (the first that failed fails the transaction).
     public final class PostgresTransaction: Sendable {
         let storage: PostgresStorage
         let connection: PostgresConnection
@@ -17,8 +21,14 @@
         let recorder: ChangeRecorder
         /// False once the body returned: a transaction kept past it refuses every call.
         private let live = LockedValue(true)
+        /// True until the schema's write lock is asked for: it goes with the transaction's first
+        /// statement (inside it, when that statement is an upsert that can take it first).
+        private let lockPending: LockedValue<Bool>
+        /// The statements sent without waiting for their answer, in the order sent.
+        private let unanswered = LockedValue<[(what: String, answer: EventLoopFuture<PostgresQueryResult>)]>([])
 
         init(storage: PostgresStorage, connection: PostgresConnection, recorder: ChangeRecorder) {
+            lockPending = LockedValue(storage.serializesWrites)
             self.storage = storage
             self.connection = connection
             self.recorder = recorder
@@ -45,8 +55,13 @@
         @discardableResult
         public func query(_ query: PostgresQuery) async throws -> [PostgresRow] {
             try checkLive()
-            let future: EventLoopFuture<PostgresQueryResult> = connection.query(query, logger: storage.logger)
-            return Array(try await future.get().rows)
+            try takeLockIfPending()
+            let future = storage.send(query, on: connection)
+            do {
+                return Array(try await future.get().rows)
+            } catch {
+                throw await earlierFailure() ?? error
+            }
         }
 
         /// Runs `body` on one of the store's threads (where the synchronous calls may block).
@@ -62,20 +77,88 @@
 
         /// The rows `query` returns, waiting on this thread for the server.
         func execute(_ what: String, _ query: PostgresQuery) throws -> [PostgresRow] {
-            try checkLive()
-            return try PostgresStorage.storageErrors("cannot \(what)") {
-                let future: EventLoopFuture<PostgresQueryResult> = connection.query(query, logger: storage.logger)
-                return Array(try future.wait().rows)
-            }
+            Array(try answer(what, query).rows)
         }
 
         /// How many rows `query` changed, waiting on this thread for the server.
         func changing(_ what: String, _ query: PostgresQuery) throws -> Int {
+            try answer(what, query).metadata.rows ?? 0
+        }
+
+        /// Sends `query` without waiting for its answer (a write whose result the body does not
+        /// need); ``settle()`` waits for it. `locking` is the same write taking the schema's write
+        /// lock first, sent instead when the lock is still to take.
+        func sendUnanswered(_ what: String, _ query: PostgresQuery, locking: PostgresQuery? = nil) throws {
             try checkLive()
-            return try PostgresStorage.storageErrors("cannot \(what)") {
-                let future: EventLoopFuture<PostgresQueryResult> = connection.query(query, logger: storage.logger)
-                return try future.wait().metadata.rows ?? 0
+            if let locking, takePendingLock() {
+                unsettled("cannot \(what)", storage.send(locking, on: connection))
+                return
             }
+            try takeLockIfPending()
+            unsettled("cannot \(what)", storage.send(query, on: connection))
+        }
+
+        /// Sends the schema's write lock, unless it was already asked for.
+        private func takeLockIfPending() throws {
+            guard takePendingLock() else { return }
+            let lock: PostgresQuery = "SELECT pg_advisory_xact_lock(\(PostgresStorage.lockKey(storage.schema)))"
+            unsettled("cannot take the write lock", storage.send(lock, on: connection))
+        }
+
+        /// True once: when the write lock is still to take (the caller takes it).
+        private func takePendingLock() -> Bool {
+            lockPending.withLock { pending in
+                defer { pending = false }
+                return pending
+            }
+        }
+
+        /// Sends `BEGIN` without waiting.
+        func begin() throws {
+            try checkLive()
+            unsettled("cannot begin a transaction", storage.send("BEGIN", on: connection))
+        }
+
+        /// Keeps `answer` for ``settle()``.
+        private func unsettled(_ what: String, _ answer: EventLoopFuture<PostgresQueryResult>) {
+            unanswered.withLock { $0.append((what, answer)) }
+        }
+
+        /// Waits for every statement sent without waiting; throws the first one's failure.
+        func settle() async throws {
+            let sent = unanswered.withLock { sent in
+                defer { sent = [] }
+                return sent
+            }
+            for (what, answer) in sent {
+                try await PostgresStorage.storageErrors(what) { _ = try await answer.get() }
+            }
+        }
+
+        /// `query`'s answer, waiting on this thread; when it fails because an earlier statement
+        /// sent without waiting failed (the server refuses every statement of a failed
+        /// transaction), that earlier failure.
+        private func answer(_ what: String, _ query: PostgresQuery) throws -> PostgresQueryResult {
+            try checkLive()
+            try takeLockIfPending()
+            let future = storage.send(query, on: connection)
+            do {
+                return try PostgresStorage.storageErrors("cannot \(what)") { try future.wait() }
+            } catch {
+                let earlier = unanswered.withLock { $0 }
+                for (earlierWhat, answer) in earlier {
+                    do { _ = try answer.wait() } catch { throw PostgresStorage.wrap(error, earlierWhat) }
+                }
+                throw error
+            }
+        }
+
+        /// The failure of the first statement sent without waiting that failed, if any.
+        private func earlierFailure() async -> (any Error)? {
+            for (what, answer) in unanswered.withLock({ $0 }) {
+                do { _ = try await answer.get() } catch { return PostgresStorage.wrap(error, what) }
+            }
+            return nil
         }
     }
 #endif

@@ -151,6 +151,11 @@ extension SQLiteStorage {
     static let appendOutboxSQL =
         "INSERT INTO outbox (\(outboxColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
+    /// ``appendOutboxSQL`` when the entity (the last two arguments) has no entry.
+    static let appendFirstOutboxSQL =
+        "INSERT INTO outbox (\(outboxColumns)) SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? "
+        + "WHERE NOT EXISTS (SELECT 1 FROM outbox WHERE collection = ? AND entity_id = ?)"
+
     static let replaceOutboxSQL =
         "UPDATE outbox SET "
         + outboxColumns.split(separator: ",").map { "\($0.trimmingCharacters(in: .whitespaces)) = ?" }
@@ -181,6 +186,30 @@ extension SQLiteStorage.Transaction {
                 .execute(arguments: StatementArguments(try SQLiteStorage.outboxArguments(entry)))
             return db.lastInsertedRowID
         }
+    }
+
+    /// Adds `entry` in one statement when its entity has no entry; else reads the last one.
+    func appendOutboxIfFirst(_ entry: OutboxEntry) throws -> OutboxAppend {
+        let appended = try SQLiteStorage.storageErrors("cannot add to the outbox") { () -> Int64? in
+            try db.cachedStatement(sql: SQLiteStorage.appendFirstOutboxSQL)
+                .execute(
+                    arguments: StatementArguments(
+                        try SQLiteStorage.outboxArguments(entry) + [entry.collection, entry.entityID]))
+            return db.changesCount > 0 ? db.lastInsertedRowID : nil
+        }
+        if let appended {
+            recorder.outbox()
+            return .appended(sequence: appended)
+        }
+        let last = try SQLiteStorage.storageErrors("cannot read the outbox of \(entry.collection)/\(entry.entityID)") {
+            try Row.fetchOne(
+                db.cachedStatement(
+                    sql: "SELECT * FROM outbox WHERE collection = ? AND entity_id = ? ORDER BY sequence DESC LIMIT 1"),
+                arguments: [entry.collection, entry.entityID]
+            ).map(SQLiteStorage.outboxEntry)
+        }
+        guard let last else { throw DepotError(.storage, "cannot add to the outbox of \(entry.entityID)") }
+        return .behind(last)
     }
 
     func replaceOutbox(_ entry: OutboxEntry) throws -> Bool {

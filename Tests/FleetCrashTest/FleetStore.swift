@@ -3,7 +3,7 @@ import DepotSQLite
 import Foundation
 
 #if Postgres
-    import DepotPostgres
+    @_spi(Measurement) import DepotPostgres
 #endif
 
 /// The store the replicas share: an SQLite file (WAL, leases in the file) or a PostgreSQL
@@ -59,7 +59,10 @@ enum FleetStore: Sendable, CustomStringConvertible {
             return Opened(storage: storage, close: { try? storage.close() })
         case .postgres(let url):
             #if Postgres
-                let storage = try await PostgresStorage.open(url: url)
+                // FLEET_WRITE_LOCK=off (inherited by the replicas): a measurement of what the
+                // schema's advisory write lock costs; not safe for real use.
+                let storage = try await PostgresStorage.open(
+                    url: url, serializingWrites: ProcessInfo.processInfo.environment["FLEET_WRITE_LOCK"] != "off")
                 return Opened(storage: storage, close: { await storage.close() })
             #else
                 _ = url

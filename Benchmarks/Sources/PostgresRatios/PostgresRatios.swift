@@ -1,5 +1,5 @@
 import Depot
-import DepotPostgres
+@_spi(Measurement) import DepotPostgres
 import Foundation
 import Logging
 import PostgresNIO
@@ -7,7 +7,9 @@ import PostgresNIO
 // PostgresStorage against raw postgres-nio doing the equivalent statements, in the same run, on
 // the database DEPOT_POSTGRES_URL names (`scripts/postgres start` prints one): single-record
 // upserts (INSERT … ON CONFLICT DO UPDATE), and local writes that record an outbox entry (the
-// record's upsert and the entry's INSERT in one transaction).
+// record's upsert and the entry's INSERT in one transaction). Each Depot row also says how many
+// statements (round trips) a write sent, and is measured again on a store that takes no schema
+// write lock (a measurement only: bodies that read, decide and write would race).
 
 @MainActor func postgresRatios() async throws {
     guard let url = ProcessInfo.processInfo.environment["DEPOT_POSTGRES_URL"] else {
@@ -50,12 +52,31 @@ import PostgresNIO
                 """)
         }
     }
-    let depotUpsert = try await time {
-        for entry in objects {
-            try await storage.upsert(
-                [StoredRecord(collection: "posts", id: entry.id, object: entry.object, syncState: .synced)])
+    func upserts(_ storage: PostgresStorage) async throws -> (seconds: Double, statements: Double) {
+        let before = storage.statementCount
+        let elapsed = try await time {
+            for entry in objects {
+                try await storage.upsert(
+                    [StoredRecord(collection: "posts", id: entry.id, object: entry.object, syncState: .synced)])
+            }
         }
+        return (elapsed.seconds, Double(storage.statementCount - before) / Double(count))
     }
+    func records(_ storage: PostgresStorage) async throws -> (seconds: Double, statements: Double) {
+        let before = storage.statementCount
+        let elapsed = try await time {
+            for entry in objects {
+                try await storage.transaction { tx in
+                    try tx.upsert(
+                        StoredRecord(collection: "notes", id: entry.id, object: entry.object, syncState: .created))
+                    try tx.recordOutbox(
+                        collection: "notes", entityID: entry.id, operation: .create, payload: .object(entry.object))
+                }
+            }
+        }
+        return (elapsed.seconds, Double(storage.statementCount - before) / Double(count))
+    }
+    let depotUpsert = try await upserts(storage)
     let rawRecord = try await time {
         for entry in objects {
             try await client.withTransaction(logger: logger) { connection in
@@ -74,27 +95,34 @@ import PostgresNIO
             }
         }
     }
-    let depotRecord = try await time {
-        for entry in objects {
-            try await storage.transaction { tx in
-                try tx.upsert(
-                    StoredRecord(collection: "notes", id: entry.id, object: entry.object, syncState: .created))
-                try tx.recordOutbox(
-                    collection: "notes", entityID: entry.id, operation: .create, payload: .object(entry.object))
-            }
-        }
-    }
+    let depotRecord = try await records(storage)
+    let unlocked = try await PostgresStorage.open(url: url, schema: "ratios_\(run)_unlocked", serializingWrites: false)
+    let unlockedUpsert = try await upserts(unlocked)
+    let unlockedRecord = try await records(unlocked)
+    await unlocked.close()
     try await client.query("DROP TABLE \(unescaped: table), \(unescaped: table)_outbox")
     try await client.query("DROP SCHEMA \(unescaped: "ratios_\(run)") CASCADE")
+    try await client.query("DROP SCHEMA \(unescaped: "ratios_\(run)_unlocked") CASCADE")
     await storage.close()
     row("raw postgres-nio INSERT … ON CONFLICT (baseline)", rawUpsert.seconds, per: count, baseline: rawUpsert.seconds)
-    row("PostgresStorage upsert", depotUpsert.seconds, per: count, baseline: rawUpsert.seconds)
+    row(statements("PostgresStorage upsert", depotUpsert), depotUpsert.seconds, per: count, baseline: rawUpsert.seconds)
+    row(
+        statements("  the same, no write lock (measurement)", unlockedUpsert), unlockedUpsert.seconds, per: count,
+        baseline: rawUpsert.seconds)
     row(
         "raw postgres-nio upsert + outbox INSERT (baseline)", rawRecord.seconds, per: count, baseline: rawRecord.seconds
     )
     row(
-        "PostgresStorage transaction: upsert + recordOutbox", depotRecord.seconds, per: count,
+        statements("PostgresStorage tx: upsert + recordOutbox", depotRecord), depotRecord.seconds, per: count,
         baseline: rawRecord.seconds)
+    row(
+        statements("  the same, no write lock (measurement)", unlockedRecord), unlockedRecord.seconds, per: count,
+        baseline: rawRecord.seconds)
+}
+
+/// `name` with the statements (round trips) one operation sent.
+private func statements(_ name: String, _ measured: (seconds: Double, statements: Double)) -> String {
+    name + String(format: " [%.0f rt]", measured.statements)
 }
 
 /// The client configuration for `url` (`postgres://user[:password]@host[:port]/database`), TLS off.

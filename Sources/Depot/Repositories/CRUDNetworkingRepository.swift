@@ -77,7 +77,13 @@ extension CRUDNetworkingRepository {
     /// The entity as the JSON object sent on POST and PUT, nil attributes handled per
     /// ``RepositoryConfiguration/nilEncoding``.
     public func encoded(_ entity: Entity) throws -> JSONObject {
-        var object = try JSONMapping.object(entity)
+        try encoded(entity, object: try JSONMapping.object(entity))
+    }
+
+    /// ``encoded(_:)`` from the entity's `object` already made (`JSONMapping.object(entity)`): a
+    /// local write stores that object and sends this body, and encodes the entity once.
+    func encoded(_ entity: Entity, object: JSONObject) throws -> JSONObject {
+        var object = object
         // Hand-mapped entities write their own nulls; Codable ones are asked which keys they write
         // as nil, through their own `encode(to:)` (so `CodingKeys` are honoured).
         if configuration.nilEncoding == .null, !(entity is any DictionaryRepresentable),

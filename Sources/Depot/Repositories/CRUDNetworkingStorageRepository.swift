@@ -200,7 +200,8 @@ extension CRUDNetworkingStorageRepository {
     /// sends.
     var outboxLocal: LocalStore<Entity> {
         let remote = self.remote
-        return LocalStore(storage: storage, collection: collection, outboxPayload: { try remote.encoded($0) })
+        return LocalStore(
+            storage: storage, collection: collection, outboxPayload: { try remote.encoded($0, object: $1) })
     }
 
     /// Sends this repository's outbox entries for one entity at a time (an immediate send), with

@@ -13,19 +13,22 @@ extension LocalStore {
     func create(_ entities: [Entity], idempotencyKey: String? = nil, in tx: any StorageTransaction) throws -> [Entity] {
         let collection = self.collection
         for entity in entities {
-            let (id, object, payload) = (
-                entity.id.pathComponent, try JSONMapping.object(entity), try outboxPayload?(entity)
-            )
+            let (id, object) = (entity.id.pathComponent, try JSONMapping.object(entity))
+            let payload = try outboxPayload?(entity, object)
             // A new entity under an id the server once replaced: writes to it are its own.
             try tx.forgetIDMove(collection: collection, id: id)
             try tx.forgetCachedAnswers(collection: collection, id: id)
-            if let existing = try tx.fetch(collection: collection, id: id), existing.syncState == .deleted {
+            // One read of the id decides (`insert` would read it again).
+            switch try tx.fetch(collection: collection, id: id) {
+            case let existing? where existing.syncState == .deleted:
                 try tx.upsert(
                     StoredRecord(
                         collection: collection, id: id, object: object, syncState: .updated,
                         snapshot: existing.snapshot, etag: existing.etag))
-            } else {
-                try tx.insert(StoredRecord(collection: collection, id: id, object: object, syncState: .created))
+            case .some:
+                throw DepotError(.conflict, "\(collection) already has a record with id \(id)")
+            case nil:
+                try tx.upsert(StoredRecord(collection: collection, id: id, object: object, syncState: .created))
             }
             if let payload {
                 try tx.recordOutbox(
@@ -55,7 +58,8 @@ extension LocalStore {
         let collection = self.collection
         return try entities.map { entity in
             let sentID = entity.id.pathComponent
-            var (id, object, payload) = (sentID, try JSONMapping.object(entity), try outboxPayload?(entity))
+            var (id, object) = (sentID, try JSONMapping.object(entity))
+            var payload = try outboxPayload?(entity, object)
             var existing = try tx.fetch(collection: collection, id: id)
             var moved = false
             if existing == nil, let current = try tx.currentID(collection: collection, id: id) {

@@ -7,9 +7,10 @@ import Foundation
 struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: PathComponentConvertible {
     let storage: Storage
     let collection: String
-    /// The body a write sends to the server; set, every local write is also recorded in the
-    /// outbox, in the same transaction (networking + storage repositories); nil, none is.
-    var outboxPayload: (@Sendable (Entity) throws -> JSONObject)? = nil
+    /// The body a write sends to the server, from the entity and its object as stored (encoded
+    /// once); set, every local write is also recorded in the outbox, in the same transaction
+    /// (networking + storage repositories); nil, none is.
+    var outboxPayload: (@Sendable (Entity, JSONObject) throws -> JSONObject)? = nil
 
     /// The live record of `id` (or of the id the server replaced it with); nil for none or a
     /// tombstone.

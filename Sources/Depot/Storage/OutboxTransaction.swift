@@ -49,4 +49,20 @@ public protocol OutboxTransaction {
     /// Never a sender's own clock (`ForwarderConfiguration.clock`), so a replica whose clock runs
     /// fast does not take a live lease.
     func leaseTime() throws -> Date
+    /// Adds `entry` at the end of the outbox when its entity has no entry yet (refused ones
+    /// count), else adds nothing and returns the entity's last entry: the first step of
+    /// ``recordOutbox(collection:entityID:operation:payload:idempotencyKey:)``, whose common case
+    /// (an entity's first write) is then one statement. A default reads the entity's entries,
+    /// then appends; the SQL stores run one statement.
+    func appendOutboxIfFirst(_ entry: OutboxEntry) throws -> OutboxAppend
+}
+
+extension OutboxTransaction {
+    /// Reads the entity's entries; appends `entry` when there is none.
+    public func appendOutboxIfFirst(_ entry: OutboxEntry) throws -> OutboxAppend {
+        if let last = try outboxEntries(collection: entry.collection, entityID: entry.entityID).last {
+            return .behind(last)
+        }
+        return .appended(sequence: try appendOutbox(entry))
+    }
 }

@@ -18,23 +18,30 @@ extension StorageTransaction {
         collection: String, entityID: String, operation: OutboxOperation, payload: JSON?,
         idempotencyKey: String? = nil
     ) throws -> OutboxEntry? {
-        if idempotencyKey == nil, let last = try outboxEntries(collection: collection, entityID: entityID).last,
-            !last.isRejected
-        {
-            switch last.coalescing(operation, payload: payload) {
-            case .replace(let merged):
-                try replaceOutbox(merged)
-                return merged
-            case .dropBoth:
-                try removeOutbox(sequence: last.sequence)
-                return nil
-            case .append:
-                break
-            }
-        }
         var entry = OutboxEntry(
             sequence: 0, collection: collection, entityID: entityID, operation: operation, payload: payload,
             idempotencyKey: idempotencyKey ?? UUID().uuidString, attempts: idempotencyKey == nil ? 0 : 1)
+        // An entity's first entry, the common case, is added in the same step that finds none.
+        if idempotencyKey == nil {
+            switch try appendOutboxIfFirst(entry) {
+            case .appended(let sequence):
+                entry.sequence = sequence
+                return entry
+            case .behind(let last) where !last.isRejected:
+                switch last.coalescing(operation, payload: payload) {
+                case .replace(let merged):
+                    try replaceOutbox(merged)
+                    return merged
+                case .dropBoth:
+                    try removeOutbox(sequence: last.sequence)
+                    return nil
+                case .append:
+                    break
+                }
+            case .behind:
+                break
+            }
+        }
         entry.sequence = try appendOutbox(entry)
         return entry
     }

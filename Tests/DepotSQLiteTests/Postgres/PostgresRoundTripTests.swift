@@ -1,0 +1,87 @@
+#if Postgres
+    import Depot
+    @_spi(Measurement) @testable import DepotPostgres
+    import Foundation
+    import Testing
+
+    /// Round trips per write (issue 35): statements counted by the store itself
+    /// (`statementCount`, each one round trip in postgres-nio), and what sending them without
+    /// waiting must keep: a failure anywhere fails the whole transaction.
+    @Suite(.enabled(if: PostgresFixture.isEnabled))
+    struct PostgresRoundTripTests {
+        @Test("an upsert of records is one statement: the write lock, the rows and the change notice")
+        func upsertIsOneStatement() async throws {
+            try await withPostgresReplicas { first, second in
+                // Given: a second object watching the collection
+                let changes = second.changes(collection: "messages")
+                // When: three records (one id twice) are upserted
+                let before = first.statementCount
+                try await first.upsert([
+                    record("1", ["text": "a"]), record("2", ["text": "b"]), record("1", ["text": "c"]),
+                ])
+                // Then: one statement wrote them, the last record of an id won, and the notice went out
+                #expect(first.statementCount - before == 1)
+                #expect(try await second.fetch(collection: "messages", id: "1")?.object["text"] == "c")
+                #expect(try await second.fetch(collection: "messages", id: "2") != nil)
+                _ = try await firstElement(of: changes)
+            }
+        }
+
+        @Test("a write recording an entity's first outbox entry sends 5 statements, not 7")
+        func recordingWriteStatements() async throws {
+            try await withPostgresReplicas { first, _ in
+                // When: the record's upsert and its outbox entry, in one transaction
+                let before = first.statementCount
+                try await first.transaction { tx in
+                    try tx.upsert(record("1", ["text": "hi"], state: .created))
+                    try tx.recordOutbox(
+                        collection: "messages", entityID: "1", operation: .create, payload: ["text": "hi"])
+                }
+                // Then: BEGIN, the upsert taking the lock, the entry added if first, the notice,
+                // COMMIT (before: BEGIN, lock, upsert, entries read, entry added, notice, COMMIT)
+                #expect(first.statementCount - before == 5)
+                #expect(try await first.outboxCount(OutboxQuery()) == 1)
+            }
+        }
+
+        @Test("an upsert the server refuses, sent without waiting, rolls back the whole transaction")
+        func refusedUnwaitedUpsertRollsBack() async throws {
+            try await withPostgresReplicas { first, second in
+                // When: an entry is added, then a record PostgreSQL cannot hold (text with U+0000)
+                // is upserted and the body returns before the server answers
+                await #expect(throws: DepotError.self) {
+                    try await first.transaction { tx in
+                        try tx.appendOutbox(Conformance.entry("1"))
+                        try tx.upsert(record("2", ["text": "x"], collection: "bad\u{0}collection"))
+                    }
+                }
+                // Then: nothing committed, and the store still writes
+                #expect(try await second.outboxCount(OutboxQuery(selection: .all)) == 0)
+                try await first.upsert([record("3", ["text": "ok"])])
+                #expect(try await second.fetch(collection: "messages", id: "3") != nil)
+            }
+        }
+
+        @Test("a read after an unwaited upsert sees it, and a refused one fails that read with its own error")
+        func readAfterUnwaitedUpsert() async throws {
+            try await withPostgresReplicas { first, _ in
+                // When: a body upserts, then reads the record back
+                let seen = try await first.transaction { tx in
+                    try tx.upsert(record("1", ["text": "hi"]))
+                    return try tx.fetch(collection: "messages", id: "1")
+                }
+                // Then: the read saw the write
+                #expect(seen?.object["text"] == "hi")
+                // When: the upsert is refused before the read
+                let error = await #expect(throws: DepotError.self) {
+                    try await first.transaction { tx in
+                        try tx.upsert(record("2", ["text": "x"], collection: "bad\u{0}collection"))
+                        return try tx.fetch(collection: "messages", id: "1")
+                    }
+                }
+                // Then: the error names the write, not the read the server then refused
+                #expect(error?.message.contains("write bad") == true, "\(error as Any)")
+            }
+        }
+    }
+#endif
