@@ -19,7 +19,7 @@ extension StorageTransaction {
         idempotencyKey: String? = nil
     ) throws -> OutboxEntry? {
         if idempotencyKey == nil, let last = try outboxEntries(collection: collection, entityID: entityID).last,
-            !last.isRejected
+            !last.isRejected, try !writtenByOlderModel(last)
         {
             switch last.coalescing(operation, payload: payload) {
             case .replace(let merged):
@@ -37,6 +37,15 @@ extension StorageTransaction {
             idempotencyKey: idempotencyKey ?? UUID().uuidString, attempts: idempotencyKey == nil ? 0 : 1)
         entry.sequence = try appendOutbox(entry)
         return entry
+    }
+
+    /// Whether `entry` was queued before a migration of its collection, which left it as the
+    /// older model wrote it (``Migration/QueuedWrites/asWritten``): it is never folded with a
+    /// later write, whose payload has the new model's shape.
+    func writtenByOlderModel(_ entry: OutboxEntry) throws -> Bool {
+        let versions = try fetch(collection: SchemaVersions.collection, id: entry.collection)
+        guard let fence = SchemaVersions.asWrittenThrough(of: versions) else { return false }
+        return entry.sequence <= fence
     }
 
     /// Adds one attempt to each entry of `sequences` still there and not refused (once, even if
