@@ -145,6 +145,8 @@ extension CRUDNetworkingStorageRepository {
     /// ``readAll(query:)`` asking the server first (conditionally), as its rule says.
     func readAllThrough(query: [String: String]) -> Promise<Sourced<[Entity]>> {
         let (local, storage) = (self.local, self.storage)
+        // The key the server echoes a client's id under, when the repository synchronizes.
+        let identityKey = (self as? any SynchronizableRepository)?.synchronization.identityKey
         // A write's answer stored while the read is out is newer than the read's answers.
         let reads = DeliveryLog.Scope()
         let held = LockedValue<[String: StoredRecord?]>([:])
@@ -161,7 +163,7 @@ extension CRUDNetworkingStorageRepository {
                 // What the store holds answers: the app's pending changes on top of the server's.
                 let kept = try await local.storeAnswers(
                     answer.answers, keepingUnsynced: true, reads: reads, list: true, page: answer.page,
-                    quarantining: answer.unreadable)
+                    quarantining: answer.unreadable, identityKey: identityKey)
                 held.withLock { $0 = kept }
             },
             afterLocal: nil

@@ -33,32 +33,67 @@ extension StorageTransaction {
     /// answer, a pull page, a quarantine re-merge): the one rule for every such road, in the
     /// caller's transaction.
     ///
-    /// - A record with a pending local change (not synced) stays as it is: the outbox will bring
-    ///   the server up to date, and a read never undoes the app's edit. So does a record a write's
-    ///   answer was stored for since `reader`'s read began: the copy is older.
+    /// - A record a write's answer was stored for since `reader`'s read began stays as it is: the
+    ///   copy is older.
+    /// - A pending local delete stays as it is. Any other record with a pending local change (not
+    ///   synced) takes the copy with that change on top (``PendingChange``): the copy becomes its
+    ///   snapshot, its object the copy with the keys the app changed since its last snapshot as
+    ///   the app set them; its sync state and write `ETag` stay (the outbox entries that carry the
+    ///   change were made against that `ETag`, so a conflict is still seen as one).
     /// - A copy without an `ETag` (a list answer, a pull page) of a synced record whose snapshot
     ///   already holds every field of the copy with the same value is the stored version: nothing
-    ///   is written, so the record keeps its write `ETag` (a later `update` still sends
-    ///   `If-Match`), its fuller snapshot (a list's summary never replaces a detail answer's
-    ///   fields) and its cache entry (a `304` to its validator still describes what is stored).
-    /// - Otherwise the copy is stored. The record's HTTP-cache entry is written only by its own
-    ///   `GET` (``RecordSource/detailRead(_:)``, the stored version's or not) and dropped by any
-    ///   other source that wrote the record, since the validators it kept no longer describe what
-    ///   the store holds.
+    ///   is written, so the record keeps its fuller snapshot (a list's summary never replaces a
+    ///   detail answer's fields) and its cache entry (a `304` to its validator still describes
+    ///   what is stored).
+    /// - Otherwise the copy is stored. Its write `ETag` is the copy's, or, for a copy without one,
+    ///   the one the record kept: a list's copy never drops it, so a later `update` still sends
+    ///   `If-Match` (at worst a stale one, which the server refuses as a conflict, never a silent
+    ///   overwrite). The record's HTTP-cache entry is written only by its own `GET`
+    ///   (``RecordSource/detailRead(_:)``, the stored version's or not) and dropped by any other
+    ///   source that wrote the record, since the validators it kept no longer describe what the
+    ///   store holds.
+    ///
+    /// - A copy that names, under the key the server echoes the client's id with (`clientID`),
+    ///   a record of another id with a pending local change (a create whose answer was lost: the
+    ///   server made the entity under its own id, the store does not know it yet) writes nothing:
+    ///   that record, the entity as the app has it, stays, and its outbox entries bring the server
+    ///   up to date (the create's answer moves it to the server's id).
     ///
     /// - Returns: what was done.
     func storeServerCopy(
-        _ copy: EncodedRecord, source: RecordSource, reader: DeliveryLog.Reader? = nil
+        _ copy: EncodedRecord, source: RecordSource, reader: DeliveryLog.Reader? = nil, clientID: String? = nil
     ) throws -> RecordWrite {
         let collection = copy.collection
+        if let clientID, clientID != copy.id, let pending = try fetch(collection: collection, id: clientID),
+            pending.syncState != .synced
+        {
+            return .kept(pending)
+        }
         let current = try fetch(collection: collection, id: copy.id)
-        if let current, current.syncState != .synced { return .kept(current) }
         if let reader, try reader.deliveredSince(collection: collection, id: copy.id, in: self) {
             return .kept(current)
         }
+        if let current, current.syncState != .synced {
+            guard current.syncState != .deleted else { return .kept(current) }
+            // The app's pending change stays, on top of what the server holds now.
+            let server = try copy.decoded()
+            var record = current
+            record.object = PendingChange(current).applied(to: server.object)
+            record.snapshot = server.snapshot ?? server.object
+            if record != current {
+                try upsert(record)
+                try dropHTTPCacheEntry(collection: collection, id: copy.id)
+            }
+            return .kept(record)
+        }
         var unchanged = false
         if copy.etag == nil, let current { unchanged = try Self.holds(current, copy) }
-        if !unchanged { try upsert(encoded: copy) }
+        if !unchanged {
+            var written = copy
+            // A copy without an ETag never drops the one the record kept.
+            if written.etag == nil { written.etag = current?.etag }
+            try upsert(encoded: written)
+        }
         switch source {
         case .detailRead(.store(let entry, let key)?):
             // The record's own GET: its entry describes what the store holds (the copy, or a

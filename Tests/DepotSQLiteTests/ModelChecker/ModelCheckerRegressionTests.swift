@@ -183,9 +183,7 @@ import Testing
                 CheckStep(.synchronize),
                 CheckStep(.readAll, strategy: .cacheFirst, account: "B"),
             ])
-        await withKnownIssue("issue 32 #1: another account's data") {
-            await Self.expectHolds(program)
-        }
+        await Self.expectHolds(program)
     }
 
     @Test(
@@ -218,11 +216,7 @@ import Testing
                 CheckStep(.patch(handle: 1, value: "v2"), fault: .applyThenGoOffline),
                 CheckStep(.read(handle: 1)),
             ])
-        await withKnownIssue(
-            "issue 32 follow-up: pending changes replace the server's answer instead of going on top of it"
-        ) {
-            await Self.expectHolds(program)
-        }
+        await Self.expectHolds(program)
     }
 
     @Test(
@@ -241,9 +235,7 @@ import Testing
                     during: .otherWrite(handle: 6, value: "p34")),
                 CheckStep(.update(handle: 6, value: "v36")),
             ])
-        await withKnownIssue("issue 32 #2 follow-up: a list copy differing only in caller fields drops the ETag") {
-            await Self.expectHolds(program)
-        }
+        await Self.expectHolds(program)
     }
 
     @Test(
@@ -262,12 +254,7 @@ import Testing
                 CheckStep(.read(handle: 5), fault: .applyThenGoOffline, during: .patch(handle: 3, value: "w18")),
                 CheckStep(.readAll),
             ])
-        await withKnownIssue(
-            "issue 32 #11 follow-up: the server's copy of a create whose answer was lost hides the pending edit",
-            isIntermittent: true
-        ) {
-            await Self.expectHolds(program)
-        }
+        await Self.expectHolds(program)
     }
 
     @Test(
