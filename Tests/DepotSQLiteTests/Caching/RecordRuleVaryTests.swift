@@ -73,7 +73,8 @@ import Testing
             fixture.server.route(.get, "/messages/:id") { request, _ in
                 let caller = request.header("cookie") == "session=a" ? "a" : "b"
                 return .json(
-                    ["id": "1", "text": .string(caller + "'s")], headers: ["Cache-Control": "max-age=60", "Vary": "Cookie"])
+                    ["id": "1", "text": .string(caller + "'s")],
+                    headers: ["Cache-Control": "max-age=60", "Vary": "Cookie"])
             }
             var configuration = RepositoryConfiguration()
             configuration.cacheClock = fixture.clock
