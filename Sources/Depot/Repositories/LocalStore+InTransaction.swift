@@ -9,13 +9,22 @@ extension LocalStore {
     /// Stores local creates in `tx`. Each is recorded in the outbox when ``outboxPayload`` is set,
     /// under `idempotencyKey` when given (one entity only: the key of a direct send that fell back).
     ///
-    /// - Throws: `DepotError` `.conflict` when an id is taken.
+    /// - Throws: `DepotError` `.conflict` when an id is taken, or names an entity the server gave
+    ///   another id (or spelling) that the store still holds.
     func create(_ entities: [Entity], idempotencyKey: String? = nil, in tx: any StorageTransaction) throws -> [Entity] {
         let collection = self.collection
         for entity in entities {
             let (id, object, payload) = (
                 entity.id.pathComponent, try JSONMapping.object(entity), try outboxPayload?(entity)
             )
+            // An id the server replaced whose entity the store still holds is taken (the server
+            // may spell the id another way, a UUID in lower case: it is the same entity).
+            if let moved = try tx.currentID(collection: collection, id: id),
+                let target = try tx.fetch(collection: collection, id: moved.id), target.syncState != .deleted
+            {
+                throw DepotError(
+                    .conflict, "\(collection) already has a record with id \(id) (as \(moved.id), the server's id)")
+            }
             // A new entity under an id the server once replaced: writes to it are its own.
             try tx.forgetIDMove(collection: collection, id: id)
             try tx.forgetCachedAnswers(collection: collection, id: id)

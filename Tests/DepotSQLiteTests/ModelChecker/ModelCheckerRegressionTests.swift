@@ -317,4 +317,22 @@ import Testing
             await Self.expectHolds(program)
         }
     }
+
+    @Test(
+        "a create again of an id the server answered in another spelling is refused, not kept beside it (seed 13386249366630119239)"
+    )
+    func createAgainOfRespelledIDRefused() async {
+        let program = CheckProgram(
+            seed: 13_386_249_366_630_119_239,
+            shape: .with {
+                $0.lowercaseIDs = true; $0.pageSize = 4
+            },
+            steps: [
+                CheckStep(.create(handle: 4, value: "v6")),
+                CheckStep(.offline),
+                CheckStep(.recreate(handle: 4, value: "v10")),
+                CheckStep(.readAll),
+            ])
+        await Self.expectHolds(program)
+    }
 }
