@@ -54,8 +54,9 @@ extension StorageTransaction {
     ///   store holds.
     ///
     /// - A copy that names, under the key the server echoes the client's id with (`clientID`),
-    ///   a record of another id with a pending local change (a create whose answer was lost: the
-    ///   server made the entity under its own id, the store does not know it yet) writes nothing:
+    ///   a record of another id with a pending local change whose create was sent (a create whose
+    ///   answer was lost: the server made the entity under its own id, the store does not know it
+    ///   yet) writes nothing:
     ///   that record, the entity as the app has it, stays, and its outbox entries bring the server
     ///   up to date (the create's answer moves it to the server's id).
     ///
@@ -65,7 +66,12 @@ extension StorageTransaction {
     ) throws -> RecordWrite {
         let collection = copy.collection
         if let clientID, clientID != copy.id, let pending = try fetch(collection: collection, id: clientID),
-            pending.syncState != .synced
+            pending.syncState != .synced,
+            // Only a create already sent can be on the server: another client's row may echo an
+            // id this store uses for an entity the server never saw.
+            try outboxEntries(collection: collection, entityID: clientID).contains(where: {
+                $0.operation == .create && $0.attempts > 0
+            })
         {
             return .kept(pending)
         }
