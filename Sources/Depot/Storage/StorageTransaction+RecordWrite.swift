@@ -53,10 +53,10 @@ extension StorageTransaction {
     ///   source that wrote the record, since the validators it kept no longer describe what the
     ///   store holds.
     ///
-    /// - A copy that names, under the key the server echoes the client's id with (`clientID`),
-    ///   a record of another id with a pending local change whose create was sent (a create whose
-    ///   answer was lost: the server made the entity under its own id, the store does not know it
-    ///   yet) writes nothing:
+    /// - A copy that names, under the key the server echoes the client's id with (`clientID`), or
+    ///   as the same UUID spelled another way, a record of another id with a pending local change
+    ///   whose create was sent (a create whose answer was lost: the server made the entity under
+    ///   its own id or spelling, the store does not know it yet) writes nothing:
     ///   that record, the entity as the app has it, stays, and its outbox entries bring the server
     ///   up to date (the create's answer moves it to the server's id).
     ///
@@ -65,16 +65,7 @@ extension StorageTransaction {
         _ copy: EncodedRecord, source: RecordSource, reader: DeliveryLog.Reader? = nil, clientID: String? = nil
     ) throws -> RecordWrite {
         let collection = copy.collection
-        if let clientID, clientID != copy.id, let pending = try fetch(collection: collection, id: clientID),
-            pending.syncState != .synced,
-            // Only a create already sent can be on the server: another client's row may echo an
-            // id this store uses for an entity the server never saw.
-            try outboxEntries(collection: collection, entityID: clientID).contains(where: {
-                $0.operation == .create && $0.attempts > 0
-            })
-        {
-            return .kept(pending)
-        }
+        if let pending = try sentCreate(of: copy, echoing: clientID) { return .kept(pending) }
         let current = try fetch(collection: collection, id: copy.id)
         if let reader, try reader.deliveredSince(collection: collection, id: copy.id, in: self) {
             return .kept(current)
@@ -111,6 +102,25 @@ extension StorageTransaction {
             if !unchanged { try dropHTTPCacheEntry(collection: collection, id: copy.id) }
         }
         return unchanged ? .unchanged : .written
+    }
+
+    /// The pending record, under another id than `copy`'s, of the entity `copy` is: the one the
+    /// server echoes the client's id of (`clientID`), or the one whose id is the same UUID spelled
+    /// another way (a server that prints UUIDs in lower case). Only a record whose create was
+    /// already sent counts: another client's row may echo an id this store uses for an entity the
+    /// server never saw. Nil for none.
+    private func sentCreate(of copy: EncodedRecord, echoing clientID: String?) throws -> StoredRecord? {
+        var candidates = [clientID].compactMap { $0 }
+        if let uuid = UUID(uuidString: copy.id) { candidates += [uuid.uuidString, uuid.uuidString.lowercased()] }
+        for id in candidates where id != copy.id {
+            guard let pending = try fetch(collection: copy.collection, id: id), pending.syncState != .synced,
+                try outboxEntries(collection: copy.collection, entityID: id).contains(where: {
+                    $0.operation == .create && $0.attempts > 0
+                })
+            else { continue }
+            return pending
+        }
+        return nil
     }
 
     /// Whether `record` already holds what `copy` brings: its server snapshot (its object when it

@@ -335,4 +335,23 @@ import Testing
             ])
         await Self.expectHolds(program)
     }
+
+    @Test(
+        "a remote readAll() shows a pending edit of a create whose answer was lost, the server spelling its UUID in lower case (seed 9509663594007654709)"
+    )
+    func pendingEditOfRespelledCreateOnTopOfList() async {
+        let program = CheckProgram(
+            seed: 9_509_663_594_007_654_709,
+            shape: .with {
+                $0.conflictsInFlight = true; $0.lowercaseIDs = true; $0.pageSize = 2
+            },
+            steps: [
+                CheckStep(.create(handle: 1, value: "v0")),
+                CheckStep(.read(handle: 1), fault: .slowAnswer),
+                CheckStep(.create(handle: 4, value: "v17")),
+                CheckStep(.patch(handle: 4, value: "v25")),
+                CheckStep(.readAll),
+            ])
+        await Self.expectHolds(program)
+    }
 }
