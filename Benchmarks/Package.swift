@@ -2,8 +2,10 @@
 import PackageDescription
 
 // Benchmarks for Depot, kept in their own package so the library never depends on them. Built
-// with Depot's AsyncHTTPClient and Postgres traits; the postgres section needs DEPOT_POSTGRES_URL.
+// with Depot's AsyncHTTPClient and Postgres traits; only PostgresRatios depends on DepotPostgres,
+// so the other executables never compile postgres-nio and BoringSSL.
 //   swift run -c release Ratios                          # ratios against baselines, same run
+//   DEPOT_POSTGRES_URL=… swift run -c release PostgresRatios   # PostgreSQL, its own executable
 //   swift package --disable-sandbox benchmark            # ordo-one: wall time and mallocs
 let package = Package(
     name: "DepotBenchmarks",
@@ -28,6 +30,14 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "DepotSQLite", package: "Depot"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Measure.swift is a link to Ratios' own (one copy of the timing helpers).
+        .executableTarget(
+            name: "PostgresRatios",
+            dependencies: [
+                .product(name: "Depot", package: "Depot"),
                 .product(name: "DepotPostgres", package: "Depot"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),

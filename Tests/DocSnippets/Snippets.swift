@@ -150,8 +150,8 @@ struct Notes: CRUDNetworkingStorageRepository, SynchronizableRepository {
 #sourceLocation()
 }
 
-@MainActor func snippet_README_md_256() async throws {
-#sourceLocation(file: "README.md", line: 257)
+@MainActor func snippet_README_md_262() async throws {
+#sourceLocation(file: "README.md", line: 263)
 var synchronization: SynchronizationConfiguration {
     SynchronizationConfiguration(
         pagination: .nextLink("next"),
@@ -170,8 +170,8 @@ for await waiting in forwarder.pendingCounts { badge(waiting) }  // "3 changes w
 #sourceLocation()
 }
 
-func snippet_README_md_288() async throws {
-#sourceLocation(file: "README.md", line: 289)
+func snippet_README_md_294() async throws {
+#sourceLocation(file: "README.md", line: 295)
 let notes = CollectionSchema(
     "notes", entity: Note.self,
     migrations: [Migration(to: 2) { record in record["kind"] = record["kind"] ?? "plain" }])
@@ -411,6 +411,29 @@ struct Notes: CRUDNetworkingStorageRepository, SynchronizableRepository {
     let path = "notes/"                // DRF's router serves /notes/ and /notes/1/
     var configuration: RepositoryConfiguration { .djangoREST }
     var synchronization: SynchronizationConfiguration { .djangoREST }
+}
+#sourceLocation()
+}
+
+func snippet_Sources_Depot_Depot_docc_WorkingWithRealServers_md_56() async throws {
+#sourceLocation(file: "Sources/Depot/Depot.docc/WorkingWithRealServers.md", line: 57)
+do {
+    _ = try await messages.create(["text": ""]).value
+} catch let error as DepotError {
+    for problem in error.fieldErrors { print(problem.field ?? "-", problem.message) }  // text This field may not be blank.
+}
+#sourceLocation()
+}
+
+func snippet_Sources_Depot_Depot_docc_WorkingWithRealServers_md_80() async throws {
+#sourceLocation(file: "Sources/Depot/Depot.docc/WorkingWithRealServers.md", line: 81)
+struct Notes: CRUDNetworkingStorageRepository, SynchronizableRepository {
+    typealias Entity = Note            // struct Note: Codable, Identifiable { var id: Int; … }
+    let store: Networking
+    let storage: Storage
+    let path = "notes"
+    var configuration: RepositoryConfiguration { .jsonAPI(type: "notes") }
+    var synchronization: SynchronizationConfiguration { .jsonAPI }  // links.next
 }
 #sourceLocation()
 }

@@ -1,13 +1,13 @@
 import Foundation
 
 // Prints every figure as a ratio against a baseline measured in the same run, same process.
-//   swift run -c release Ratios [promise|transport|decoding|storage|sync-push|sync-pull|sync-pull-prune|sync-incremental|outbox|outbox-record|stub-server|cache|postgres] [entity count, for the sync-pull and cache sections]
-//   (postgres: on the database DEPOT_POSTGRES_URL names; skipped without it)
+//   swift run -c release Ratios [promise|transport|decoding|storage|sync-push|sync-pull|sync-pull-prune|sync-incremental|outbox|outbox-record|stub-server|cache] [entity count, for the sync-pull and cache sections]
+//   (PostgreSQL: its own executable, `swift run -c release PostgresRatios`, so this one never builds postgres-nio)
 
 let sections = [
     "promise", "transport", "decoding", "storage", "sync-push", "sync-pull", "sync-pull-prune", "sync-incremental",
     "outbox",
-    "outbox-record", "stub-server", "cache", "postgres",
+    "outbox-record", "stub-server", "cache",
 ]
 let only = CommandLine.arguments.dropFirst().first
 let count = CommandLine.arguments.dropFirst(2).first.flatMap { Int($0) }
@@ -28,4 +28,3 @@ if only == nil || only == "outbox" { try await outboxRatios() }
 if only == nil || only == "outbox-record" { try await outboxRecordRatios() }
 if only == nil || only == "stub-server" { try await stubServerRatios() }
 if only == nil || only == "cache" { try await cacheRatios(count: count ?? 1_000) }
-if only == nil || only == "postgres" { try await postgresRatios() }

@@ -46,12 +46,13 @@ where Repository.Entity.ID: PathComponentConvertible {
             batchRoute: repository.route(for: .synchronize),
             deleteRoute: repository.route(for: .delete),
             listRoute: repository.route(for: .readAll),
-            headers: repository.configuration.headers,
+            headers: repository.configuration.requestHeaders,
             envelope: repository.configuration.collectionEnvelope,
             createRoute: repository.route(for: .create),
             channel: OutboxChannel(repository, store: store),
             shouldStop: { context.isStopping },
-            identifyingHeaders: repository.configuration.identifyingHeaders
+            identifyingHeaders: repository.configuration.identifyingHeaders,
+            shape: BodyShape(repository.configuration, entity: Repository.Entity.self)
         )
         let counted = LockedValue(SynchronizationReport())
         let report = try await synchronizer.run { soFar in

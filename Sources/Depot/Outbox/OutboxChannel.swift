@@ -8,6 +8,8 @@ struct OutboxChannel: Sendable {
     let configuration: RepositoryConfiguration
     let routes: [RepositoryOperation: Route]
     let conflictPolicy: ConflictPolicy
+    /// How bodies are written and answers read (request envelope, JSON:API documents).
+    let shape: BodyShape
     /// A server object as the entity's id and its JSON as the store keeps it.
     let decode: @Sendable (JSON) throws -> (id: String, object: JSONObject)
 
@@ -21,6 +23,7 @@ struct OutboxChannel: Sendable {
                 ($0, repository.route(for: $0))
             })
         conflictPolicy = repository.conflictPolicy
+        shape = BodyShape(configuration, entity: Repository.Entity.self)
         decode = { json in
             let entity = try JSONMapping.entity(Repository.Entity.self, from: json)
             return (entity.id.pathComponent, try JSONMapping.object(entity))
@@ -83,10 +86,12 @@ struct OutboxChannel: Sendable {
         if operation != .create, configuration.conditionalWrites, let etag, ETag.isStrong(etag) {
             extra["If-Match"] = etag
         }
-        var body = payload
-        if operation == .patch, let format {
-            extra["Content-Type"] = format.mediaType
-            body = payload.map { format.body(for: $0, base: base.map(JSON.object)) }
+        var body: JSON?
+        if let payload, operation != .delete {
+            let written = shape.write(
+                RepositoryOperation(operation), payload, id: entityID, format: format, base: base.map(JSON.object))
+            body = written.body
+            if let contentType = written.contentType { extra["Content-Type"] = contentType }
         }
         let route: Route
         switch operation {
@@ -99,7 +104,7 @@ struct OutboxChannel: Sendable {
         do {
             request = try makeRequest(
                 route.method, try route.checkedPath(id: operation == .create && route.method != .put ? nil : entityID),
-                template: route.path, headers: headers(adding: extra), body: operation == .delete ? nil : body)
+                template: route.path, headers: headers(adding: extra), body: body)
         } catch {
             return .reject(error as? DepotError ?? DepotError(.encoding, "\(error)", underlying: error))
         }
@@ -122,7 +127,8 @@ struct OutboxChannel: Sendable {
             return .delivered(Answer(json: object ?? [:], etag: response.header("etag")))
         }
         do {
-            let json = try JSONMapping.unwrap(try JSON(parsing: response.body), envelope: configuration.envelope)
+            let json = shape.object(
+                try JSONMapping.unwrap(try JSON(parsing: response.body), envelope: configuration.envelope))
             guard let object = json.objectValue else {
                 throw DepotError(.decoding, "expected a JSON object, found \(json.kindName)")
             }
@@ -143,14 +149,16 @@ struct OutboxChannel: Sendable {
         var request: NetworkRequest
         do {
             request = try makeRequest(
-                route.method, try route.checkedPath(id: entityID), template: route.path, headers: configuration.headers)
+                route.method, try route.checkedPath(id: entityID), template: route.path,
+                headers: configuration.requestHeaders)
             request.timeoutCap = timeout
         } catch {
             return .failure(error as? DepotError ?? DepotError(.encoding, "\(error)", underlying: error))
         }
         do {
             let response = try await TrafficMeter.send(request, through: store)
-            let json = try JSONMapping.unwrap(try JSON(parsing: response.body), envelope: configuration.envelope)
+            let json = shape.object(
+                try JSONMapping.unwrap(try JSON(parsing: response.body), envelope: configuration.envelope))
             guard let object = json.objectValue else {
                 return .failure(DepotError(.decoding, "expected a JSON object, found \(json.kindName)"))
             }
@@ -183,7 +191,9 @@ struct OutboxChannel: Sendable {
     /// The repository's headers with `extra` over them (names compared without regard to case).
     func headers(adding extra: [String: String]) -> [String: String] {
         let names = Set(extra.keys.map { $0.lowercased() })
-        return configuration.headers.filter { !names.contains($0.key.lowercased()) }.merging(extra) { _, new in new }
+        return configuration.requestHeaders.filter { !names.contains($0.key.lowercased()) }.merging(extra) { _, new in
+            new
+        }
     }
 
     static func depotError(_ error: any Error, _ request: NetworkRequest) -> DepotError {

@@ -46,14 +46,17 @@ extension CRUDNetworkingRepository {
         _ output: @escaping @Sendable (RemoteAnswer<Entity>) -> Output
     ) -> Promise<Output> {
         let keep = keepsJSON(keepJSON)
-        let headers = ["Idempotency-Key": idempotencyKey ?? UUID().uuidString]
+        let configuration = configuration
+        var headers = ["Idempotency-Key": idempotencyKey ?? UUID().uuidString]
         let id = configuration.createMethod == .put ? body["id"].flatMap(Self.pathComponent(of:)) : nil
         if configuration.createMethod == .put, id == nil {
             return Promise(
                 error: DepotError(
                     .invalidRequest, "createMethod .put needs the id in the body: \(path) has a create without one"))
         }
-        return send(.create, id: id, headers: headers, body: .object(body)) { response in
+        let written = BodyShape(configuration, entity: Entity.self).write(.create, .object(body), id: id)
+        if let contentType = written.contentType { headers["Content-Type"] = contentType }
+        return send(.create, id: id, headers: headers, body: written.body) { response in
             guard response.body.isEmpty, id != nil else {
                 return output(try remembering(decodeAnswer(response, keepJSON: keep)))
             }
@@ -107,8 +110,10 @@ extension CRUDNetworkingRepository {
     /// The answers of a list answer, unwrapped from the collection envelope; kept in the snapshot
     /// cache with their JSON when `keepJSON` is set.
     func readAnswers(_ response: NetworkResponse, keepJSON keep: Bool) throws -> [RemoteAnswer<Entity>] {
+        let configuration = configuration
         let envelope = configuration.collectionEnvelope
-        guard keep else {
+        let shape = BodyShape(configuration, entity: Entity.self)
+        guard keep || !shape.readsPlain else {
             return try JSONMapping.entities(Entity.self, from: response.body, envelope: envelope).map {
                 RemoteAnswer(entity: $0)
             }
@@ -117,7 +122,7 @@ extension CRUDNetworkingRepository {
         guard let array = json.arrayValue else {
             throw DepotError(.decoding, "expected an array of \(Entity.self), found \(json.kindName)")
         }
-        return try array.enumerated().map { index, element in
+        return try shape.items(array).enumerated().map { index, element in
             do {
                 return remembering(
                     RemoteAnswer(entity: try JSONMapping.entity(Entity.self, from: element), json: element))
@@ -150,7 +155,10 @@ extension CRUDNetworkingRepository {
         let keep = keepsJSON(keepJSON)
         var headers = ["Idempotency-Key": idempotencyKey ?? UUID().uuidString]
         if let ifMatch { headers["If-Match"] = ifMatch }
-        return send(.update, id: entity.id.pathComponent, headers: headers, body: .object(body)) { response in
+        let id = entity.id.pathComponent
+        let written = BodyShape(configuration, entity: Entity.self).write(.update, .object(body), id: id)
+        if let contentType = written.contentType { headers["Content-Type"] = contentType }
+        return send(.update, id: id, headers: headers, body: written.body) { response in
             guard response.body.isEmpty else { return output(try remembering(decodeAnswer(response, keepJSON: keep))) }
             let json: JSON? = keep ? .object(body) : nil
             return output(remembering(RemoteAnswer(entity: entity, json: json, etag: response.header("etag"))))
@@ -192,9 +200,11 @@ extension CRUDNetworkingRepository {
         idempotencyKey: String, format: PatchFormat
     ) -> Promise<RemoteAnswer<Entity>?> {
         let keep = keepsJSON(keepJSON)
-        var headers = ["Content-Type": format.mediaType, "Idempotency-Key": idempotencyKey]
+        let written = BodyShape(configuration, entity: Entity.self).write(
+            .patch, patch, id: id, format: format, base: base)
+        var headers = ["Content-Type": written.contentType ?? format.mediaType, "Idempotency-Key": idempotencyKey]
         if let ifMatch { headers["If-Match"] = ifMatch }
-        return send(.patch, id: id, headers: headers, body: format.body(for: patch, base: base)) { response in
+        return send(.patch, id: id, headers: headers, body: written.body) { response in
             guard response.body.isEmpty else { return try remembering(decodeAnswer(response, keepJSON: keep)) }
             let etag = response.header("etag")
             if let sent {
@@ -226,11 +236,13 @@ extension CRUDNetworkingRepository {
     /// Reads the entity of a single-object answer, with its raw JSON when `keepJSON` is set.
     func decodeAnswer(_ response: NetworkResponse, keepJSON: Bool) throws -> RemoteAnswer<Entity> {
         let etag = response.header("etag")
-        guard keepJSON else {
+        let configuration = configuration
+        let shape = BodyShape(configuration, entity: Entity.self)
+        guard keepJSON || !shape.readsPlain else {
             let entity = try JSONMapping.entity(Entity.self, from: response.body, envelope: configuration.envelope)
             return RemoteAnswer(entity: entity, etag: etag)
         }
-        let json = try JSONMapping.unwrap(JSON(parsing: response.body), envelope: configuration.envelope)
+        let json = shape.object(try JSONMapping.unwrap(JSON(parsing: response.body), envelope: configuration.envelope))
         return RemoteAnswer(entity: try JSONMapping.entity(Entity.self, from: json), json: json, etag: etag)
     }
 

@@ -125,7 +125,7 @@ extension CRUDNetworkingRepository {
     ) throws -> NetworkRequest {
         let configuration = self.configuration
         let route = route(for: operation, configuration: configuration)
-        var headers = configuration.headers
+        var headers = configuration.requestHeaders
         if !extra.isEmpty {
             let names = Set(extra.keys.map { $0.lowercased() })
             headers = headers.filter { !names.contains($0.key.lowercased()) }.merging(extra) { _, new in new }

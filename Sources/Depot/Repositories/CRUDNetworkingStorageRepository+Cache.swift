@@ -154,12 +154,13 @@ extension CRUDNetworkingStorageRepository {
     func readableAnswers(_ response: NetworkResponse, request: NetworkRequest) throws -> (
         [RemoteAnswer<Entity>], [UnreadableRow]
     ) {
+        let configuration = configuration
         let json = try JSONMapping.unwrap(JSON(parsing: response.body), envelope: configuration.collectionEnvelope)
         guard let array = json.arrayValue else {
             throw DepotError(.decoding, "expected an array of \(Entity.self), found \(json.kindName)")
         }
         var (answers, unreadable): ([RemoteAnswer<Entity>], [UnreadableRow]) = ([], [])
-        for (index, element) in array.enumerated() {
+        for (index, element) in BodyShape(configuration, entity: Entity.self).items(array).enumerated() {
             do {
                 answers.append(
                     remote.remembering(

@@ -173,10 +173,11 @@ extension CRUDNetworkingRepository {
             batchRoute: route(for: .synchronize),
             deleteRoute: route(for: .delete),
             listRoute: route(for: .readAll),
-            headers: configuration.headers,
+            headers: configuration.requestHeaders,
             envelope: configuration.collectionEnvelope,
             createRoute: route(for: .create),
-            channel: nil
+            channel: nil,
+            shape: BodyShape(configuration, entity: Entity.self)
         )
         return PageSequence { deliver in
             var errors: [DepotError] = []

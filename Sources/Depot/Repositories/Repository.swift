@@ -143,6 +143,16 @@ public struct RepositoryConfiguration: Sendable {
     /// cache keeps varies on them, whatever the server's `Vary` says, so one caller never gets
     /// another's cached answer. Empty by default.
     public var identifyingHeaders: [String] = []
+    /// The key every write body (create, update, PATCH, a batch) is wrapped in, e.g. `"data"` for
+    /// a server that takes `{"data": {…}}`; nil (the default) sends the bare object. Set it to
+    /// ``envelope`` for a server that takes what it answers.
+    public var requestEnvelope: String? = nil
+    /// The JSON:API resource every body is written as and every answer read from (see
+    /// ``jsonAPI(type:clientGeneratedIDs:)``); nil (the default): plain JSON objects.
+    public var jsonAPIResource: JSONAPIResource? = nil
+    /// The method of ``RepositoryOperation/update``: `.put` (the default) or `.patch` for a server
+    /// that takes whole objects only by PATCH (JSON:API).
+    public var updateMethod: NetworkRequest.Method = .put
 
     /// Makes a configuration.
     public init(
@@ -224,7 +234,7 @@ extension NetworkingRepository {
         case .create: return configuration.createMethod == .put ? Route(.put, item) : Route(.post, path)
         case .read: return Route(.get, item)
         case .readAll: return Route(.get, path)
-        case .update: return Route(.put, item)
+        case .update: return Route(configuration.updateMethod, item)
         case .patch: return Route(.patch, item)
         case .delete: return Route(.delete, item)
         case .synchronize: return Route(.post, collection + "/collection")

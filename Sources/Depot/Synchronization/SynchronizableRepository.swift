@@ -68,11 +68,12 @@ extension SynchronizableRepository {
             batchRoute: route(for: .synchronize),
             deleteRoute: route(for: .delete),
             listRoute: route(for: .readAll),
-            headers: configuration.headers,
+            headers: configuration.requestHeaders,
             envelope: configuration.collectionEnvelope,
             createRoute: route(for: .create),
             channel: OutboxChannel(self),
-            identifyingHeaders: configuration.identifyingHeaders
+            identifyingHeaders: configuration.identifyingHeaders,
+            shape: BodyShape(configuration, entity: Entity.self)
         )
         return Promise { try await synchronizer.run(progress: progress) }
     }

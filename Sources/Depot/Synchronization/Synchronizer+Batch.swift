@@ -195,11 +195,13 @@ extension Synchronizer {
         let records = opened.records
         var headers = self.headers
         if let key = opened.claim.idempotencyKey { headers["Idempotency-Key"] = key }
+        let written = shape.write(.synchronize, .array(records.map { .object($0.object) }), id: nil)
+        if let contentType = written.contentType { headers["Content-Type"] = contentType }
         let request: NetworkRequest
         do {
             request = try makeRequest(
                 route.method, route.resolvedPath(id: nil), template: route.path, headers: headers,
-                body: .array(records.map { .object($0.object) }))
+                body: written.body)
         } catch let error as DepotError {
             try await close(opened, takingBackAttempts: true)  // never sent
             report.failed += records.count

@@ -296,9 +296,9 @@ extension Synchronizer {
         } catch {
             return array(in: response, of: request).map { ($0, .null) }
         }
-        if let elements = document.arrayValue { return .success((elements, document)) }
+        if let elements = document.arrayValue { return .success((shape.items(elements), document)) }
         for key in ["results", "data", "items"] {
-            if let elements = document[key]?.arrayValue { return .success((elements, document)) }
+            if let elements = document[key]?.arrayValue { return .success((shape.items(elements), document)) }
         }
         if let embedded = document["_embedded"]?.objectValue,
             let elements = embedded.keys.sorted().lazy.compactMap({ embedded[$0]?.arrayValue }).first

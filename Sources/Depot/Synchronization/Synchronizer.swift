@@ -25,6 +25,8 @@ struct Synchronizer<Entity: Identifiable & Sendable>: Sendable where Entity.ID: 
     /// The app's headers that identify a caller: every cached page varies on them too
     /// (``RepositoryConfiguration/identifyingHeaders``).
     var identifyingHeaders: [String] = []
+    /// How write bodies are built and answers' items read (request envelope, JSON:API documents).
+    var shape = BodyShape.plain
 
     typealias Progress = @Sendable (SynchronizationReport) -> Void
 
@@ -86,7 +88,7 @@ struct Synchronizer<Entity: Identifiable & Sendable>: Sendable where Entity.ID: 
             guard let elements = json.arrayValue else {
                 throw DepotError(.decoding, "expected a JSON array, found \(json.kindName)")
             }
-            return .success(elements)
+            return .success(shape.items(elements))
         } catch {
             var failure =
                 error as? DepotError ?? DepotError(.decoding, "unreadable answer: \(error)", underlying: error)
