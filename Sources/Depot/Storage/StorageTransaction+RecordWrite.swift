@@ -65,8 +65,9 @@ extension StorageTransaction {
         _ copy: EncodedRecord, source: RecordSource, reader: DeliveryLog.Reader? = nil, clientID: String? = nil
     ) throws -> RecordWrite {
         let collection = copy.collection
-        if let pending = try sentCreate(of: copy, echoing: clientID) { return .kept(pending) }
         let current = try fetch(collection: collection, id: copy.id)
+        // A copy of an entity the store does not hold under this id may be one it holds under another.
+        if current == nil, let pending = try sentCreate(of: copy, echoing: clientID) { return .kept(pending) }
         if let reader, try reader.deliveredSince(collection: collection, id: copy.id, in: self) {
             return .kept(current)
         }
