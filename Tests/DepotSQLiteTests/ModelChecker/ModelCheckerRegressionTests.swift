@@ -354,4 +354,24 @@ import Testing
             ])
         await Self.expectHolds(program)
     }
+
+    @Test(
+        "a create again of an id whose first create is still in flight fails not as a conflict (seed 16290749807850229551)"
+    )
+    func createAgainWhileFirstInFlight() async {
+        let program = CheckProgram(
+            seed: 16_290_749_807_850_229_551,
+            shape: .with {
+                $0.conflictsInFlight = true; $0.pageSize = 2
+            },
+            steps: [
+                CheckStep(.create(handle: 6, value: "v26"), fault: .slowAnswer),
+                CheckStep(.recreate(handle: 6, value: "v33")),
+            ])
+        await withKnownIssue(
+            "issue 33 follow-up: a 409 to a key in flight, then a create again, fails .conflict", isIntermittent: true
+        ) {
+            await Self.expectHolds(program)
+        }
+    }
 }
