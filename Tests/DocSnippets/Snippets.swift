@@ -150,8 +150,8 @@ struct Notes: CRUDNetworkingStorageRepository, SynchronizableRepository {
 #sourceLocation()
 }
 
-@MainActor func snippet_README_md_262() async throws {
-#sourceLocation(file: "README.md", line: 263)
+@MainActor func snippet_README_md_264() async throws {
+#sourceLocation(file: "README.md", line: 265)
 var synchronization: SynchronizationConfiguration {
     SynchronizationConfiguration(
         pagination: .nextLink("next"),
@@ -170,8 +170,8 @@ for await waiting in forwarder.pendingCounts { badge(waiting) }  // "3 changes w
 #sourceLocation()
 }
 
-func snippet_README_md_294() async throws {
-#sourceLocation(file: "README.md", line: 295)
+func snippet_README_md_296() async throws {
+#sourceLocation(file: "README.md", line: 297)
 let notes = CollectionSchema(
     "notes", entity: Note.self,
     migrations: [Migration(to: 2) { record in record["kind"] = record["kind"] ?? "plain" }])
@@ -415,8 +415,8 @@ struct Notes: CRUDNetworkingStorageRepository, SynchronizableRepository {
 #sourceLocation()
 }
 
-func snippet_Sources_Depot_Depot_docc_WorkingWithRealServers_md_56() async throws {
-#sourceLocation(file: "Sources/Depot/Depot.docc/WorkingWithRealServers.md", line: 57)
+func snippet_Sources_Depot_Depot_docc_WorkingWithRealServers_md_58() async throws {
+#sourceLocation(file: "Sources/Depot/Depot.docc/WorkingWithRealServers.md", line: 59)
 do {
     _ = try await messages.create(["text": ""]).value
 } catch let error as DepotError {
@@ -425,8 +425,8 @@ do {
 #sourceLocation()
 }
 
-func snippet_Sources_Depot_Depot_docc_WorkingWithRealServers_md_80() async throws {
-#sourceLocation(file: "Sources/Depot/Depot.docc/WorkingWithRealServers.md", line: 81)
+func snippet_Sources_Depot_Depot_docc_WorkingWithRealServers_md_82() async throws {
+#sourceLocation(file: "Sources/Depot/Depot.docc/WorkingWithRealServers.md", line: 83)
 struct Notes: CRUDNetworkingStorageRepository, SynchronizableRepository {
     typealias Entity = Note            // struct Note: Codable, Identifiable { var id: Int; … }
     let store: Networking
@@ -435,6 +435,38 @@ struct Notes: CRUDNetworkingStorageRepository, SynchronizableRepository {
     var configuration: RepositoryConfiguration { .jsonAPI(type: "notes") }
     var synchronization: SynchronizationConfiguration { .jsonAPI }  // links.next
 }
+#sourceLocation()
+}
+
+func snippet_Sources_Depot_Depot_docc_WorkingWithRealServers_md_116() async throws {
+#sourceLocation(file: "Sources/Depot/Depot.docc/WorkingWithRealServers.md", line: 117)
+struct Notes: CRUDNetworkingStorageRepository {
+    typealias Entity = Note
+    let store: Networking
+    let storage: Storage
+    let path = "notes/"
+    var configuration: RepositoryConfiguration {
+        var configuration = RepositoryConfiguration()
+        configuration.serverOwnedKeys = ["id", "updated_at"]   // the URL names the entity
+        return configuration
+    }
+}
+#sourceLocation()
+}
+
+func snippet_Sources_Depot_Depot_docc_WorkingWithRealServers_md_144() async throws {
+#sourceLocation(file: "Sources/Depot/Depot.docc/WorkingWithRealServers.md", line: 145)
+// cached: a CRUDNetworkingStorageRepository & SynchronizableRepository of notes with Int ids
+let draft = try await cached.create(["text": "offline"]).value.value   // draft.id < 0
+_ = try await cached.synchronize().value
+if let id = try await cached.serverID(of: draft.id) { print("saved as", id) }
+#sourceLocation()
+}
+
+func snippet_Sources_Depot_Depot_docc_WorkingWithRealServers_md_171() async throws {
+#sourceLocation(file: "Sources/Depot/Depot.docc/WorkingWithRealServers.md", line: 172)
+let pull = IncrementalPull(
+    parameter: "updated_after", cursor: .maximum(of: "updated_at"), timeZone: TimeZone(secondsFromGMT: 0))
 #sourceLocation()
 }
 

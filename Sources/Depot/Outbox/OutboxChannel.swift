@@ -52,10 +52,44 @@ struct OutboxChannel: Sendable {
     /// when `etag` may go out; `base` is the server's last object, which a `204` to a PATCH stands
     /// for with the patch applied. `timeout` bounds the request (the session's when nil).
     ///
+    /// A write sent without `If-Match` and answered `428 Precondition Required` reads the entity
+    /// as the server has it now: when that copy is `base` (the app's change was made against it)
+    /// and has a strong `ETag`, the write goes once more under `If-Match`; otherwise it is a
+    /// ``Outcome/conflict(_:)``, for the repository's conflict policy.
+    ///
     /// - Throws: only `DepotError` `.cancelled`; every other failure is an ``Outcome``.
     func send(
         _ operation: OutboxOperation, entityID: String, payload: JSON?, idempotencyKey: String, etag: String?,
         base: JSONObject?, timeout: Duration? = nil
+    ) async throws -> Outcome {
+        let outcome = try await negotiating(
+            operation, entityID: entityID, payload: payload, idempotencyKey: idempotencyKey, etag: etag, base: base,
+            timeout: timeout)
+        guard case .reject(let error) = outcome, error.status == 428, operation != .create else { return outcome }
+        let server: Answer?
+        switch try await current(entityID: entityID, timeout: timeout) {
+        case .success(let answer): server = answer
+        case .failure(let failure):
+            // The read failed: the write waits for a retry, or is refused with the read's refusal.
+            if case .retry = Self.classify(failure, operation: .update) { return .retry(failure) }
+            return .reject(failure)
+        }
+        guard let server, let base, server.json == base, let fresh = server.etag, ETag.isStrong(fresh),
+            configuration.conditionalWrites
+        else {
+            let changed = server.map { $0.json != base } ?? true
+            return .conflict(AnyEntityRepository.preconditionConflict(error, changed: changed && base != nil))
+        }
+        return try await negotiating(
+            operation, entityID: entityID, payload: payload, idempotencyKey: idempotencyKey, etag: fresh, base: base,
+            timeout: timeout)
+    }
+
+    /// ``send(_:entityID:payload:idempotencyKey:etag:base:timeout:)`` without the 428 step: a PATCH
+    /// refused with 415 goes again in the format the server reads.
+    private func negotiating(
+        _ operation: OutboxOperation, entityID: String, payload: JSON?, idempotencyKey: String, etag: String?,
+        base: JSONObject?, timeout: Duration?
     ) async throws -> Outcome {
         guard operation == .patch else {
             return try await send(

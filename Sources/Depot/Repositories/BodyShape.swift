@@ -13,6 +13,8 @@ struct BodyShape: Sendable {
     var contentType: String?
     /// Whether the entity's id is an integer (a JSON:API id, always a string, is read as one).
     var integerIDs = false
+    /// The keys left out of every write body (``RepositoryConfiguration/serverOwnedKeys``).
+    var serverOwnedKeys: Set<String> = []
 
     /// Plain objects, sent bare.
     static let plain = BodyShape()
@@ -25,6 +27,7 @@ struct BodyShape: Sendable {
         resource = configuration.jsonAPIResource
         contentType = configuration.headers.first { $0.key.lowercased() == "content-type" }?.value
         integerIDs = Entity.ID.self is any FixedWidthInteger.Type
+        serverOwnedKeys = configuration.serverOwnedKeys
     }
 
     /// Whether answers are read as they come (no resource documents to unpack).
@@ -40,9 +43,24 @@ struct BodyShape: Sendable {
     ///   - id: the entity's id as the path spells it (nil for a create without one, or a batch).
     ///   - format: the PATCH format (`.patch` only).
     ///   - base: the server's last object (`.patch` only), for the formats that need it.
+    ///   - entityID: the entity's id when `id` does not name it (a `POST` create): a
+    ///     ``TemporaryID`` is left out of the body.
+    ///
+    /// The server's keys (``RepositoryConfiguration/serverOwnedKeys``) are left out of an object or
+    /// a merge patch, and a create never sends a ``TemporaryID``. A batch's objects come as the
+    /// push made them (it keeps the key its reply is matched by).
     func write(
-        _ operation: RepositoryOperation, _ payload: JSON, id: String?, format: PatchFormat? = nil, base: JSON? = nil
+        _ operation: RepositoryOperation, _ payload: JSON, id: String?, format: PatchFormat? = nil, base: JSON? = nil,
+        entityID: String? = nil
     ) -> (body: JSON, contentType: String?) {
+        var (payload, id) = (payload, id)
+        if operation != .synchronize, case .object(let object) = payload {
+            let entity = entityID ?? id ?? MovedIDs.idText(object["id"])
+            payload = .object(
+                RepositoryConfiguration.writeBody(
+                    object, serverOwnedKeys: serverOwnedKeys, creating: operation == .create, entityID: entity))
+        }
+        if operation == .create, let text = id, TemporaryID.isTemporary(text) { id = nil }
         if let resource {
             let body: JSON
             switch operation {

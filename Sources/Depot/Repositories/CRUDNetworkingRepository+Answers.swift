@@ -28,10 +28,10 @@ extension CRUDNetworkingRepository {
 
     /// `POST /path` with `body` (or `PUT /path/:id` under ``RepositoryConfiguration/createMethod``),
     /// under `idempotencyKey` (a new key when nil).
-    func createAnswer(body: JSONObject, keepJSON: Bool = false, idempotencyKey: String? = nil)
-        -> Promise<RemoteAnswer<Entity>>
-    {
-        createAnswer(body: body, keepJSON: keepJSON, idempotencyKey: idempotencyKey) { $0 }
+    func createAnswer(
+        body: JSONObject, keepJSON: Bool = false, idempotencyKey: String? = nil, entityID: String? = nil
+    ) -> Promise<RemoteAnswer<Entity>> {
+        createAnswer(body: body, keepJSON: keepJSON, idempotencyKey: idempotencyKey, entityID: entityID) { $0 }
     }
 
     /// `POST /path` with `body`, the answer passed through `output` where it was read (no extra
@@ -40,9 +40,11 @@ extension CRUDNetworkingRepository {
     /// The request carries `Idempotency-Key`: `idempotencyKey`, or a key made now, before the first
     /// send, so a retry (``RetryPolicy``) or a replay of the same write is applied once by a server
     /// that honours keys. Under ``RepositoryConfiguration/createMethod`` `.put` the write is
-    /// `PUT /path/:id` with the id `body` holds, and an empty answer stands for `body`.
+    /// `PUT /path/:id` with the id `body` holds, and an empty answer stands for `body`. The body
+    /// goes out without the server's keys, nor the entity's id (`entityID`, else `body["id"]`)
+    /// when it is a ``TemporaryID``.
     func createAnswer<Output: Sendable>(
-        body: JSONObject, keepJSON: Bool = false, idempotencyKey: String? = nil,
+        body: JSONObject, keepJSON: Bool = false, idempotencyKey: String? = nil, entityID: String? = nil,
         _ output: @escaping @Sendable (RemoteAnswer<Entity>) -> Output
     ) -> Promise<Output> {
         let keep = keepsJSON(keepJSON)
@@ -54,7 +56,8 @@ extension CRUDNetworkingRepository {
                 error: DepotError(
                     .invalidRequest, "createMethod .put needs the id in the body: \(path) has a create without one"))
         }
-        let written = BodyShape(configuration, entity: Entity.self).write(.create, .object(body), id: id)
+        let written = BodyShape(configuration, entity: Entity.self).write(
+            .create, .object(body), id: id, entityID: entityID ?? MovedIDs.idText(body["id"]))
         if let contentType = written.contentType { headers["Content-Type"] = contentType }
         return send(.create, id: id, headers: headers, body: written.body) { response in
             guard response.body.isEmpty, id != nil else {
@@ -124,8 +127,9 @@ extension CRUDNetworkingRepository {
         }
         return try shape.items(array).enumerated().map { index, element in
             do {
-                return remembering(
-                    RemoteAnswer(entity: try JSONMapping.entity(Entity.self, from: element), json: element))
+                let answer = RemoteAnswer(entity: try JSONMapping.entity(Entity.self, from: element), json: element)
+                snapshotCache?.rememberListCopy(element, for: answer.entity.id.pathComponent)
+                return answer
             } catch var error as DepotError {
                 error.message = "[\(index)]: " + error.message
                 throw error
@@ -134,16 +138,18 @@ extension CRUDNetworkingRepository {
     }
 
     /// `PUT /path/:id` with the whole entity; an empty answer (204) stands for the object sent.
-    func updateAnswer(_ entity: Entity, ifMatch: String?, keepJSON: Bool = false, idempotencyKey: String? = nil)
-        -> Promise<RemoteAnswer<Entity>>
-    {
-        updateAnswer(entity, ifMatch: ifMatch, keepJSON: keepJSON, idempotencyKey: idempotencyKey) { $0 }
+    func updateAnswer(
+        _ entity: Entity, ifMatch: String?, keepJSON: Bool = false, idempotencyKey: String? = nil, base: JSON? = nil
+    ) -> Promise<RemoteAnswer<Entity>> {
+        updateAnswer(entity, ifMatch: ifMatch, keepJSON: keepJSON, idempotencyKey: idempotencyKey, base: base) { $0 }
     }
 
     /// `PUT /path/:id`, the answer passed through `output` where it was read; under
     /// `idempotencyKey` (a new key when nil), so a replay after a lost answer is applied once.
+    /// `base` is the server's copy the change was made against (for a 428, see
+    /// ``send(_:id:query:headers:body:base:onFailure:read:)``).
     func updateAnswer<Output: Sendable>(
-        _ entity: Entity, ifMatch: String?, keepJSON: Bool = false, idempotencyKey: String? = nil,
+        _ entity: Entity, ifMatch: String?, keepJSON: Bool = false, idempotencyKey: String? = nil, base: JSON? = nil,
         _ output: @escaping @Sendable (RemoteAnswer<Entity>) -> Output
     ) -> Promise<Output> {
         let body: JSONObject
@@ -158,7 +164,7 @@ extension CRUDNetworkingRepository {
         let id = entity.id.pathComponent
         let written = BodyShape(configuration, entity: Entity.self).write(.update, .object(body), id: id)
         if let contentType = written.contentType { headers["Content-Type"] = contentType }
-        return send(.update, id: id, headers: headers, body: written.body) { response in
+        return send(.update, id: id, headers: headers, body: written.body, base: base) { response in
             guard response.body.isEmpty else { return output(try remembering(decodeAnswer(response, keepJSON: keep))) }
             let json: JSON? = keep ? .object(body) : nil
             return output(remembering(RemoteAnswer(entity: entity, json: json, etag: response.header("etag"))))
@@ -204,7 +210,7 @@ extension CRUDNetworkingRepository {
             .patch, patch, id: id, format: format, base: base)
         var headers = ["Content-Type": written.contentType ?? format.mediaType, "Idempotency-Key": idempotencyKey]
         if let ifMatch { headers["If-Match"] = ifMatch }
-        return send(.patch, id: id, headers: headers, body: written.body) { response in
+        return send(.patch, id: id, headers: headers, body: written.body, base: base) { response in
             guard response.body.isEmpty else { return try remembering(decodeAnswer(response, keepJSON: keep)) }
             let etag = response.header("etag")
             if let sent {
@@ -220,12 +226,12 @@ extension CRUDNetworkingRepository {
 
     /// `DELETE /path/:id` under `idempotencyKey` (a new key when nil); forgets the entity's
     /// snapshot once the server has deleted it, or says (404) it has no such entity.
-    func deleteAnswer(id: String, ifMatch: String?, idempotencyKey: String? = nil) -> Promise<Void> {
+    func deleteAnswer(id: String, ifMatch: String?, idempotencyKey: String? = nil, base: JSON? = nil) -> Promise<Void> {
         var headers = ["Idempotency-Key": idempotencyKey ?? UUID().uuidString]
         if let ifMatch { headers["If-Match"] = ifMatch }
         let cache = snapshotCache
         return send(
-            .delete, id: id, headers: headers, body: nil,
+            .delete, id: id, headers: headers, body: nil, base: base,
             onFailure: { error in
                 if (error as? DepotError)?.code == .notFound { cache?.forget(id) }
             },

@@ -56,7 +56,8 @@ extension CRUDNetworkingRepository {
     /// `DepotError/Code/conflict`, the server's body kept.
     public func update(_ entity: Entity) -> Promise<Entity> {
         let id = entity.id.pathComponent
-        return updateAnswer(entity, ifMatch: ifMatch(snapshotCache?.snapshot(for: id)?.etag)) { $0.entity }
+        let snapshot = snapshotCache?.snapshot(for: id)
+        return updateAnswer(entity, ifMatch: ifMatch(snapshot?.etag), base: snapshot?.json) { $0.entity }
     }
 
     /// `DELETE /path/:id` for the entity; 200, 202 and 204 with or without a body succeed.
@@ -69,7 +70,8 @@ extension CRUDNetworkingRepository {
     @discardableResult
     public func delete(id: Entity.ID) -> Promise<Void> {
         let key = id.pathComponent
-        return deleteAnswer(id: key, ifMatch: ifMatch(snapshotCache?.snapshot(for: key)?.etag))
+        let snapshot = snapshotCache?.snapshot(for: key)
+        return deleteAnswer(id: key, ifMatch: ifMatch(snapshot?.etag), base: snapshot?.json)
     }
 
     /// The entity as the JSON object sent on POST and PUT, nil attributes handled per
@@ -99,12 +101,17 @@ extension CRUDNetworkingRepository {
     /// Sends the request for `operation` and reads the answer with `read`; `headers` win over the
     /// configuration's (names compared without regard to case). `onFailure` sees every failure of
     /// the transport before the promise is rejected with it.
+    ///
+    /// An update, patch or delete sent without `If-Match` and answered `428 Precondition Required`
+    /// goes through ``answeringPreconditionRequired(_:id:headers:body:base:error:read:)``: `base` is
+    /// the server's copy the change was made against (nil: not known).
     func send<Output: Sendable>(
         _ operation: RepositoryOperation,
         id: String?,
         query: [URLQueryItem] = [],
         headers extra: [String: String] = [:],
         body: JSON?,
+        base: JSON? = nil,
         onFailure: (@Sendable (any Error) -> Void)? = nil,
         read: @escaping @Sendable (NetworkResponse) throws -> Output
     ) -> Promise<Output> {
@@ -114,7 +121,15 @@ extension CRUDNetworkingRepository {
         } catch {
             return Promise(error: error)
         }
-        return store.exchange(request, read: read, onFailure: onFailure)
+        let first = store.exchange(request, read: read, onFailure: onFailure)
+        guard [.update, .patch, .delete].contains(operation), let id, request.headers[.ifMatch] == nil else {
+            return first
+        }
+        return first.recover { error in
+            guard let failure = error as? DepotError, failure.status == 428 else { throw error }
+            return answeringPreconditionRequired(
+                operation, id: id, headers: extra, body: body, base: base, error: failure, read: read)
+        }
     }
 
     /// The request for `operation`, as ``send(_:id:query:headers:body:onFailure:read:)`` sends it.

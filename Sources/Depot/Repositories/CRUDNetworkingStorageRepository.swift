@@ -203,7 +203,7 @@ extension CRUDNetworkingStorageRepository {
             remote: {
                 try await Self.forwardEarlier(key, outbox)
                 return try await remote.createAnswer(
-                    body: try remote.encoded(entity), keepJSON: true, idempotencyKey: idempotencyKey
+                    body: try remote.encoded(entity), keepJSON: true, idempotencyKey: idempotencyKey, entityID: key
                 ).value
             },
             local: { sentFirst in
@@ -219,6 +219,10 @@ extension CRUDNetworkingStorageRepository {
     /// (and a create retried after a lost answer names the same object); other ids are left to
     /// the server. The remote create carries an `Idempotency-Key` that a fallback keeps, as in
     /// `create(_:)` of an entity.
+    ///
+    /// A local create (offline, or a local-first rule) of an entity whose `Int` or `Int64` id the
+    /// server assigns is stored under a ``TemporaryID`` (a negative number), which is never sent:
+    /// once delivered, the entity moves to the server's id (``serverID(of:)``).
     public func create(_ dictionary: JSONObject) -> Promise<Sourced<Entity>> {
         var object = dictionary
         if object["id"] == nil || object["id"] == .null {
@@ -241,11 +245,17 @@ extension CRUDNetworkingStorageRepository {
                 ).value
             },
             local: { sentFirst in
-                guard body["id"] != nil else {
-                    throw DepotError(
-                        .invalidRequest,
-                        "a local create of \(Entity.self) needs an \"id\": its \(Entity.ID.self) ids are the server's to assign"
-                    )
+                var body = body
+                if body["id"] == nil {
+                    // The server assigns the id: a temporary one stands for it until then.
+                    guard let temporary = TemporaryID.make(Entity.ID.self) else {
+                        throw DepotError(
+                            .invalidRequest,
+                            "a local create of \(Entity.self) needs an \"id\": Depot makes no temporary \(Entity.ID.self) id"
+                        )
+                    }
+                    let text = temporary.pathComponent
+                    body["id"] = Int64(text).map(JSON.integer) ?? .string(text)
                 }
                 let entity = try JSONMapping.entity(Entity.self, from: .object(body))
                 return RemoteAnswer(
@@ -276,9 +286,10 @@ extension CRUDNetworkingStorageRepository {
                 try await Self.forwardEarlier(try await local.following(entity).id.pathComponent, outbox)
                 let entity = try await local.following(entity)
                 let key = entity.id.pathComponent
-                let etag = try await local.anyRecord(id: key)?.etag
+                let record = try await local.anyRecord(id: key)
                 return try await remote.updateAnswer(
-                    entity, ifMatch: remote.ifMatch(etag), keepJSON: true, idempotencyKey: idempotencyKey
+                    entity, ifMatch: remote.ifMatch(record?.etag), keepJSON: true, idempotencyKey: idempotencyKey,
+                    base: record?.snapshot.map(JSON.object)
                 ).value
             },
             local: { sentFirst in
@@ -310,10 +321,12 @@ extension CRUDNetworkingStorageRepository {
                 // their answers) is where the delete goes: it is built after they were delivered.
                 try await Self.forwardEarlier(try await local.moved(id: key)?.id ?? key, outbox)
                 let key = try await local.moved(id: key)?.id ?? key
-                let etag = try await local.anyRecord(id: key)?.etag
+                let record = try await local.anyRecord(id: key)
                 await sends.begin(storage)
-                try await remote.deleteAnswer(id: key, ifMatch: remote.ifMatch(etag), idempotencyKey: idempotencyKey)
-                    .value
+                try await remote.deleteAnswer(
+                    id: key, ifMatch: remote.ifMatch(record?.etag), idempotencyKey: idempotencyKey,
+                    base: record?.snapshot.map(JSON.object)
+                ).value
                 return key
             },
             local: { sentFirst in
@@ -338,7 +351,9 @@ extension CRUDNetworkingStorageRepository {
     static func sendCreated(_ created: Entity, local: LocalStore<Entity>, remote: RemoteRepository<Entity>) async throws
         -> RemoteAnswer<Entity>
     {
-        let answer = try await remote.createAnswer(body: try remote.encoded(created), keepJSON: true).value
+        let answer = try await remote.createAnswer(
+            body: try remote.encoded(created), keepJSON: true, entityID: created.id.pathComponent
+        ).value
         if answer.entity.id != created.id { try await local.remove(id: created.id.pathComponent) }
         try await local.storeAnswers([answer])
         return answer

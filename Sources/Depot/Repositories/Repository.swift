@@ -143,6 +143,10 @@ public struct RepositoryConfiguration: Sendable {
     /// cache keeps varies on them, whatever the server's `Vary` says, so one caller never gets
     /// another's cached answer. Empty by default.
     public var identifyingHeaders: [String] = []
+    /// Keys the server owns (`updated_at`, `created_at`; `id` for a server that refuses it in a
+    /// body): left out of every write body, on every road. See
+    /// <doc:WorkingWithRealServers#Keys-the-server-owns>. Empty by default.
+    public var serverOwnedKeys: Set<String> = []
     /// The key every write body (create, update, PATCH, a batch) is wrapped in, e.g. `"data"` for
     /// a server that takes `{"data": {…}}`; nil (the default) sends the bare object. Set it to
     /// ``envelope`` for a server that takes what it answers.

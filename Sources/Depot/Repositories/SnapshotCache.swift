@@ -66,6 +66,15 @@ public final class SnapshotCache: Sendable {
         entries.withLock { _ = $0.setValue(Snapshot(json: json, etag: etag), for: id) }
     }
 
+    /// Keeps a list's copy of entity `id` (which carries no `ETag`): the `ETag` kept with the same
+    /// JSON stays, so a list read does not cost the next write its `If-Match`.
+    func rememberListCopy(_ json: JSON, for id: String) {
+        entries.withLock { entries in
+            let etag = entries.peek(id).flatMap { $0.json == json ? $0.etag : nil }
+            _ = entries.setValue(Snapshot(json: json, etag: etag), for: id)
+        }
+    }
+
     /// Forgets the snapshot of entity `id` (after a delete).
     ///
     /// - Returns: the snapshot that was kept, if any.

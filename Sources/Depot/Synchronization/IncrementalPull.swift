@@ -54,12 +54,19 @@ public struct IncrementalPull: Sendable, Hashable {
     public var cursor: Cursor
     /// How deletions arrive.
     public var deletions: Deletions
+    /// The zone a ``Cursor/maximum(of:)`` stamp printed without an offset is in
+    /// (`2026-11-25T16:50:01.285651`, as Python's `isoformat()` prints a naive datetime): such
+    /// stamps are then compared as instants, also against stamps with an offset. Nil (the
+    /// default): a stamp without an offset is compared as text. The cursor is sent as the server
+    /// printed it.
+    public var timeZone: TimeZone?
 
     /// Makes an incremental pull.
-    public init(parameter: String, cursor: Cursor, deletions: Deletions = .none) {
+    public init(parameter: String, cursor: Cursor, deletions: Deletions = .none, timeZone: TimeZone? = nil) {
         self.parameter = parameter
         self.cursor = cursor
         self.deletions = deletions
+        self.timeZone = timeZone
     }
 }
 
@@ -73,28 +80,28 @@ enum PullCursors {
 
     /// The larger of two cursor values: as dates when both read as ISO-8601, as numbers when both
     /// are numbers, else as text.
-    static func larger(_ left: JSON?, _ right: JSON) -> JSON {
+    static func larger(_ left: JSON?, _ right: JSON, timeZone: TimeZone? = nil) -> JSON {
         guard let left else { return right }
-        return precedes(left, right) ?? false ? right : left
+        return precedes(left, right, timeZone: timeZone) ?? false ? right : left
     }
 
     /// The smaller of two cursor values, compared as `larger` compares them; of two equal values
     /// or two that do not compare, `left`.
-    static func smaller(_ left: JSON?, _ right: JSON) -> JSON {
+    static func smaller(_ left: JSON?, _ right: JSON, timeZone: TimeZone? = nil) -> JSON {
         guard let left else { return right }
-        return precedes(right, left) ?? false ? right : left
+        return precedes(right, left, timeZone: timeZone) ?? false ? right : left
     }
 
     /// Whether `left` comes strictly before `right`; nil when they do not compare (a number and a
-    /// text, a null).
-    static func precedes(_ left: JSON, _ right: JSON) -> Bool? {
+    /// text, a null). A date without an offset is read in `timeZone` when one is given.
+    static func precedes(_ left: JSON, _ right: JSON, timeZone: TimeZone? = nil) -> Bool? {
         switch (left, right) {
         case (.integer(let a), .integer(let b)): a < b
         case (.double(let a), .double(let b)): a < b
         case (.integer(let a), .double(let b)): Double(a) < b
         case (.double(let a), .integer(let b)): a < Double(b)
         case (.string(let a), .string(let b)):
-            if let first = instant(a), let second = instant(b) {
+            if let first = instant(a, timeZone: timeZone), let second = instant(b, timeZone: timeZone) {
                 (first.seconds, first.fraction) < (second.seconds, second.fraction)
             } else {
                 a < b
@@ -115,7 +122,8 @@ enum PullCursors {
 
     /// An ISO-8601 date-time as whole seconds since 1970 and its fraction's digits (padded to
     /// nine), so that microseconds order correctly (Foundation's parser keeps milliseconds only).
-    static func instant(_ text: String) -> (seconds: Double, fraction: String)? {
+    /// A date-time without an offset is read in `timeZone`; without one, it is no instant (nil).
+    static func instant(_ text: String, timeZone: TimeZone? = nil) -> (seconds: Double, fraction: String)? {
         var whole = text
         var digits = ""
         if let dot = text.firstIndex(of: ".") {
@@ -124,7 +132,15 @@ enum PullCursors {
             digits = String(text[afterDot..<end])
             whole = String(text[..<dot]) + String(text[end...])
         }
-        guard digits.count <= 9, let date = ISO8601DateFormatter().date(from: whole) else { return nil }
+        guard digits.count <= 9 else { return nil }
+        var date = ISO8601DateFormatter().date(from: whole)
+        if date == nil, let timeZone {
+            let zoneless = ISO8601DateFormatter()
+            zoneless.formatOptions = [.withFullDate, .withTime, .withColonSeparatorInTime, .withDashSeparatorInDate]
+            zoneless.timeZone = timeZone
+            date = zoneless.date(from: whole)
+        }
+        guard let date else { return nil }
         return (date.timeIntervalSince1970, digits.padding(toLength: 9, withPad: "0", startingAt: 0))
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Where one pull's cursor ends, page by page: it moves only past rows that were merged. A row
 /// that was not merged (unreadable, or kept out by the record-write rule: a pending local change,
 /// a write's answer newer than the page) holds a ``IncrementalPull/Cursor/maximum(of:)`` cursor at its stamp
@@ -13,7 +15,13 @@ struct PullCursorAdvance: Sendable {
     /// Whether an unreadable row cannot be placed: the old cursor stays.
     private var keepsOldCursor = false
 
-    init(_ cursor: IncrementalPull.Cursor?) { self.cursor = cursor }
+    /// The zone of stamps printed without an offset (``IncrementalPull/timeZone``).
+    var timeZone: TimeZone?
+
+    init(_ cursor: IncrementalPull.Cursor?, timeZone: TimeZone? = nil) {
+        self.cursor = cursor
+        self.timeZone = timeZone
+    }
 
     /// Takes one page: its elements, the positions of those that could not be read, its answer,
     /// and what its body holds at a location (a key or a JSON pointer).
@@ -30,9 +38,9 @@ struct PullCursorAdvance: Sendable {
                         keepsOldCursor = true
                         continue
                     }
-                    unreadableStamp = PullCursors.smaller(unreadableStamp, value)
+                    unreadableStamp = PullCursors.smaller(unreadableStamp, value, timeZone: timeZone)
                 } else if let value {
-                    reached = PullCursors.larger(reached, value)
+                    reached = PullCursors.larger(reached, value, timeZone: timeZone)
                 }
             }
         case .body(let location)?:
@@ -50,7 +58,7 @@ struct PullCursorAdvance: Sendable {
     /// (keep the old one, or none).
     func final(since: String?) -> JSON? {
         guard cursor != nil, !keepsOldCursor else { return nil }
-        if let unreadableStamp { return PullCursors.smaller(reached, unreadableStamp) }
+        if let unreadableStamp { return PullCursors.smaller(reached, unreadableStamp, timeZone: timeZone) }
         return reached ?? since.map(JSON.string)
     }
 }

@@ -195,7 +195,7 @@ extension Synchronizer {
         let records = opened.records
         var headers = self.headers
         if let key = opened.claim.idempotencyKey { headers["Idempotency-Key"] = key }
-        let written = shape.write(.synchronize, .array(records.map { .object($0.object) }), id: nil)
+        let written = shape.write(.synchronize, .array(records.map { .object(batchBody($0)) }), id: nil)
         if let contentType = written.contentType { headers["Content-Type"] = contentType }
         let request: NetworkRequest
         do {
@@ -233,6 +233,16 @@ extension Synchronizer {
         report.failed += records.count - merges.count
         report.errors += errors
         return false
+    }
+
+    /// A record as a batch sends it: without the keys the server owns, except the key its reply is
+    /// matched by (``SynchronizationConfiguration/identityKey``); an array to the collection
+    /// (matched by position first) leaves out a temporary id too.
+    private func batchBody(_ record: StoredRecord) -> JSONObject {
+        guard var repository = channel?.configuration else { return record.object }
+        repository.serverOwnedKeys.remove(configuration.identityKey)
+        let creating = configuration.pushMode == .bulkCollection && record.syncState == .created
+        return repository.writeBody(record.object, creating: creating, entityID: record.id)
     }
 
     /// Whether `error` is the server's refusal of the whole batch (a 4xx but 408, 409, 425 and

@@ -33,7 +33,7 @@ extension Synchronizer {
         if let incremental, let since { extra = [URLQueryItem(name: incremental.parameter, value: since)] }
         var seen: Set<String> = []
         var errors: [DepotError] = []
-        var advance = PullCursorAdvance(incremental?.cursor)
+        var advance = PullCursorAdvance(incremental?.cursor, timeZone: incremental?.timeZone)
         // An answer to a write stored after this pull's first request is newer than its pages.
         let reader = try await DeliveryLog.beginRead(storage)
         // Rows an earlier pull could not read go first: those the app reads now are merged (this

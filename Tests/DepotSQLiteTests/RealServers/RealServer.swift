@@ -3,14 +3,16 @@ import Foundation
 import Testing
 
 /// A test server on a real framework (`Tests/Servers`), started as a child process on a free
-/// loopback port: Django REST Framework, FastAPI or Django REST Framework JSON:API, from a pinned venv that
-/// `scripts/python-servers` makes. Without Python or PyPI the suites say so and skip, except in
+/// loopback port: Django REST Framework, FastAPI, Django REST Framework JSON:API, flask-smorest or
+/// django-ninja, from a pinned venv that `scripts/python-servers` makes. Without Python or PyPI the suites say so and skip, except in
 /// CI (`CI=true`), where a server that cannot start fails the test.
 final class RealServer: Sendable {
     enum Kind: String, Sendable {
         case djangoREST = "drf"
         case fastAPI = "fastapi"
         case jsonAPI = "drf_jsonapi"
+        case smorest = "smorest"
+        case ninja = "ninja"
     }
 
     /// The package's root directory.
