@@ -97,7 +97,10 @@ extension CRUDNetworkingStorageRepository {
             afterLocal: nil
         ).map { answer in
             var sourced = answer.map(\.entity)
-            // (A record the store no longer holds live answers as the server sent it.)
+            if sourced.origin == .remote, case .some(.none) = held.withLock({ $0 }).values.first {
+                // Deleted here (a pending delete, or a delete delivered while the read was out).
+                throw DepotError(.notFound, "\(key) is deleted in the local store")
+            }
             if sourced.origin == .remote, case let record?? = held.withLock({ $0 }).values.first,
                 let entity = try? local.decoded(record)
             {

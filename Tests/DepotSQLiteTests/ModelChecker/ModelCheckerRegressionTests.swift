@@ -407,4 +407,20 @@ import Testing
             await Self.expectHolds(program)
         }
     }
+
+    @Test(
+        "a remote read of an entity with a pending delete fails .notFound, not the server's copy (seed 8504888770524129531)"
+    )
+    func pendingDeleteOnTopOfRemoteRead() async {
+        let program = CheckProgram(
+            seed: 8_504_888_770_524_129_531, shape: .with { $0.pageSize = 3 },
+            steps: [
+                CheckStep(.create(handle: 3, value: "v4")),
+                CheckStep(.offline),
+                CheckStep(.delete(handle: 3)),
+                CheckStep(.online),
+                CheckStep(.read(handle: 3)),
+            ])
+        await Self.expectHolds(program)
+    }
 }
