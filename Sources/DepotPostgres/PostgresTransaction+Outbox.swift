@@ -96,46 +96,71 @@
             return Self.inOrder(marked, of: sequences)
         }
 
-        /// Claims for `lease` every entry of `sequences` still there, not refused and not held by
-        /// a live lease at `now`: the rows are locked with `FOR UPDATE SKIP LOCKED` (a row another
-        /// transaction holds is skipped, never waited for), checked, then claimed in one
-        /// `UPDATE … RETURNING`. Returns them in the order of `sequences` (once each).
+        /// The store's time for leases: the database server's `clock_timestamp()`, one clock for
+        /// every replica whatever their own clocks say.
+        public func leaseTime() throws -> Date {
+            let rows = try execute(
+                "read the database's clock", "SELECT extract(epoch FROM clock_timestamp())::double precision")
+            guard let row = rows.first else { throw DepotError(.storage, "cannot read the database's clock: no row") }
+            return Date(
+                timeIntervalSince1970: try PostgresStorage.storageErrors("cannot read the database's clock") {
+                    try row.decode(Double.self)
+                })
+        }
+
+        /// Claims for `lease` every entry of `sequences` still there, not refused and whose lease
+        /// is free at `now` (the store's time; who holds a live lease does not matter), in one
+        /// `UPDATE … RETURNING` over the rows locked with `FOR UPDATE SKIP LOCKED` (a row another
+        /// transaction holds is skipped, never waited for). Returns them in the order of
+        /// `sequences` (once each).
         public func claimOutbox(sequences: [Int64], lease: OutboxLease, now: Date) throws -> [OutboxEntry] {
             guard !sequences.isEmpty else { return [] }
-            let candidates = try execute(
-                "claim \(sequences.count) outbox entries",
-                """
-                SELECT sequence, lease_owner, lease_expiry FROM \(unescaped: storage.quoted).outbox
-                WHERE NOT rejected AND sequence = ANY(\(sequences))
-                FOR UPDATE SKIP LOCKED
-                """)
-            var claimable: [Int64] = []
-            for row in candidates {
-                let (sequence, owner, expiry) = try PostgresStorage.storageErrors("cannot read an outbox lease") {
-                    try row.decode((Int64, String?, Double?).self)
-                }
-                // A lease is free once it expired, or when its owner is a process of this host that
-                // has ended (the check runs in Swift, as on the other stores).
-                guard let owner, let expiry else {
-                    claimable.append(sequence)
-                    continue
-                }
-                if OutboxLease(owner: owner, expiry: Date(timeIntervalSince1970: expiry)).isFree(at: now) {
-                    claimable.append(sequence)
-                }
-            }
-            guard !claimable.isEmpty else { return [] }
             let claimed = try execute(
-                "claim \(claimable.count) outbox entries",
+                "claim \(sequences.count) outbox entries",
                 """
                 UPDATE \(unescaped: storage.quoted).outbox
                 SET attempts = attempts + 1, lease_owner = \(lease.owner),
                     lease_expiry = \(lease.expiry.timeIntervalSince1970)
-                WHERE sequence = ANY(\(claimable))
+                WHERE sequence IN (
+                    SELECT sequence FROM \(unescaped: storage.quoted).outbox
+                    WHERE NOT rejected AND sequence = ANY(\(sequences))
+                    AND (lease_owner IS NULL OR lease_expiry IS NULL
+                        OR lease_expiry <= \(now.timeIntervalSince1970))
+                    FOR UPDATE SKIP LOCKED)
                 RETURNING \(unescaped: PostgresStorage.outboxColumns)
                 """
             ).map(PostgresStorage.outboxEntry)
             return Self.inOrder(claimed, of: sequences)
+        }
+
+        /// Moves `owner`'s leases on `sequences` to `expiry` in one `UPDATE … RETURNING`; returns
+        /// the sequences `owner` still holds.
+        public func renewOutboxLeases(sequences: [Int64], owner: String, expiry: Date) throws -> Set<Int64> {
+            guard !sequences.isEmpty else { return [] }
+            let rows = try execute(
+                "renew \(sequences.count) outbox leases",
+                """
+                UPDATE \(unescaped: storage.quoted).outbox SET lease_expiry = \(expiry.timeIntervalSince1970)
+                WHERE lease_owner = \(owner) AND sequence = ANY(\(sequences))
+                RETURNING sequence
+                """)
+            return try PostgresStorage.storageErrors("cannot read renewed outbox leases") {
+                Set(try rows.map { try $0.decode(Int64.self) })
+            }
+        }
+
+        /// The sequences of `sequences` leased by `owner`, in one query.
+        public func heldOutboxLeases(sequences: [Int64], owner: String) throws -> Set<Int64> {
+            guard !sequences.isEmpty else { return [] }
+            let rows = try execute(
+                "read \(sequences.count) outbox leases",
+                """
+                SELECT sequence FROM \(unescaped: storage.quoted).outbox
+                WHERE lease_owner = \(owner) AND sequence = ANY(\(sequences))
+                """)
+            return try PostgresStorage.storageErrors("cannot read outbox leases") {
+                Set(try rows.map { try $0.decode(Int64.self) })
+            }
         }
 
         /// Clears the lease of every entry of `sequences` that `owner` holds; returns how many.

@@ -29,6 +29,12 @@ extension SQLiteStorage {
         )
     }
 
+    /// The lease clock: the latest time the store gave for leases (one row), so the store's time
+    /// never runs back (``Transaction/leaseTime()``).
+    static func createLeaseClock(_ db: Database) throws {
+        try db.execute(sql: "CREATE TABLE lease_clock (id INTEGER PRIMARY KEY CHECK (id = 0), latest REAL NOT NULL)")
+    }
+
     /// The outbox entries `query` selects, by sequence, in one query.
     public func outbox(_ query: OutboxQuery) async throws -> [OutboxEntry] {
         let (sql, arguments) = Self.outboxSQL("SELECT *", query)
@@ -213,35 +219,73 @@ extension SQLiteStorage.Transaction {
         }
     }
 
+    /// The store's time for leases: the writer's clock (every process on one file runs on one
+    /// host's clock), made monotonic by the latest time this file gave, in one statement.
+    func leaseTime() throws -> Date {
+        try SQLiteStorage.storageErrors("cannot read the store's lease clock") {
+            let latest = try Double.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        INSERT INTO lease_clock (id, latest) VALUES (0, ?)
+                        ON CONFLICT (id) DO UPDATE SET latest = max(latest, excluded.latest)
+                        RETURNING latest
+                        """),
+                arguments: [Date().timeIntervalSince1970])
+            return Date(timeIntervalSince1970: latest ?? Date().timeIntervalSince1970)
+        }
+    }
+
+    /// Claims the entries of `sequences` whose lease is free at `now` (the store's time), in one
+    /// `UPDATE … RETURNING`. Who holds a live lease does not matter.
     func claimOutbox(sequences: [Int64], lease: OutboxLease, now: Date) throws -> [OutboxEntry] {
         guard !sequences.isEmpty else { return [] }
         return try SQLiteStorage.storageErrors("cannot claim \(sequences.count) outbox entries") {
             let list = String(decoding: try JSON.array(sequences.map { .integer($0) }).serialized(), as: UTF8.self)
-            // Live leases held by processes of this host that have ended are free too: find them
-            // first (the check runs in Swift), then claim in one statement.
-            let held = try String.fetchAll(
-                db.cachedStatement(
-                    sql: """
-                        SELECT DISTINCT lease_owner FROM outbox
-                        WHERE lease_owner IS NOT NULL AND lease_expiry > ?
-                        AND sequence IN (SELECT value FROM json_each(?))
-                        """),
-                arguments: [now.timeIntervalSince1970, list])
-            let gone = held.filter { OutboxLease(owner: $0, expiry: .distantFuture).isFree(at: now) }
-            let goneList = String(decoding: try JSON.array(gone.map { .string($0) }).serialized(), as: UTF8.self)
             let claimed = try SQLiteStorage.outboxEntries(
                 db.cachedStatement(
                     sql: """
                         UPDATE outbox SET attempts = attempts + 1, lease_owner = ?, lease_expiry = ?
                         WHERE rejected = 0 AND sequence IN (SELECT value FROM json_each(?))
-                        AND (lease_owner IS NULL OR lease_expiry IS NULL OR lease_expiry <= ?
-                            OR lease_owner IN (SELECT value FROM json_each(?)))
+                        AND (lease_owner IS NULL OR lease_expiry IS NULL OR lease_expiry <= ?)
                         RETURNING *
                         """),
-                [lease.owner, lease.expiry.timeIntervalSince1970, list, now.timeIntervalSince1970, goneList])
+                [lease.owner, lease.expiry.timeIntervalSince1970, list, now.timeIntervalSince1970])
             let bySequence = Dictionary(claimed.map { ($0.sequence, $0) }, uniquingKeysWith: { first, _ in first })
             var seen = Set<Int64>()
             return sequences.compactMap { seen.insert($0).inserted ? bySequence[$0] : nil }
+        }
+    }
+
+    /// Moves `owner`'s leases on `sequences` to `expiry` in one `UPDATE … RETURNING`.
+    func renewOutboxLeases(sequences: [Int64], owner: String, expiry: Date) throws -> Set<Int64> {
+        guard !sequences.isEmpty else { return [] }
+        return try SQLiteStorage.storageErrors("cannot renew \(sequences.count) outbox leases") {
+            let list = String(decoding: try JSON.array(sequences.map { .integer($0) }).serialized(), as: UTF8.self)
+            return Set(
+                try Int64.fetchAll(
+                    db.cachedStatement(
+                        sql: """
+                            UPDATE outbox SET lease_expiry = ?
+                            WHERE lease_owner = ? AND sequence IN (SELECT value FROM json_each(?))
+                            RETURNING sequence
+                            """),
+                    arguments: [expiry.timeIntervalSince1970, owner, list]))
+        }
+    }
+
+    /// The sequences of `sequences` leased by `owner`, in one query.
+    func heldOutboxLeases(sequences: [Int64], owner: String) throws -> Set<Int64> {
+        guard !sequences.isEmpty else { return [] }
+        return try SQLiteStorage.storageErrors("cannot read \(sequences.count) outbox leases") {
+            let list = String(decoding: try JSON.array(sequences.map { .integer($0) }).serialized(), as: UTF8.self)
+            return Set(
+                try Int64.fetchAll(
+                    db.cachedStatement(
+                        sql: """
+                            SELECT sequence FROM outbox
+                            WHERE lease_owner = ? AND sequence IN (SELECT value FROM json_each(?))
+                            """),
+                    arguments: [owner, list]))
         }
     }
 

@@ -111,6 +111,7 @@ public final class SQLiteStorage: Storage {
                     ALTER TABLE outbox ADD COLUMN lease_expiry REAL;
                     """)
         }
+        migrator.registerMigration("v6: lease clock", migrate: createLeaseClock)
         try storageErrors("cannot migrate the database") {
             try migrator.migrate(writer)
             try writer.write { db in

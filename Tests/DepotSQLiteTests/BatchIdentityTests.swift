@@ -62,55 +62,57 @@ import Testing
     }
 
     @Test(
-        "a batch in flight keeps its entries' leases: renewed on the forwarder's clock until its answer",
+        "a batch in flight keeps its entries' leases: renewed on the store's clock until its answer",
         arguments: StoreKind.allCases)
     func leasesRenewedInFlight(kind: StoreKind) async throws {
         try await withOutboxFixture(kind) { fixture in
             // Given: two local creates, and a forwarder (of another collection) that gives the
-            // storage's senders a 3 s lease on a manual clock
+            // storage's senders a 3 s lease (renewed every second)
             let recording = fixture.repository(strategy: recordOnly)
             _ = try await recording.create(Message(id: "a", text: "A")).value
             _ = try await recording.create(Message(id: "b", text: "B")).value
             fixture.server.resource("others")
-            let clock = fixture.clock
             let publisher = Forwarder(
                 for: SyncMessages(
                     store: fixture.session, storage: fixture.storage, path: "others",
                     synchronization: SynchronizationConfiguration()),
-                configuration: ForwarderConfiguration(leaseDuration: .seconds(3), clock: clock))
+                configuration: ForwarderConfiguration(leaseDuration: .seconds(3)))
             publisher.start()
             let sync = SyncMessages(
                 store: fixture.session, storage: fixture.storage, synchronization: SynchronizationConfiguration())
-
-            // When: the batch is out, and the clock runs past its lease twice over
-            fixture.server.inject(.delay(.seconds(2)), pathPrefix: "/messages/collection")
-            async let synchronized = sync.synchronize().value
-            #expect(await eventuallyTrue { fixture.server.requests.contains { $0.path == "/messages/collection" } })
-            let outbox = fixture.outbox
-            var renewals = 0
-            for _ in 0..<2 {
-                // The renewal sleeps a third of the lease: once it does, the clock moves on.
-                _ = await eventuallyTrue {
-                    let now = clock.now
-                    return clock.deadlines.contains { $0 > now && $0 <= now.addingTimeInterval(1.01) }
-                }
-                clock.advance(by: .seconds(2))
-                // Then: each time, the leases are renewed to a full lease from the clock's now
-                var renewed = false
-                for _ in 0..<500 where !renewed {
-                    let leases = try await outbox(.all).map { $0.lease?.expiry ?? .distantPast }
-                    renewed = leases.count == 2 && leases.allSatisfy { $0 > clock.now.addingTimeInterval(2) }
-                    if !renewed { try await Task.sleep(for: .milliseconds(10)) }  // polling, bounded
-                }
-                if renewed { renewals += 1 }
+            let rival = Forwarder(
+                for: recording, configuration: ForwarderConfiguration(jitter: 0, leaseDuration: .seconds(3)))
+            // The server holds the batch's answer until the rival has tried (at most 8 s).
+            let gate = DispatchSemaphore(value: 0)
+            let arrived = LockedValue(false)
+            fixture.server.observe(.post, "/messages/collection") { _ in
+                arrived.withLock { $0 = true }
+                _ = gate.wait(timeout: .now() + 8)
             }
-            let report = try await synchronized
+
+            // When: the batch is out past the end of its first lease
+            let synchronizing = Task { try await sync.synchronize().value }
+            #expect(await eventuallyTrue { arrived.withLock { $0 } })
+            let granted = try #require(try await fixture.outbox().map { $0.lease?.expiry ?? .distantFuture }.min())
+            var renewed = false
+            for _ in 0..<800 where !renewed {
+                let expiries = try await fixture.outbox().map { $0.lease?.expiry ?? .distantPast }
+                renewed = Date() > granted && expiries.count == 2 && expiries.allSatisfy { $0 > granted }
+                if !renewed { try await Task.sleep(for: .milliseconds(10)) }  // polling, bounded
+            }
+            // ... and another forwarder tries the same entries
+            let rivalDelivered = try await rival.flush().value.delivered
+            gate.signal()
+            let report = try await synchronizing.value
             await publisher.stop()
 
-            // Then: the batch went once, and its answer was stored
-            #expect(renewals == 2)
+            // Then: the leases were renewed and held: the rival sent nothing, the batch went once,
+            // its answer stored
+            #expect(renewed)
+            #expect(rivalDelivered == 0)
             #expect(report.errors.isEmpty && report.pushed == 2)
             #expect(fixture.server.requests.filter { $0.path == "/messages/collection" }.count == 1)
+            #expect(!fixture.server.requests.contains { $0.method == "POST" && $0.path == "/messages" })
             #expect(try await fixture.outbox().isEmpty)
         }
     }

@@ -3,7 +3,8 @@ import Foundation
 /// The command line: `FleetCrashTest [--store sqlite:PATH | --store postgres:URL] [--replicas 3]
 /// [--writes 3000] [--entities 300] [--kills 12] [--seed S]` runs the crash test;
 /// `FleetCrashTest --throughput [--store …] [--writes 600] [--latency-ms 20]` measures forwarding
-/// with 1, 2 and 3 replicas. A replica: `--child --store … --port P --finished PATH [--gate PATH]`.
+/// with 1, 2 and 3 replicas. A replica: `--child --store … --port P --finished PATH [--gate PATH]
+/// [--role forward|batch] [--clock-offset SECONDS] [--lease-ms MS]`.
 struct FleetArguments: Sendable {
     /// Whether this process is a forwarding replica (``FleetChild``).
     var isChild = false
@@ -29,6 +30,13 @@ struct FleetArguments: Sendable {
     var finished = ""
     /// A replica starts forwarding once this file exists, if given.
     var gate: String?
+    /// A replica's role: `forward` (a forwarder's flushes) or `batch` (`synchronize()` of the
+    /// client-id collection to its batch route, a forwarder for the other).
+    var role = "forward"
+    /// How far a replica's clock runs ahead of the system's, in seconds.
+    var clockOffset = 0
+    /// A replica's lease duration in milliseconds (nil: the forwarder's default).
+    var leaseMilliseconds: Int?
 
     /// Parses `arguments` (without the program name).
     ///
@@ -48,6 +56,13 @@ struct FleetArguments: Sendable {
             case "--port": port = try Self.number(option, rest.popFirst())
             case "--finished": finished = try Self.value(option, rest.popFirst())
             case "--gate": gate = try Self.value(option, rest.popFirst())
+            case "--role":
+                role = try Self.value(option, rest.popFirst())
+                guard ["forward", "batch"].contains(role) else {
+                    throw FleetUsageError(message: "--role takes forward or batch")
+                }
+            case "--clock-offset": clockOffset = try Self.number(option, rest.popFirst())
+            case "--lease-ms": leaseMilliseconds = try Self.number(option, rest.popFirst())
             case "--seed":
                 guard let seed = UInt64(try Self.value(option, rest.popFirst())) else {
                     throw FleetUsageError(message: "--seed needs an unsigned 64-bit integer")

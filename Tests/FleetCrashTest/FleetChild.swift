@@ -36,28 +36,47 @@ enum FleetChild {
         }
     }
 
-    /// Flushes until the outbox is empty and the parent's `finished` file exists.
+    /// Flushes (and, in the `batch` role, synchronizes) until the outbox is empty and the parent's
+    /// `finished` file exists.
     private static func forward(_ storage: Storage, _ arguments: FleetArguments) async -> Status {
         // A short timeout: a request the server never answers is sent again soon, under its key.
         let session = NetworkingSession(
             url: URL(string: "http://127.0.0.1:\(arguments.port)")!,
             configuration: SessionConfiguration(timeout: .seconds(2)))
+        let batching = arguments.role == "batch"
+        let configuration = ForwarderConfiguration(
+            baseDelay: .milliseconds(10), maximumDelay: .milliseconds(200), pollInterval: .milliseconds(100),
+            requestTimeout: .seconds(2),
+            leaseDuration: arguments.leaseMilliseconds.map { .milliseconds($0) } ?? .seconds(60),
+            clock: OffsetClock(offset: TimeInterval(arguments.clockOffset)))
+        let repositories = FleetItems.both(store: session, storage: storage)
+        // The batch role forwards the server-id collection and pushes the other in batches.
         let forwarder = Forwarder(
-            storage: storage, repositories: FleetItems.both(store: session, storage: storage),
-            configuration: ForwarderConfiguration(
-                baseDelay: .milliseconds(10), maximumDelay: .milliseconds(200), requestTimeout: .seconds(2)))
+            storage: storage,
+            repositories: batching ? repositories.filter { $0.path == FleetItems.serverIDs } : repositories,
+            configuration: configuration)
+        let batch = FleetBatchItems(store: session, storage: storage)
         let deadline = ContinuousClock.now + deadline
         say("ready")
         do {
             if let gate = arguments.gate {
                 while !FileManager.default.fileExists(atPath: gate) { try await Task.sleep(for: .milliseconds(1)) }
             }
+            // Started, its configuration (lease, clock) is the one `synchronize()` claims with.
+            if batching { forwarder.start() }
             say("started")
             var lastError: DepotError?
             while try await storage.outboxCount(OutboxQuery(selection: .all)) > 0
                 || !FileManager.default.fileExists(atPath: arguments.finished)
             {
+                var sent = 0
+                if batching {
+                    let pushed = try await batch.synchronize().value
+                    sent += pushed.pushed + pushed.deleted
+                    lastError = pushed.errors.last ?? lastError
+                }
                 let report = try await forwarder.flush().value
+                sent += report.delivered
                 lastError = report.errors.last ?? lastError
                 if let refused = try await forwarder.rejected.first {
                     complain(
@@ -72,8 +91,9 @@ enum FleetChild {
                     return .timedOut
                 }
                 // Nothing sent: what is left is leased by other replicas, or not queued yet.
-                if report.delivered == 0 { try await Task.sleep(for: .milliseconds(5)) }
+                if sent == 0 { try await Task.sleep(for: .milliseconds(5)) }
             }
+            if batching { await forwarder.stop() }
         } catch {
             complain("replica \(getpid()): \(error)")
             return .failed

@@ -21,6 +21,31 @@ struct FleetCrash {
     /// How many writes a run queues unless `--writes` says.
     static let defaultWrites = 3_000
 
+    /// The replicas' lease: short, so the leases of killed replicas lapse and are taken during the
+    /// run, and renewals race the other replicas' claims.
+    static let leaseMilliseconds = 2_000
+
+    /// Slot `slot`'s role, kept across restarts: a forwarder; a replica that pushes the client-id
+    /// collection with `synchronize()` to its batch route; a forwarder whose clock runs 30 s fast.
+    static func role(_ slot: Int) -> [String] {
+        switch slot % 3 {
+        case 1: ["--role", "batch"]
+        case 2: ["--clock-offset", "30"]
+        default: []
+        }
+    }
+
+    /// The roles of `count` replicas, for the summary.
+    static func roles(_ count: Int) -> String {
+        (0..<count).map { slot in
+            switch slot % 3 {
+            case 1: "batch push"
+            case 2: "forwarder, clock +30 s"
+            default: "forwarder"
+            }
+        }.joined(separator: ", ")
+    }
+
     /// Runs the test; returns the exit status (0 when it passed).
     static func main(_ arguments: FleetArguments) async -> Int32 {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("FleetCrashTest-\(UUID())")
@@ -88,7 +113,8 @@ struct FleetCrash {
             prefix: store.outlivesRun ? "\(UUID().uuidString.prefix(6))-" : "")
         say(
             "seed \(arguments.seed): \(writes) writes over \(arguments.entities) entities, \(arguments.replicas)"
-                + " replicas on \(store), \(arguments.kills) kills, stub server on port \(server.port)")
+                + " replicas (\(Self.roles(arguments.replicas)); leases \(Self.leaseMilliseconds) ms) on \(store),"
+                + " \(arguments.kills) kills, stub server on port \(server.port)")
 
         let before = writes * 2 / 3
         try await workload.write(before, to: repositories)
@@ -100,7 +126,9 @@ struct FleetCrash {
             count: arguments.replicas, executable: Bundle.main.executablePath ?? CommandLine.arguments[0],
             arguments: [
                 "--child", "--store", store.description, "--port", String(server.port), "--finished", finished,
-            ])
+                "--lease-ms", String(Self.leaseMilliseconds),
+            ],
+            slotArguments: Self.role)
         try await replicas.waitFor("started", timeout: .seconds(60))
         let forwarding = ContinuousClock.now
         var left = writes - before
@@ -139,6 +167,10 @@ struct FleetCrash {
 
         let outcome = try await FleetOutcome.read(server: server, storage: storage, queued: queued)
         let check = FleetCheck(outcome, workload: workload)
+        let batches = outcome.requests.filter { $0.path.hasSuffix("/collection") }.count
+        say(
+            "duplicate sends: \(server.replayedWrites) answered by replaying a stored key,"
+                + " \(check.appliedTwice.count) applied twice; \(batches) batch requests")
         guard check.passed else {
             for line in check.findings() { complain("  \(line)") }
             complain(

@@ -7,24 +7,30 @@ struct FleetReplicas {
     let executable: String
     /// Every replica's command line.
     let arguments: [String]
+    /// Each slot's own arguments after ``arguments`` (its role), kept across restarts.
+    let slotArguments: (Int) -> [String]
     /// The running (or ended) replicas, one per slot.
     private(set) var processes: [ChildProcess] = []
     /// How many replicas were started in all, restarts included.
     private(set) var started = 0
 
-    /// Starts `count` replicas of `executable` with `arguments`.
+    /// Starts `count` replicas of `executable` with `arguments`, and `slotArguments(slot)` after
+    /// them for each slot.
     ///
     /// - Throws: what starting a process threw.
-    init(count: Int, executable: String, arguments: [String]) throws {
+    init(
+        count: Int, executable: String, arguments: [String], slotArguments: @escaping (Int) -> [String] = { _ in [] }
+    ) throws {
         self.executable = executable
         self.arguments = arguments
-        for _ in 0..<count { processes.append(try start()) }
+        self.slotArguments = slotArguments
+        for slot in 0..<count { processes.append(try start(slot)) }
     }
 
-    /// Starts one replica.
-    private mutating func start() throws -> ChildProcess {
+    /// Starts the replica of `slot`.
+    private mutating func start(_ slot: Int) throws -> ChildProcess {
         started += 1
-        return try ChildProcess(executable: executable, arguments: arguments)
+        return try ChildProcess(executable: executable, arguments: arguments + slotArguments(slot))
     }
 
     /// Waits until every replica has printed `line`.
@@ -48,7 +54,7 @@ struct FleetReplicas {
         guard try await victim.waitForEnd(timeout: .seconds(10)) != .running else {
             throw HarnessError(description: "a killed replica did not end")
         }
-        processes[slot] = try start()
+        processes[slot] = try start(slot)
         return wasForwarding
     }
 

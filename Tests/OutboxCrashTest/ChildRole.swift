@@ -39,8 +39,11 @@ enum ChildRole {
             url: URL(string: "http://127.0.0.1:\(arguments.port)")!,
             configuration: SessionConfiguration(timeout: .seconds(1)))
         let notes = Notes(store: session, storage: storage, strategy: .remoteFirst)
+        // Short leases: the restarted child takes the killed one's entries once they lapse.
         let forwarder = Forwarder(
-            for: notes, configuration: ForwarderConfiguration(maximumConcurrency: arguments.concurrency))
+            for: notes,
+            configuration: ForwarderConfiguration(
+                maximumConcurrency: arguments.concurrency, leaseDuration: .seconds(1)))
         let everything = OutboxQuery(selection: .all)
         let deadline = ContinuousClock.now + .seconds(50)
         say("started")

@@ -17,6 +17,8 @@ public struct FleetCheck: Sendable {
     public private(set) var problems: [String] = []
     /// How many writes the server applied.
     public private(set) var appliedCount = 0
+    /// The highest revision a batch applied, by entity.
+    private var batched: [String: Int] = [:]
 
     /// Whether the run passed.
     public var passed: Bool { lost.isEmpty && appliedTwice.isEmpty && outOfOrder.isEmpty && problems.isEmpty }
@@ -42,9 +44,18 @@ public struct FleetCheck: Sendable {
     /// write of its entity. Returns the keys that were applied.
     private mutating func checkApplied(_ outcome: FleetOutcome, _ workload: FleetWorkload) -> Set<String> {
         var bodies: [String: JSONObject] = [:]
+        var batchBodies: [String: [String: JSONObject]] = [:]  // a batch's key → id → the object sent
         for request in outcome.requests where request.method != "DELETE" {
-            if let key = request.header("Idempotency-Key"), bodies[key] == nil, case .object(let body)? = request.json {
-                bodies[key] = body
+            guard let key = request.header("Idempotency-Key") else { continue }
+            switch request.json {
+            case .object(let body)? where bodies[key] == nil: bodies[key] = body
+            case .array(let elements)? where batchBodies[key] == nil:
+                var byID: [String: JSONObject] = [:]
+                for case .object(let object) in elements {
+                    if case .string(let id)? = object["id"] { byID[id] = object }
+                }
+                batchBodies[key] = byID
+            default: break
             }
         }
         var serverIDs: [String: String] = [:]  // "tickets/<server id>" → the entity's key
@@ -65,7 +76,8 @@ public struct FleetCheck: Sendable {
                 if entity == nil { problems.append("\(what) deleted an object no create made") }
                 continue
             }
-            guard let body = bodies[key], case .integer(let number)? = body["revision"],
+            guard let body = bodies[key] ?? batchBodies[key]?[write.id ?? ""],
+                case .integer(let number)? = body["revision"],
                 let revision = Int(exactly: number),
                 let entity = workload.revisions[revision]
             else {
@@ -83,6 +95,7 @@ public struct FleetCheck: Sendable {
                 appliedTwice.append("\(entity) revision \(revision): applied as #\(first) and again as \(what)")
             }
             applied[revision] = write.sequence
+            if batchBodies[key] != nil { batched[entity] = max(batched[entity] ?? revision, revision) }
             let ordered = workload.orderedEntities[revision] ?? entity
             if let previous = last[ordered], previous.revision >= revision {
                 outOfOrder.append(
@@ -94,11 +107,18 @@ public struct FleetCheck: Sendable {
         return keys
     }
 
-    /// Every entry queued before forwarding began was applied, unless a later delete cancelled it.
+    /// Every entry queued before forwarding began was applied, unless a later delete cancelled it
+    /// or a batch carried it: a batch sends an entity's record as it is, once for all its pending
+    /// entries (a revision at least the entry's; any, for a delete the batch's create replaced).
     private mutating func checkQueued(_ queued: [OutboxEntry], _ appliedKeys: Set<String>, _ workload: FleetWorkload) {
         for entry in queued where !appliedKeys.contains(entry.idempotencyKey) {
             let entity =
                 workload.temporaryIDs[entry.entityID] ?? FleetWorkload.key(entry.collection, entry.entityID)
+            if let carried = batched[entity] {
+                guard case .integer(let number)? = entry.payload?["revision"], let revision = Int(exactly: number)
+                else { continue }
+                if carried >= revision { continue }
+            }
             if !workload.deletedSinceMark.contains(entity) {
                 lost.append("\(Self.describe(entry)) (\(entity)), queued before forwarding, was never applied")
             }

@@ -26,7 +26,7 @@ public struct SoakProgram: Sendable {
     /// own. Calls `journal` with each journal line.
     public func run(url: URL, storage: Storage, second: Storage?, journal: @escaping @Sendable (String) -> Void) async {
         let session = SoakSetup.session(url: url, timeout: SoakSetup.timeout(modes))
-        let lease = modes.shortLease ? SoakSetup.shortLease : .seconds(60)
+        let lease = modes.shortLease ? SoakSetup.shortLease : .seconds(5)
         let items: SoakItems
         var other: SoakItems?
         if modes.manyRoads {

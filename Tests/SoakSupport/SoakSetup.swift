@@ -42,8 +42,9 @@ public enum SoakSetup {
         SoakItems(store: session, storage: storage, strategy: SoakItems.strategies[Int(seed % 2)].strategy)
     }
 
-    /// The forwarder a round's program starts, with leases of `lease` (60 s by default).
-    public static func forwarder(_ items: SoakItems, lease: Duration = .seconds(60)) -> Forwarder {
+    /// The forwarder a round's program starts, with leases of `lease` (5 s by default: the
+    /// recovery after a SIGKILL takes the killed child's entries once their leases lapse).
+    public static func forwarder(_ items: SoakItems, lease: Duration = .seconds(5)) -> Forwarder {
         Forwarder(
             for: items,
             configuration: ForwarderConfiguration(

@@ -29,10 +29,11 @@ public struct ForwarderConfiguration: Sendable {
     /// connection the server closed without answering) never stalls the queue for a minute.
     public var requestTimeout: Duration?
     /// How long a sender's claim on an outbox entry holds without renewal (60 seconds by default).
-    /// Claims are stored with the entries, so forwarders on other storage objects or in other
-    /// processes on the same file skip them; a sender renews its claims between entries and every
-    /// third of this while a send is in flight, and a process that ends (or crashes) frees its
-    /// claims at once for processes on the same host. Lease times are read on ``clock``.
+    /// Claims are stored with the entries, so forwarders on other storage objects, in other
+    /// processes on the same file or on other replicas of one database skip them; a sender renews
+    /// its claims between entries and every third of this while a send is in flight. The claims
+    /// of a process that crashed are taken once they lapse: this long after their last renewal.
+    /// Lease times are on the store's clock (`OutboxTransaction.leaseTime()`), never on ``clock``.
     public var leaseDuration: Duration
     /// The time the forwarder reads and waits on; inject a manual clock in tests.
     public var clock: any ForwarderClock

@@ -2,9 +2,12 @@ import Foundation
 
 /// The outbox entries one sender holds, by leases stored with the entries (see ``OutboxLease``):
 /// claimed in one transaction, renewed while the sender works through them and while each send is
-/// in flight (``renewing(_:)``), released when it is done. Every claim has its own owner name, so
-/// two senders of one process exclude each other as two processes do. Lease times are read on the
-/// sender's clock.
+/// in flight (``renewing(_:)``), released when it is done. Every claim has its own owner name (its
+/// fencing token), so two senders of one process exclude each other as two processes do.
+///
+/// Lease expiries are on the store's clock (``OutboxTransaction/leaseTime()``), read inside the
+/// claim's and each renewal's transaction; when to renew is timed on this process's monotonic
+/// clock from before the transaction, so a sender renews in time whatever its wall clock says.
 final class OutboxClaim: Sendable {
     /// How long a lease holds without renewal; renewed once half of it has passed between sends,
     /// and every third of it during one.
@@ -13,53 +16,53 @@ final class OutboxClaim: Sendable {
     let owner = LeaseOwner.next()
     private let storage: Storage
     private let duration: TimeInterval
-    private let clock: any ForwarderClock
-    private let state: LockedValue<(held: Set<Int64>, expiry: Date)>
+    /// The entries held, and when their leases lapse at the earliest, on this process's monotonic
+    /// clock (a full duration from before the transaction that granted or renewed them).
+    private let state: LockedValue<(held: Set<Int64>, deadline: ContinuousClock.Instant)>
 
-    private init(
-        storage: Storage, duration: TimeInterval, clock: any ForwarderClock, held: Set<Int64>, expiry: Date
-    ) {
+    private init(storage: Storage, duration: TimeInterval) {
         self.storage = storage
         self.duration = duration
-        self.clock = clock
-        state = LockedValue((held, expiry))
+        state = LockedValue(([], .now))
+    }
+
+    /// A duration of `duration` seconds clamped to 1 s … one day (the default when not finite).
+    private static func clamped(_ duration: TimeInterval) -> TimeInterval {
+        duration.isFinite ? min(max(duration, 1), 86_400) : defaultDuration
     }
 
     /// Claims the claimable entries of `sequences` and counts an attempt on each; returns the
     /// claim and the entries it holds, as stored now, in the order of `sequences`. An entry is
     /// claimed only with every earlier entry of its entity (see
-    /// ``StorageTransaction/claimOutboxInOrder(sequences:lease:now:batch:)``). Leases run on `clock`.
+    /// ``StorageTransaction/claimOutboxInOrder(sequences:lease:now:batch:)``).
     static func take(
-        _ sequences: [Int64], in storage: Storage, duration: TimeInterval = defaultDuration,
-        clock: any ForwarderClock = SystemForwarderClock()
+        _ sequences: [Int64], in storage: Storage, duration: TimeInterval = defaultDuration
     ) async throws -> (claim: OutboxClaim, entries: [OutboxEntry]) {
-        let duration = duration.isFinite ? min(max(duration, 1), 86_400) : defaultDuration
-        let claim = OutboxClaim(storage: storage, duration: duration, clock: clock, held: [], expiry: .distantPast)
-        guard !sequences.isEmpty else { return (claim, []) }
-        let now = clock.now
-        let lease = OutboxLease(owner: claim.owner, expiry: now.addingTimeInterval(duration))
-        let entries = try await storage.transaction { tx in
-            try tx.claimOutboxInOrder(sequences: sequences, lease: lease, now: now)
+        guard !sequences.isEmpty else { return (OutboxClaim(storage: storage, duration: clamped(duration)), []) }
+        let (claim, entries, _) = try await take(in: storage, duration: duration) { tx, lease, now in
+            (try tx.claimOutboxInOrder(sequences: sequences, lease: lease, now: now), ())
         }
-        claim.state.withLock { $0 = (Set(entries.map(\.sequence)), lease.expiry) }
         return (claim, entries)
     }
 
     /// Claims entries in one transaction that `body` runs: it claims them (with
     /// ``StorageTransaction/claimOutboxInOrder(sequences:lease:now:batch:)`` under the lease it is
-    /// given, read on `clock` at `now`) and reads or writes what must go with the claim. Returns the
-    /// claim, holding the entries `body` returned, and what else it returned.
+    /// given, granted at `now`, the store's time read in that transaction) and reads or writes
+    /// what must go with the claim. Returns the claim, holding the entries `body` returned, and
+    /// what else it returned.
     static func take<Extra: Sendable>(
         in storage: Storage, duration: TimeInterval = defaultDuration,
-        clock: any ForwarderClock = SystemForwarderClock(),
         _ body: @escaping @Sendable (any StorageTransaction, OutboxLease, Date) throws -> ([OutboxEntry], Extra)
     ) async throws -> (claim: OutboxClaim, entries: [OutboxEntry], extra: Extra) {
-        let duration = duration.isFinite ? min(max(duration, 1), 86_400) : defaultDuration
-        let claim = OutboxClaim(storage: storage, duration: duration, clock: clock, held: [], expiry: .distantPast)
-        let now = clock.now
-        let lease = OutboxLease(owner: claim.owner, expiry: now.addingTimeInterval(duration))
-        let (entries, extra) = try await storage.transaction { tx in try body(tx, lease, now) }
-        claim.state.withLock { $0 = (Set(entries.map(\.sequence)), lease.expiry) }
+        let duration = clamped(duration)
+        let claim = OutboxClaim(storage: storage, duration: duration)
+        let owner = claim.owner
+        let started = ContinuousClock.now
+        let (entries, extra) = try await storage.transaction { tx in
+            let now = try tx.leaseTime()
+            return try body(tx, OutboxLease(owner: owner, expiry: now.addingTimeInterval(duration)), now)
+        }
+        claim.state.withLock { $0 = (Set(entries.map(\.sequence)), started + .seconds(duration)) }
         return (claim, entries, extra)
     }
 
@@ -68,14 +71,10 @@ final class OutboxClaim: Sendable {
     /// the entity's record; nothing when one of them was refused. Returns the claim, the entries
     /// it holds in order, and the record as that transaction read it.
     static func take(
-        entityOf collection: String, id entityID: String, in storage: Storage, duration: TimeInterval = defaultDuration,
-        clock: any ForwarderClock = SystemForwarderClock()
+        entityOf collection: String, id entityID: String, in storage: Storage, duration: TimeInterval = defaultDuration
     ) async throws -> (claim: OutboxClaim, entries: [OutboxEntry], record: StoredRecord?) {
-        let duration = duration.isFinite ? min(max(duration, 1), 86_400) : defaultDuration
-        let claim = OutboxClaim(storage: storage, duration: duration, clock: clock, held: [], expiry: .distantPast)
-        let now = clock.now
-        let lease = OutboxLease(owner: claim.owner, expiry: now.addingTimeInterval(duration))
-        let (entries, record) = try await storage.transaction { tx -> ([OutboxEntry], StoredRecord?) in
+        let (claim, entries, record) = try await take(in: storage, duration: duration) {
+            tx, lease, now -> ([OutboxEntry], StoredRecord?) in
             let pending = try tx.outboxEntries(collection: collection, entityID: entityID)
             guard !pending.isEmpty, !pending.contains(where: \.isRejected),
                 pending.allSatisfy({ $0.isClaimable(at: now) })
@@ -83,7 +82,6 @@ final class OutboxClaim: Sendable {
             let taken = try tx.claimOutboxInOrder(sequences: pending.map(\.sequence), lease: lease, now: now)
             return (taken, try tx.fetch(collection: collection, id: entityID))
         }
-        claim.state.withLock { $0 = (Set(entries.map(\.sequence)), lease.expiry) }
         return (claim, entries, record)
     }
 
@@ -99,39 +97,43 @@ final class OutboxClaim: Sendable {
     /// Whether the claim still holds `sequence`, renewing every lease it holds first when half
     /// their time has passed (a lease that lapsed meanwhile and was taken is given up).
     func holds(_ sequence: Int64) async throws -> Bool {
-        let (held, expiry) = state.withLock { $0 }
+        let (held, deadline) = state.withLock { $0 }
         guard held.contains(sequence) else { return false }
-        guard clock.now >= expiry.addingTimeInterval(-duration / 2) else { return true }
+        guard ContinuousClock.now >= deadline - .seconds(duration / 2) else { return true }
         return try await renew().contains(sequence)
     }
 
-    /// Moves the expiry of every lease the claim holds to a full duration from now; returns the
-    /// sequences it still holds (a lease that lapsed and was taken by another sender is given up).
+    /// Moves the expiry of every lease the claim holds to a full duration from the store's time
+    /// now; returns the sequences it still holds (a lease that lapsed and was taken by another
+    /// sender is given up).
     @discardableResult
     func renew() async throws -> Set<Int64> {
         let held = self.held
         guard !held.isEmpty else { return [] }
-        let (owner, expiry) = (self.owner, clock.now.addingTimeInterval(duration))
+        let (owner, duration) = (self.owner, self.duration)
+        let started = ContinuousClock.now
         let renewed = try await storage.transaction { tx in
-            try tx.renewOutboxLeases(sequences: Array(held), owner: owner, expiry: expiry)
+            try tx.renewOutboxLeases(
+                sequences: Array(held), owner: owner, expiry: try tx.leaseTime().addingTimeInterval(duration))
         }
         return state.withLock { state in
             state.held.subtract(held.subtracting(renewed))
-            state.expiry = max(state.expiry, expiry)
+            state.deadline = max(state.deadline, started + .seconds(duration))
             return state.held
         }
     }
 
     /// Runs `body` (one send and the storing of its answer) while a child task renews the claim's
-    /// leases every third of their duration on the claim's clock, so a slow send — timeouts,
-    /// retries, `Retry-After` — never outlives its lease and no other sender takes the entry
-    /// meanwhile. The renewal stops when `body` returns or throws.
+    /// leases every third of their duration (on this process's monotonic clock, as the store's
+    /// clock runs: never on an injected forwarder clock), so a slow send — timeouts, retries,
+    /// `Retry-After` — never outlives its lease and no other sender takes the entry meanwhile.
+    /// The renewal stops when `body` returns or throws.
     func renewing<Output: Sendable>(_ body: () async throws -> Output) async throws -> Output {
         try await withThrowingTaskGroup(of: Void.self) { group in
-            let (clock, period) = (self.clock, duration / 3)
+            let period = Duration.seconds(duration / 3)
             group.addTask {
                 while !Task.isCancelled {
-                    try await clock.sleep(until: clock.now.addingTimeInterval(period))
+                    try await Task.sleep(for: period)
                     // A failed renewal is tried again next period; the lease has two more left.
                     _ = try? await self.renew()
                 }
@@ -177,12 +179,15 @@ final class OutboxClaim: Sendable {
 }
 
 extension Storage {
-    /// Takes back one counted attempt on each entry of `sequences` (claimed, then not sent).
-    func takeBackAttempts(_ sequences: [Int64]) async throws {
+    /// Takes back one counted attempt on each entry of `sequences` (claimed, then not sent) that
+    /// `owner` still holds: an entry another sender took since carries that sender's attempt.
+    func takeBackAttempts(_ sequences: [Int64], owner: String) async throws {
         guard !sequences.isEmpty else { return }
         try await transaction { tx in
             for sequence in sequences {
-                guard var entry = try tx.outboxEntry(sequence: sequence), entry.attempts > 0 else { continue }
+                guard var entry = try tx.outboxEntry(sequence: sequence), entry.lease?.owner == owner,
+                    entry.attempts > 0
+                else { continue }
                 entry.attempts -= 1
                 try tx.replaceOutbox(entry)
             }

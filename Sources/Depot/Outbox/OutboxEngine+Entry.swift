@@ -2,9 +2,12 @@ import Foundation
 
 extension OutboxEngine {
     /// Takes back the attempt counted on entries that were claimed but never sent (a pass stopped
-    /// before them), so later writes may fold into them again.
+    /// before them), so later writes may fold into them again; only on those still held under the
+    /// lease they were claimed with.
     func unmarkAttempted(_ entries: some Sequence<OutboxEntry>) async throws {
-        try await storage.takeBackAttempts(entries.map(\.sequence))
+        for (owner, claimed) in Dictionary(grouping: entries, by: { $0.lease?.owner ?? "" }) where !owner.isEmpty {
+            try await storage.takeBackAttempts(claimed.map(\.sequence), owner: owner)
+        }
     }
 
     /// Sends one claimed entry and settles it: stored answer, retry time, refusal or conflict. The

@@ -115,8 +115,7 @@ struct OutboxEngine: Sendable {
     ) async throws -> Bool {
         guard !entries.isEmpty else { return false }
         let (claim, taken) = try await OutboxClaim.take(
-            entries.map(\.sequence), in: storage, duration: configuration.leaseSeconds,
-            clock: configuration.clock)
+            entries.map(\.sequence), in: storage, duration: configuration.leaseSeconds)
         return try await claim.releasing {
             // Another sender holds an entry: its entity waits for the next pass.
             let takenSequences = Set(taken.map(\.sequence))
@@ -234,8 +233,7 @@ struct OutboxEngine: Sendable {
         var report = ForwardingReport()
         // Held by another sender (or one refused): that sender sends them all, in order.
         let (claim, taken, record) = try await OutboxClaim.take(
-            entityOf: collection, id: entityID, in: storage, duration: configuration.leaseSeconds,
-            clock: configuration.clock)
+            entityOf: collection, id: entityID, in: storage, duration: configuration.leaseSeconds)
         guard let first = taken.first else { return report }
         return try await claim.releasing {
             var unsent = taken[...]

@@ -7,15 +7,20 @@ import Foundation
 #endif
 
 /// A sender's claim on an outbox entry, stored with the entry: while it holds, no other sender —
-/// another forwarder, another storage object on the same file, another process — sends the entry.
+/// another forwarder, another storage object on the same file, another process or replica — sends
+/// the entry.
 ///
-/// A lease ends when its sender releases it, when ``expiry`` passes, or at once when the sender's
-/// process is gone (a process on this host that no longer runs, so a restarted app does not wait
-/// out the lease of the one that crashed).
+/// The store grants and judges leases on its own clock (``OutboxTransaction/leaseTime()``: the
+/// database's clock on PostgreSQL, the writer's clock made monotonic on one SQLite file), read in
+/// the claim's transaction, never on a sender's clock: a replica whose clock runs fast does not
+/// take a live lease. A lease ends when its sender releases it or when ``expiry`` passes; a sender
+/// renews its leases while it works, so a live sender's lease never lapses and a crashed one's
+/// does, once ``expiry`` passes. The ``owner`` is a fencing token: unique per claim, checked on
+/// every write of the entry, so a sender that lost its lease writes nothing back.
 public struct OutboxLease: Sendable, Hashable {
-    /// Who holds it: `host:pid:process-token#claim`, one value per claim.
+    /// Who holds it: `host:pid:process-token#claim`, one value per claim (only compared, never parsed).
     public var owner: String
-    /// When it lapses if its holder neither renews nor releases it.
+    /// When it lapses, on the store's clock, if its holder neither renews nor releases it.
     public var expiry: Date
 
     /// Makes a lease.
@@ -24,31 +29,34 @@ public struct OutboxLease: Sendable, Hashable {
         self.expiry = expiry
     }
 
-    /// Whether another sender may take the entry at `now`: the lease has lapsed, or it belongs to
-    /// a process on this host that has ended.
+    /// Whether another sender may take the entry at `now` (the store's time,
+    /// ``OutboxTransaction/leaseTime()``): the lease has lapsed. Who holds it does not matter: a
+    /// host name and process id say nothing across hosts, containers or pid namespaces.
     public func isFree(at now: Date) -> Bool {
-        expiry <= now || LeaseOwner.isGone(owner)
+        expiry <= now
     }
 }
 
 extension OutboxEntry {
-    /// Whether a sender may claim this entry at `now`: not refused, and not leased by a live holder.
+    /// Whether a sender may claim this entry at `now` (the store's time): not refused, and not
+    /// leased by a live holder.
     public func isClaimable(at now: Date) -> Bool {
         !isRejected && (lease?.isFree(at: now) ?? true)
     }
 }
 
-/// Lease owner names: unique per claim, and telling which process made them.
+/// Lease owner names: unique per claim (the fencing token every write of a claimed entry checks),
+/// and telling which process made them, for people reading the store.
 enum LeaseOwner {
-    /// This process: host name, process id, and a token that tells it from an earlier process that
-    /// had the same id.
+    /// This process: host name, process id, and a random token that tells it from every other
+    /// process, here or on another host with the same name and id (containers all run as pid 1).
     static let process: (host: String, pid: Int32, token: String) = {
         var buffer = [CChar](repeating: 0, count: 256)
         let host =
             gethostname(&buffer, buffer.count) == 0
             ? String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "unknown"
         let cleaned = host.replacingOccurrences(of: ":", with: "_")
-        return (cleaned, getpid(), String(UUID().uuidString.prefix(8)))
+        return (cleaned, getpid(), UUID().uuidString)
     }()
 
     private static let counter = LockedValue<UInt64>(0)
@@ -60,17 +68,5 @@ enum LeaseOwner {
             return value
         }
         return "\(process.host):\(process.pid):\(process.token)#\(number)"
-    }
-
-    /// True when `owner` names a process on this host that has ended: another process id that no
-    /// longer exists, or this process id with another token (an earlier process that had it).
-    /// Owners from other hosts, or in a form this does not know, are never taken for gone.
-    static func isGone(_ owner: String) -> Bool {
-        let parts = owner.prefix { $0 != "#" }.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 3, String(parts[0]) == process.host, let pid = Int32(parts[1]), pid > 0 else {
-            return false
-        }
-        if pid == process.pid { return String(parts[2]) != process.token }
-        return kill(pid, 0) != 0 && errno == ESRCH
     }
 }

@@ -32,4 +32,21 @@ public protocol OutboxTransaction {
     /// Clears the lease of every entry of `sequences` that `owner` holds; returns how many.
     @discardableResult
     func releaseOutbox(sequences: [Int64], owner: String) throws -> Int
+    /// Moves the expiry of `owner`'s leases on `sequences` to `expiry`; returns the sequences
+    /// `owner` still holds (a lease that lapsed and was taken by another sender is not renewed).
+    /// A default reads and replaces the entries one by one; the SQLite and PostgreSQL stores run
+    /// one `UPDATE … RETURNING`.
+    func renewOutboxLeases(sequences: [Int64], owner: String, expiry: Date) throws -> Set<Int64>
+    /// The sequences of `sequences` whose entries are still there and leased by `owner` (whether
+    /// or not the lease has lapsed: no other sender took them since): the fencing check of every
+    /// write a sender makes with what it sent. A default reads the entries one by one; the SQLite
+    /// and PostgreSQL stores run one query.
+    func heldOutboxLeases(sequences: [Int64], owner: String) throws -> Set<Int64>
+    /// The store's time, read in this transaction: the one clock outbox leases are granted and
+    /// judged on (``OutboxLease``), whichever sender asks. PostgreSQL reads the database's
+    /// `clock_timestamp()`; SQLite reads the writer's clock made monotonic (never before the
+    /// latest time it gave); the default (the in-memory store: one process) reads the system clock.
+    /// Never a sender's own clock (`ForwarderConfiguration.clock`), so a replica whose clock runs
+    /// fast does not take a live lease.
+    func leaseTime() throws -> Date
 }

@@ -77,6 +77,18 @@ extension StorageTransaction {
         return claimed
     }
 
+    /// The sequences of `sequences` leased by `owner`, reading the entries one by one.
+    public func heldOutboxLeases(sequences: [Int64], owner: String) throws -> Set<Int64> {
+        var held = Set<Int64>()
+        for sequence in Set(sequences) where try outboxEntry(sequence: sequence)?.lease?.owner == owner {
+            held.insert(sequence)
+        }
+        return held
+    }
+
+    /// The system clock: the store of one process has no other.
+    public func leaseTime() throws -> Date { Date() }
+
     /// Clears `owner`'s lease on the entries of `sequences`, one by one.
     @discardableResult
     public func releaseOutbox(sequences: [Int64], owner: String) throws -> Int {

@@ -75,11 +75,9 @@ extension Synchronizer {
         }
     }
 
-    /// The lease settings of the storage's forwarder (its clock and lease duration), else the
-    /// defaults.
-    private var leaseSettings: (duration: TimeInterval, clock: any ForwarderClock) {
-        let forwarding = OutboxCoordinator.configuration(of: storage) ?? ForwarderConfiguration()
-        return (forwarding.leaseSeconds, forwarding.clock)
+    /// The lease duration of the storage's forwarder, else the default.
+    var leaseSeconds: TimeInterval {
+        (OutboxCoordinator.configuration(of: storage) ?? ForwarderConfiguration()).leaseSeconds
     }
 
     /// Claims the entries of `ids` whose records are in one of `states`, reads those records and
@@ -87,8 +85,7 @@ extension Synchronizer {
     private func openBatch(_ ids: [String], states: Set<SyncState>, route: Route) async throws -> OpenedBatch {
         let collection = self.collection
         let (method, path) = (route.method.rawValue, route.path)
-        let (duration, clock) = leaseSettings
-        let (lease, taken, opened) = try await OutboxClaim.take(in: storage, duration: duration, clock: clock) {
+        let (lease, taken, opened) = try await OutboxClaim.take(in: storage, duration: leaseSeconds) {
             tx, lease, now -> ([OutboxEntry], ([StoredRecord], OutboxBatch?, [String])) in
             var records: [StoredRecord] = []
             var pending: [String: [OutboxEntry]] = [:]
@@ -148,8 +145,7 @@ extension Synchronizer {
     /// stored.
     private func reopen(_ batch: OutboxBatch) async throws -> OpenedBatch {
         let (collection, identityKey) = (self.collection, configuration.identityKey)
-        let (duration, clock) = leaseSettings
-        let (lease, taken, records) = try await OutboxClaim.take(in: storage, duration: duration, clock: clock) {
+        let (lease, taken, records) = try await OutboxClaim.take(in: storage, duration: leaseSeconds) {
             tx, lease, now -> ([OutboxEntry], [StoredRecord]) in
             let present = try batch.sequences.compactMap { try tx.outboxEntry(sequence: $0) }.filter { !$0.isRejected }
             guard !present.isEmpty else {
@@ -226,8 +222,10 @@ extension Synchronizer {
             configuration.pushMode == .bulkCollection
             ? matchByPosition(elements, to: records, request: request) ?? match(elements, to: records, request: request)
             : match(elements, to: records, request: request)
-        let changedMeanwhile = try await merge(&merges, claim: opened.claim)
-        try await close(opened, takingBackAttempts: false)
+        guard let changedMeanwhile = try await merge(&merges, claim: opened.claim, closing: opened.batch) else {
+            // The lease lapsed and another sender took the entries: theirs to send and store.
+            return false
+        }
         report.pushed += merges.count - changedMeanwhile
         report.conflicts += changedMeanwhile
         report.failed += records.count - merges.count
@@ -253,11 +251,13 @@ extension Synchronizer {
     }
 
     /// Closes the opened batch (its answer is known), taking back the attempt counted on each
-    /// entry it still holds when `takingBackAttempts` (the server never saw it).
+    /// entry it still holds when `takingBackAttempts` (the server never saw it); nothing when the
+    /// claim lost a lease meanwhile (the batch is another sender's now).
     private func close(_ opened: OpenedBatch, takingBackAttempts: Bool) async throws {
         guard let batch = opened.batch else { return }
         let sequences = opened.claim.lease.held
         try await storage.transaction { tx in
+            guard try opened.claim.isHeld(in: tx) else { return }
             try tx.closeOutboxBatch(key: batch.key)
             guard takingBackAttempts else { return }
             for sequence in sequences {

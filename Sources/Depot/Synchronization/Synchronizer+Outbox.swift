@@ -31,6 +31,15 @@ extension Synchronizer {
 
         /// Gives the leases back; not cancelled with the caller (a lease left behind lapses).
         func release() async throws { try await lease.releaseAll() }
+
+        /// Whether every entry of the claim is still in the store under its lease: no other sender
+        /// took one since (after its lease lapsed). Checked in each transaction that writes back
+        /// what was sent: a sender that lost its lease writes nothing, and the sender that holds
+        /// the entries now stores their answer.
+        func isHeld(in tx: any StorageTransaction) throws -> Bool {
+            let all = Set(sequences.values.joined())
+            return try tx.heldOutboxLeases(sequences: Array(all), owner: lease.owner).count == all.count
+        }
     }
 
     /// Records an outbox entry for every unsynced record that has none (written by a

@@ -203,7 +203,7 @@ extension Synchronizer {
                     return
                 }
                 let (lease, entries, record) = try await OutboxClaim.take(
-                    entityOf: collection, id: tombstone.id, in: storage)
+                    entityOf: collection, id: tombstone.id, in: storage, duration: leaseSeconds)
                 let claim = Claim(lease: lease, entries: entries)
                 let sent = try await claim.lease.releasing {
                     // Held by another sender or refused (nothing claimed), delivered meanwhile (no
@@ -244,13 +244,15 @@ extension Synchronizer {
             return false
         }
         let (id, sequences) = (tombstone.id, claim.sequences[tombstone.id] ?? [])
-        try await storage.transaction { tx in
+        // A sender that lost its lease writes nothing: the one that holds the entries now does.
+        return try await storage.transaction { tx in
+            guard try claim.isHeld(in: tx) else { return false }
             if try tx.fetch(collection: collection, id: id)?.syncState == .deleted {
                 try tx.delete(collection: collection, id: id)
                 for sequence in sequences { try tx.removeOutbox(sequence: sequence) }
             }
+            return true
         }
-        return true
     }
 
     func checkCancellation() throws {

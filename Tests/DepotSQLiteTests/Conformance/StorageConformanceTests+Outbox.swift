@@ -243,6 +243,35 @@ extension StorageConformanceTests {
         #expect(stored.map(\.attempts) == [1, 1, 1], "releasing does not undo the attempt")
     }
 
+    @Test(
+        "heldOutboxLeases names the entries the owner holds; leaseTime is the store's clock and never runs back",
+        arguments: StorageKind.allCases)
+    func heldLeasesAndLeaseTime(kind: StorageKind) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let storage = try await kind.make(in: directory)
+        let now = Conformance.now
+        // Given: A holds the first two entries (the second's lease lapsed, not taken), B the third.
+        let s = try await Conformance.append((1...4).map { Conformance.entry("e\($0)") }, to: storage)
+        try await storage.transaction { tx in
+            _ = try tx.claimOutbox(sequences: [s[0]], lease: Conformance.lease(Conformance.peerA, for: 60), now: now)
+            _ = try tx.claimOutbox(sequences: [s[1]], lease: Conformance.lease(Conformance.peerA, for: -1), now: now)
+            _ = try tx.claimOutbox(sequences: [s[2]], lease: Conformance.lease(Conformance.peerB, for: 60), now: now)
+        }
+        // When
+        let (held, times) = try await storage.transaction { tx in
+            (
+                try tx.heldOutboxLeases(sequences: s + [s[3] + 1_000], owner: Conformance.peerA),
+                try (0..<3).map { _ in try tx.leaseTime() }
+            )
+        }
+        let later = try await storage.transaction { tx in try tx.leaseTime() }
+        // Then
+        #expect(held == [s[0], s[1]])
+        #expect(zip(times, times.dropFirst()).allSatisfy { $0 <= $1 } && times.last.map { $0 <= later } == true)
+        #expect(abs(later.timeIntervalSinceNow) < 5, "the store's clock, on this host: \(later)")
+    }
+
     @Test("markOutboxAttempted counts once each, skips refused and missing entries", arguments: StorageKind.allCases)
     func markAttempted(kind: StorageKind) async throws {
         let directory = try TemporaryDirectory()
