@@ -6,6 +6,7 @@ import PackageDescription
 // so the other executables never compile postgres-nio and BoringSSL.
 //   swift run -c release Ratios                          # ratios against baselines, same run
 //   DEPOT_POSTGRES_URL=… swift run -c release PostgresRatios   # PostgreSQL, its own executable
+//   swift run -c release TransportRatios                 # read(id) vs raw clients, no GRDB either
 //   swift package --disable-sandbox benchmark            # ordo-one: wall time and mallocs
 let package = Package(
     name: "DepotBenchmarks",
@@ -41,6 +42,16 @@ let package = Package(
                 .product(name: "DepotPostgres", package: "Depot"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The transport section alone; its two sources are links to Ratios' own.
+        .executableTarget(
+            name: "TransportRatios",
+            dependencies: [
+                .product(name: "Depot", package: "Depot"),
+                .product(name: "DepotTesting", package: "Depot"),
+                .product(name: "DepotAsyncHTTPClient", package: "Depot"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
         .executableTarget(

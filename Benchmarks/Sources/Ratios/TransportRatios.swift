@@ -53,6 +53,29 @@ struct RawAsyncHTTPClient: RawClient {
     }
 }
 
+/// Times `baseline` and `candidate` in alternating rounds (baseline first in even rounds, second in
+/// odd ones), so a change of load on a shared machine hits both: the median time of each and the
+/// median of the rounds' ratios, candidate to baseline.
+@MainActor func alternating(
+    _ rounds: Int = 7, baseline: () async throws -> Duration, candidate: () async throws -> Duration
+) async rethrows -> (baseline: Double, candidate: Double, ratio: Double) {
+    var pairs: [(baseline: Double, candidate: Double)] = []
+    for round in 0..<rounds {
+        if round.isMultiple(of: 2) {
+            let first = try await baseline().seconds
+            pairs.append((first, try await candidate().seconds))
+        } else {
+            let first = try await candidate().seconds
+            pairs.append((try await baseline().seconds, first))
+        }
+    }
+    func middle(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+    return (
+        middle(pairs.map(\.baseline)), middle(pairs.map(\.candidate)),
+        middle(pairs.map { $0.candidate / $0.baseline })
+    )
+}
+
 @MainActor func transportRatios() async throws {
     let server = try await StubServer.start(threads: 1)
     server.resource(
@@ -94,22 +117,17 @@ struct RawAsyncHTTPClient: RawClient {
         }
         for index in 0..<200 { try await rawRead(index); try await depotRead(index) }
         print("== read(id) on \(name): Depot vs the raw client + JSONDecoder (\(requests) requests)")
-        let rawSequential = try await median(5) {
-            try await time { for index in 0..<requests { try await rawRead(index) } }
-        }
-        let depotSequential = try await median(5) {
-            try await time { for index in 0..<requests { try await depotRead(index) } }
-        }
-        let rawConcurrent = try await median(5) {
-            try await time { try await concurrently(requests, lanes: 8, rawRead) }
-        }
-        let depotConcurrent = try await median(5) {
-            try await time { try await concurrently(requests, lanes: 8, depotRead) }
-        }
+        let (rawSequential, depotSequential, sequentialRatio) = try await alternating(
+            baseline: { try await time { for index in 0..<requests { try await rawRead(index) } } },
+            candidate: { try await time { for index in 0..<requests { try await depotRead(index) } } })
+        let (rawConcurrent, depotConcurrent, concurrentRatio) = try await alternating(
+            baseline: { try await time { try await concurrently(requests, lanes: 8, rawRead) } },
+            candidate: { try await time { try await concurrently(requests, lanes: 8, depotRead) } })
+        // The ratio printed for Depot is the median of the paired rounds' ratios.
         row("raw \(name), sequential (baseline)", rawSequential, per: requests, baseline: rawSequential)
-        row("Depot on \(name), sequential", depotSequential, per: requests, baseline: rawSequential)
+        row("Depot on \(name), sequential", depotSequential, per: requests, baseline: depotSequential / sequentialRatio)
         row("raw \(name), 8-way (baseline)", rawConcurrent, per: requests, baseline: rawConcurrent)
-        row("Depot on \(name), 8-way", depotConcurrent, per: requests, baseline: rawConcurrent)
+        row("Depot on \(name), 8-way", depotConcurrent, per: requests, baseline: depotConcurrent / concurrentRatio)
         depotRates[name] = (Double(requests) / depotSequential, Double(requests) / depotConcurrent)
     }
     if let fast = depotRates["AsyncHTTPClient"], let slow = depotRates["URLSession"] {

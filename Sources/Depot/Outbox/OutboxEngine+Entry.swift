@@ -153,6 +153,13 @@ extension OutboxEngine {
         guard let refused = written else { return .lost }
         report.rejected.append(refused)
         emit(.rejected(refused))
+        // Gone from the server: the entity's writes queued behind this one can never follow it.
+        if error.status == 404, entry.operation != .delete {
+            for behind in try await refuseBehind(refused) {
+                report.rejected.append(behind)
+                emit(.rejected(behind))
+            }
+        }
         return .rejected
     }
 
@@ -221,7 +228,12 @@ extension OutboxEngine {
             do {
                 decoded = try server.map { try channel.decode(.object($0.json)) }
             } catch {
-                return try await reject(entry, error as? DepotError ?? DepotError(.decoding, "\(error)"), &report)
+                let failure = error as? DepotError ?? DepotError(.decoding, "\(error)", underlying: error)
+                // The server's version wins all the same: one the app cannot read is kept in the
+                // quarantine, as a pull keeps such a row, and the entity's later writes go on.
+                guard let server, try await storeUnreadableAnswer(entry, server, failure) else { return .lost }
+                emit(.conflict(entry, .serverWins))
+                return .done
             }
             guard try await storeAnswer(entry, server, decoded) else { return .lost }
             emit(.conflict(entry, .serverWins))
@@ -344,6 +356,9 @@ extension DepotError {
     ///   that goes away during a send reports too.
     /// - Any other transport (AsyncHTTPClient included): nothing; every failed send may have
     ///   reached the server.
+    /// - A call retried by the pipeline counts as sent when any attempt may have reached the
+    ///   server: a lookup failing on a later attempt leaves the earlier one standing (its
+    ///   underlying error is then an ``AttemptedEarlier``).
     var neverReachedServer: Bool {
         if code == .queuedBehindEarlierWrites { return true }  // not sent: earlier writes go first
         guard code == .transport, let error = underlying as? URLError else { return false }

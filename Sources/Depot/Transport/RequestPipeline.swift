@@ -56,6 +56,9 @@ public struct RequestPipeline: Sendable {
         // An earlier attempt under an `Idempotency-Key` that got no answer and may have reached the
         // server: a 409 to a resend under that key says only that it is still being processed.
         var unanswered = earlier.flatMap { Self.mayBeInFlight($0, prepared) ? $0 : nil }
+        // An earlier attempt that may have reached the server: attempts are facts, so the call's
+        // failure never says "never sent", whatever its last attempt met.
+        var reached = earlier.flatMap { $0.neverReachedServer ? nil : $0 }
         while true {
             if Task.isCancelled { throw DepotError(.cancelled, "the request was cancelled", request: summary) }
             let (sent, telemetry) = willAttempt(prepared, url: url, attempt: attemptNumber)
@@ -84,7 +87,8 @@ public struct RequestPipeline: Sendable {
                 }
             }
             guard let delay = configuration.retryPolicy.delay(after: attemptNumber, request: prepared, error: failure)
-            else { throw failure }
+            else { throw Self.failure(failure, after: reached) }
+            if reached == nil, !failure.neverReachedServer { reached = failure }
             do {
                 try await Task.sleep(for: delay)
             } catch {
@@ -92,6 +96,18 @@ public struct RequestPipeline: Sendable {
             }
             attemptNumber += 1
         }
+    }
+
+    /// The call's failure: the last attempt's, unless that one never reached the server (a failed
+    /// name lookup) while an earlier attempt may have (`earlier`): then it is kept as what went
+    /// wrong last, under an error that no longer says "never sent" (see
+    /// ``DepotError/neverReachedServer``), so an outbox entry keeps the attempt counted.
+    static func failure(_ last: DepotError, after earlier: DepotError?) -> DepotError {
+        guard let earlier, last.neverReachedServer else { return last }
+        var failure = last
+        failure.message += "; an earlier attempt may have reached the server (\(earlier.message))"
+        failure.underlying = AttemptedEarlier(last: last.underlying, earlier: earlier)
+        return failure
     }
 
     /// Whether `failure` of an attempt of `request` leaves its `Idempotency-Key` possibly in

@@ -82,7 +82,8 @@ extension CheckApp {
                         "NOT FOUND",
                         "\(CheckRender.call(step, shape: program.shape)) failed .notFound, though e\(handle) exists")
                 }
-                if code == "conflict", refusalsBefore.refusals == server.refusals.count,
+                // (A create of an id the app holds live is a conflict whatever the server said.)
+                if code == "conflict", !(step.isCreate && exists), refusalsBefore.refusals == server.refusals.count,
                     refusalsBefore.inFlight < server.inFlightConflicts
                 {
                     flag(
@@ -102,7 +103,9 @@ extension CheckApp {
                     (step.fault == .applyThenGoOffline || step.fault == .secondGoesOffline)
                     && ["authentication", "transport", "timeout"].contains(code)
                 let unreachable = (offline && step.fault == nil) || goneByFault
-                if unreachable, expected, !concurrent {
+                // (An entity the server refused a write of with a 404 is gone, and the app was told.)
+                let told = code == "notFound" && goneOnServer(handle)
+                if unreachable, expected, !concurrent, !told {
                     flag(
                         "REFUSED OFFLINE",
                         "\(CheckRender.call(step, shape: program.shape)) failed .\(code) offline, with a local fallback"

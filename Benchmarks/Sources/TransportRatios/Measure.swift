@@ -1,0 +1,1 @@
+../Ratios/Measure.swift

@@ -1,0 +1,1 @@
+../Ratios/TransportRatios.swift

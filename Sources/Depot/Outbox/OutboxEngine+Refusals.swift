@@ -1,0 +1,71 @@
+import Foundation
+
+extension OutboxEngine {
+    /// Removes `entry`, a write that gave way to the server's version (``ConflictPolicy/serverWins``),
+    /// when that version is one the app cannot read (`error`): the entry is settled all the same,
+    /// and the server's copy is kept in the quarantine, as a pull keeps an unreadable row (a
+    /// readable version releases it), in the transaction that removes the entry.
+    ///
+    /// The record keeps the last version the app could read (its snapshot): with later writes of
+    /// the entity waiting, they stay on top and go next against the server's version (its `ETag`);
+    /// with none, the record goes back to that snapshot, synced, as ``Forwarder/discard(_:)``
+    /// leaves it (removed when the server never had a version the app read). Like
+    /// ``storeAnswer(_:_:_:)``, writes nothing when the entry is gone, and returns false when
+    /// another sender holds it now.
+    func storeUnreadableAnswer(_ entry: OutboxEntry, _ answer: OutboxChannel.Answer, _ error: DepotError)
+        async throws -> Bool
+    {
+        let row = UnreadableRow(
+            collection: entry.collection, id: entry.entityID, raw: .object(answer.json), error: error)
+        return try await storage.transaction { tx in
+            guard let stored = try tx.outboxEntry(sequence: entry.sequence) else { return true }
+            guard Self.holds(stored, as: entry) else { return false }
+            try tx.removeOutbox(sequence: stored.sequence)
+            let (collection, id) = (stored.collection, stored.entityID)
+            try tx.noteDelivery(collection: collection, ids: [id])
+            try tx.forgetCachedAnswers(collection: collection, id: id)
+            try tx.quarantine([row], now: Date())
+            guard var record = try tx.fetch(collection: collection, id: id), record.syncState != .synced else {
+                return true
+            }
+            if try tx.outboxEntries(collection: collection, entityID: id).isEmpty {
+                guard let snapshot = record.snapshot else {
+                    _ = try tx.delete(collection: collection, id: id)
+                    return true
+                }
+                record.object = snapshot
+                record.syncState = .synced
+            } else {
+                // A later write of the entity waits: it goes against the server's version now.
+                record.etag = answer.etag
+                if record.syncState == .created { record.syncState = .updated }
+            }
+            try tx.upsert(record)
+            return true
+        }
+    }
+}
+
+extension OutboxEngine {
+    /// Refuses, in one transaction, the entries of `refused`'s entity queued behind it, a write
+    /// the server refused with a 404 (the entity is gone there): none of them could ever follow
+    /// it, so they are refused with it, as a new write of the entity is at once
+    /// (``LocalStore/refuseBehindGone(collection:id:in:)``), and the app resolves them together
+    /// (``Forwarder/retry(_:)``, ``Forwarder/discard(_:)``) instead of finding them pending for
+    /// ever. Returns the entries refused.
+    func refuseBehind(_ refused: OutboxEntry) async throws -> [OutboxEntry] {
+        let message = "an earlier write to \(refused.entityID) was refused: it is gone from the server"
+        return try await storage.transaction { tx in
+            var behind: [OutboxEntry] = []
+            for var entry in try tx.outboxEntries(collection: refused.collection, entityID: refused.entityID)
+            where entry.sequence > refused.sequence && !entry.isRejected {
+                entry.lastError = message
+                entry.rejection = OutboxRejection(
+                    status: 404, body: refused.rejection?.body ?? Data(), message: message)
+                try tx.replaceOutbox(entry)
+                behind.append(entry)
+            }
+            return behind
+        }
+    }
+}

@@ -1,0 +1,209 @@
+import Foundation
+
+extension CRUDNetworkingStorageRepository {
+    /// Creates the entity. A local create is stored `.created` and recorded in the outbox in the
+    /// same transaction; a ``Forwarder`` (or, under a synchronizing local-first rule, this call)
+    /// sends it on.
+    ///
+    /// A remote create carries an `Idempotency-Key` made before it is sent. When it fails in a way
+    /// that falls back (no answer, a timeout, a 5xx), the server may have applied it all the same,
+    /// so the local create is recorded in the outbox under that same key: a server that honours
+    /// keys applies the write once. (A server that ignores keys may apply it twice; see
+    /// ``RepositoryConfiguration/createMethod`` for client-chosen ids with `PUT`.)
+    public func create(_ entity: Entity) -> Promise<Sourced<Entity>> {
+        let (local, writes, remote, outbox, key) = (
+            self.local, outboxLocal, self.remote, outboxEngine, entity.id.pathComponent
+        )
+        let idempotencyKey = UUID().uuidString
+        return run(
+            .create,
+            remote: {
+                try await Self.forwardEarlier(key, outbox)
+                return try await remote.createAnswer(
+                    body: try remote.encoded(entity), keepJSON: true, idempotencyKey: idempotencyKey, entityID: key
+                ).value
+            },
+            local: { sentFirst in
+                RemoteAnswer(entity: try await writes.create(entity, idempotencyKey: sentFirst ? idempotencyKey : nil))
+            },
+            afterRemote: { try await local.storeWriteAnswer($0, sentID: key, sent: entity) },
+            afterLocal: { _ in try await Self.forward(key, outbox, handingOff: true) }
+        ).map { $0.map(\.entity) }
+    }
+
+    /// Creates from a JSON object. Without an `"id"`, an entity whose id is a `String` or a `UUID`
+    /// gets a new UUID id before anything is sent, so the server and the local copy name it alike
+    /// (and a create retried after a lost answer names the same object); other ids are left to
+    /// the server. The remote create carries an `Idempotency-Key` that a fallback keeps, as in
+    /// `create(_:)` of an entity.
+    ///
+    /// A local create (offline, or a local-first rule) of an entity whose `Int` or `Int64` id the
+    /// server assigns is stored under a ``TemporaryID`` (a negative number), which is never sent:
+    /// once delivered, the entity moves to the server's id (``serverID(of:)``).
+    public func create(_ dictionary: JSONObject) -> Promise<Sourced<Entity>> {
+        var object = dictionary
+        if object["id"] == nil || object["id"] == .null {
+            if Entity.ID.self == String.self || Entity.ID.self == UUID.self {
+                object["id"] = .string(UUID().uuidString)
+            } else {
+                object["id"] = nil
+            }
+        }
+        let body = object
+        let idempotencyKey = UUID().uuidString
+        let (local, writes, remote, outbox) = (self.local, outboxLocal, self.remote, outboxEngine)
+        return run(
+            .create,
+            remote: {
+                // An entity named by its id may have earlier offline writes: they go first.
+                if let id = MovedIDs.idText(body["id"]) { try await Self.forwardEarlier(id, outbox) }
+                return try await remote.createAnswer(
+                    body: remote.applyingNilEncoding(body), keepJSON: true, idempotencyKey: idempotencyKey
+                ).value
+            },
+            local: { sentFirst in
+                var body = body
+                if body["id"] == nil {
+                    // The server assigns the id: a temporary one stands for it until then.
+                    guard let temporary = TemporaryID.make(Entity.ID.self) else {
+                        throw DepotError(
+                            .invalidRequest,
+                            "a local create of \(Entity.self) needs an \"id\": Depot makes no temporary \(Entity.ID.self) id"
+                        )
+                    }
+                    let text = temporary.pathComponent
+                    body["id"] = Int64(text).map(JSON.integer) ?? .string(text)
+                }
+                let entity = try JSONMapping.entity(Entity.self, from: .object(body))
+                return RemoteAnswer(
+                    entity: try await writes.create(entity, idempotencyKey: sentFirst ? idempotencyKey : nil))
+            },
+            afterRemote: { try await local.storeWriteAnswer($0) },
+            afterLocal: { try await Self.forward($0.entity.id.pathComponent, outbox, handingOff: true) }
+        ).map { $0.map(\.entity) }
+    }
+
+    /// Replaces the entity (PUT). Sends `If-Match` with the stored strong `ETag` (see
+    /// ``RepositoryConfiguration/conditionalWrites``). A local update is stored unsynced and
+    /// recorded in the outbox; a remote one first sends the entity's earlier outbox entries (when
+    /// they cannot all go, a rule falling back to `.local` records it behind them, answered with
+    /// origin `.local` and ``Sourced/fallbackError`` `.queuedBehindEarlierWrites`), and carries an
+    /// `Idempotency-Key` that a fallback keeps, as `create(_:)` of an entity does.
+    public func update(_ entity: Entity) -> Promise<Sourced<Entity>> {
+        let (local, writes, remote, outbox, key) = (
+            self.local, outboxLocal, self.remote, outboxEngine, entity.id.pathComponent
+        )
+        if let refusal = Self.refusingEmpty(key) { return Promise(error: refusal) }
+        let idempotencyKey = UUID().uuidString
+        return run(
+            .update,
+            remote: {
+                // The entity's earlier writes go first; an id the server replaced (by now, or by
+                // their answers) is where the write goes: it is built after they were delivered.
+                try await Self.forwardEarlier(try await local.following(entity).id.pathComponent, outbox)
+                let entity = try await local.following(entity)
+                let key = entity.id.pathComponent
+                let record = try await local.anyRecord(id: key)
+                return try await remote.updateAnswer(
+                    entity, ifMatch: remote.ifMatch(record?.etag), keepJSON: true, idempotencyKey: idempotencyKey,
+                    base: record?.snapshot.map(JSON.object)
+                ).value
+            },
+            local: { sentFirst in
+                RemoteAnswer(entity: try await writes.update(entity, idempotencyKey: sentFirst ? idempotencyKey : nil))
+            },
+            afterRemote: { try await local.storeWriteAnswer($0) },
+            afterLocal: { try await Self.forward($0.entity.id.pathComponent, outbox, handingOff: true) }
+        ).map { $0.map(\.entity) }
+    }
+
+    /// Deletes the entity.
+    public func delete(_ entity: Entity) -> Promise<Sourced<Void>> { delete(id: entity.id) }
+
+    /// Deletes the entity with `id`; a local delete leaves a tombstone and an outbox entry until the
+    /// server has it. Sends `If-Match` like ``update(_:)``.
+    public func delete(id: Entity.ID) -> Promise<Sourced<Void>> {
+        let (local, writes, remote, outbox, key) = (
+            self.local, outboxLocal, self.remote, outboxEngine, id.pathComponent
+        )
+        if let refusal = Self.refusingEmpty(key) { return Promise(error: refusal) }
+        let idempotencyKey = UUID().uuidString
+        // A write's answer for the entity stored while the DELETE is out (it was created again)
+        // is newer than the delete's.
+        let (storage, sends) = (self.storage, DeliveryLog.Scope())
+        return run(
+            .delete,
+            remote: {
+                // The entity's earlier writes go first; an id the server replaced (by now, or by
+                // their answers) is where the delete goes: it is built after they were delivered.
+                try await Self.forwardEarlier(try await local.moved(id: key)?.id ?? key, outbox)
+                let key = try await local.moved(id: key)?.id ?? key
+                let record = try await local.anyRecord(id: key)
+                await sends.begin(storage)
+                try await remote.deleteAnswer(
+                    id: key, ifMatch: remote.ifMatch(record?.etag), idempotencyKey: idempotencyKey,
+                    base: record?.snapshot.map(JSON.object)
+                ).value
+                return key
+            },
+            local: { sentFirst in
+                try await writes.delete(id: key, idempotencyKey: sentFirst ? idempotencyKey : nil)
+                return try await local.moved(id: key)?.id ?? key
+            },
+            afterRemote: { (sentID: String) in try await local.storeDeleteAnswer(sentID: sentID, since: sends.current)
+            },
+            afterLocal: { (sentID: String) in try await Self.forward(sentID, outbox, handingOff: true) }
+        ).map { $0.map { _ in () } }
+    }
+
+    /// `.invalidRequest` for an empty id, refused before the store or the outbox sees the write: its
+    /// request would address the whole collection (see ``Route``).
+    static func refusingEmpty(_ key: String) -> DepotError? {
+        key.isEmpty ? DepotError(.invalidRequest, "an empty id would address the whole collection") : nil
+    }
+
+    /// Sends the entity's outbox entries now (a synchronizing local-first write). With
+    /// `handingOff`, when a forwarder of this process is running on the storage, the send is left
+    /// to it (the write already woke it): one sender, no race for the lease; its events report it.
+    ///
+    /// - Throws: what kept an entry from going through: the retry's error, or the refusal.
+    static func forward(_ id: String, _ outbox: OutboxEngine, handingOff: Bool = false) async throws {
+        if handingOff, OutboxCoordinator.hasRunningForwarder(outbox.storage) { return }
+        let report = try await outbox.deliver(collection: outbox.channels.keys.first ?? "", entityID: id)
+        if let error = report.errors.first { throw error }
+        if let refused = report.rejected.first, let rejection = refused.rejection { throw rejection.error() }
+    }
+
+    /// Before a remote write: the entity's earlier offline writes go first, so the server sees the
+    /// writes in the order they were made. When they cannot all go now (the server fails, one was
+    /// refused and moved aside, a forwarder holds them), throws `.queuedBehindEarlierWrites`: a
+    /// rule with a local fallback then records this write in the outbox behind them, and the
+    /// forwarder delivers them all in order (a refused one once the app retries it).
+    ///
+    /// An earlier write the server refused with a 404 says the entity is gone there (deleted, by
+    /// this app or another client): this write could never follow it, so it is refused at once
+    /// with `.notFound`, nothing stored or queued, as it would be with no earlier write.
+    ///
+    /// - Throws: `.notFound`, `.queuedBehindEarlierWrites` (with what kept them back as its
+    ///   underlying error), or the store's error, or `.cancelled`.
+    static func forwardEarlier(_ id: String, _ outbox: OutboxEngine) async throws {
+        let entries = OutboxQuery(collections: Set(outbox.channels.keys), entityID: id, selection: .all)
+        guard try await outbox.storage.outboxCount(entries) > 0 else { return }
+        var reason: DepotError?
+        do {
+            try await forward(id, outbox)
+        } catch let error as DepotError where !error.isCancellation && error.code != .storage {
+            reason = error
+        }
+        let left = try await outbox.storage.outbox(entries)
+        if let gone = left.lazy.compactMap(\.rejection).first(where: { $0.status == 404 }) {
+            throw gone.error(prefix: "\(id) is gone from the server (an earlier write to it was refused): ")
+        }
+        if !left.isEmpty {
+            throw DepotError(
+                .queuedBehindEarlierWrites,
+                "\(left.count) earlier write(s) to \(id) wait in the outbox; this one goes behind them",
+                underlying: reason)
+        }
+    }
+}
