@@ -48,6 +48,15 @@ enum HTTPCache {
         headers.map { (name: $0.name.canonicalName, value: $0.value) }
     }
 
+    /// The header fields `response` was asked with, as they went out (``NetworkResponse/sentHeaders``):
+    /// what an entry made from it is keyed by. `prepared` (the request as prepared before the send)
+    /// for a transport that does not say.
+    static func sentFields(
+        _ response: NetworkResponse, else prepared: [(name: String, value: String)]
+    ) -> [(name: String, value: String)] {
+        response.sentHeaders.map(fields) ?? prepared
+    }
+
     /// A hash of the values `request` has for each of `names` (repeated fields in order), so the
     /// store never keeps an `Authorization` value itself: 128 bits of two FNV-1a passes.
     static func varyHash(of request: [(name: String, value: String)], names: [String]) -> String {
@@ -67,5 +76,20 @@ enum HTTPCache {
             mix([2])
         }
         return String(first.value, radix: 16) + "-" + String(second.value, radix: 16)
+    }
+
+    /// A digest of `records` as stored (id, object and snapshot of each, in order), the same in
+    /// every process: what a list entry keeps to tell that its records are still what it listed.
+    static func digest(of records: [StoredRecord]) -> String {
+        var hash = FNV1a()
+        for record in records {
+            hash.mix(record.id.utf8)
+            hash.mix([0])
+            for json in [record.object, record.snapshot ?? [:]] {
+                hash.mix((try? JSONWriter.write(.object(json))) ?? Data())
+                hash.mix([1])
+            }
+        }
+        return String(hash.value, radix: 16)
     }
 }

@@ -17,6 +17,7 @@ extension HTTPCacheEntry {
         if let ids { object["ids"] = .array(ids.map(JSON.string)) }
         if let paging { object["paging"] = paging }
         if let generation { object["generation"] = .string(generation) }
+        if let digest { object["digest"] = .string(digest) }
         if !pagingHeaders.isEmpty {
             object["pagingHeaders"] = .object(pagingHeaders.mapValues { .array($0.map(JSON.string)) })
         }
@@ -56,6 +57,7 @@ extension HTTPCacheEntry {
         }
         pagingHeaders = headers
         generation = object["generation"]?.stringValue
+        digest = object["digest"]?.stringValue
     }
 
     /// The longest delta-seconds kept: 2^31, the value RFC 9111 §1.2.2 clamps larger ones to, so

@@ -41,6 +41,11 @@ struct HTTPCacheEntry: Sendable, Hashable {
     /// (``RecordTransaction/listGeneration(collection:)``): a write of the collection since then
     /// makes the entry unusable. Nil for a record's entry.
     var generation: String?
+    /// For a list entry a repository's `readAll` answers from, the digest of the records it
+    /// listed as the store held them once the answer was stored (``HTTPCache/digest(of:)``): a
+    /// record written since (another account's copy, a pull's newer one) makes the entry
+    /// unusable, so a `304` or a fresh entry never confirms what the list never described.
+    var digest: String?
 
     /// The entry for an answer with `headers` to `url`, arrived at `now`, asked with `request`
     /// headers hashed to `varyHash` over ``vary`` (the app's `identifying` headers included).
@@ -70,6 +75,7 @@ struct HTTPCacheEntry: Sendable, Hashable {
         paging = nil
         pagingHeaders = [:]
         generation = nil
+        digest = nil
     }
 
     /// Whether the request whose headers are `request` may use this entry: the same URL, and the

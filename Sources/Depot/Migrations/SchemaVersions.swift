@@ -6,11 +6,20 @@ import Foundation
 enum SchemaVersions {
     static let collection = "__depot_schema_versions"
 
-    /// The record that stores `version` for `collection`.
-    static func record(collection: String, version: Int) -> StoredRecord {
-        StoredRecord(
-            collection: Self.collection, id: collection, object: ["version": .integer(Int64(version))],
-            syncState: .synced)
+    /// The record that stores `version` for `collection`, and the last outbox sequence a migration
+    /// left as written (``asWrittenThrough(of:)``), if any.
+    static func record(collection: String, version: Int, asWrittenThrough: Int64? = nil) -> StoredRecord {
+        var object: JSONObject = ["version": .integer(Int64(version))]
+        if let asWrittenThrough { object["asWrittenThrough"] = .integer(asWrittenThrough) }
+        return StoredRecord(collection: Self.collection, id: collection, object: object, syncState: .synced)
+    }
+
+    /// The last outbox sequence of the collection that a migration found queued and left as an
+    /// older version of the app wrote it: such an entry is never folded with a later write (its
+    /// payload and the later one are two versions' shapes). Nil when no migration left any.
+    static func asWrittenThrough(of record: StoredRecord?) -> Int64? {
+        guard case .integer(let sequence)? = record?.object["asWrittenThrough"] else { return nil }
+        return sequence
     }
 
     /// The version a stored record holds.

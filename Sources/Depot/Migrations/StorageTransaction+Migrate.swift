@@ -54,7 +54,11 @@ extension StorageTransaction {
                 report.queuedWritesMigrated += 1
             }
         }
-        try upsert(SchemaVersions.record(collection: collection, version: schema.version))
+        // The entries queued now were written by an older model: a later write never folds into
+        // one (their shapes differ, even a migrated create's from a patch the new model makes).
+        let stored = try fetch(collection: SchemaVersions.collection, id: collection)
+        let fence = ([SchemaVersions.asWrittenThrough(of: stored)] + queued.map(\.sequence)).compactMap { $0 }.max()
+        try upsert(SchemaVersions.record(collection: collection, version: schema.version, asWrittenThrough: fence))
         report.toVersion = schema.version
         return report
     }

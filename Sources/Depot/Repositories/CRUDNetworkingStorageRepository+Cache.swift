@@ -110,7 +110,7 @@ extension CRUDNetworkingStorageRepository {
             entry.etag != nil || entry.lastModified != nil || entry.freshness(defaultMaxAge: defaultMaxAge) > 0
         }
         if let entry = HTTPCacheEntry(
-            headers: headers, url: lookup.url, now: now, request: lookup.fields,
+            headers: headers, url: lookup.url, now: now, request: HTTPCache.sentFields(response, else: lookup.fields),
             identifying: configuration.identifyingHeaders),
             keeps(entry), answer.entity.id.pathComponent == id
         {
@@ -205,6 +205,8 @@ extension CRUDNetworkingStorageRepository {
                     else { return (generation, nil) }
                     records.append(record)
                 }
+                // A record written since the entry was stored is not what the list described.
+                guard entry.digest == HTTPCache.digest(of: records) else { return (generation, nil) }
                 return (generation, (entry, records))
             }
         } catch let error as DepotError where error.code == .storage {
@@ -255,7 +257,8 @@ extension CRUDNetworkingStorageRepository {
         // Kept when it can be revalidated or stays fresh for a while (cacheFirst needs no validator).
         guard
             var entry = HTTPCacheEntry(
-                headers: headers, url: lookup.url, now: now, request: lookup.fields,
+                headers: headers, url: lookup.url, now: now,
+                request: HTTPCache.sentFields(response, else: lookup.fields),
                 identifying: configuration.identifyingHeaders),
             entry.etag != nil || entry.lastModified != nil || entry.freshness(defaultMaxAge: defaultMaxAge) > 0
         else { return ListAnswer(answers: answers, page: (key, nil)) }

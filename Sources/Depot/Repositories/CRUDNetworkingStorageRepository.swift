@@ -97,7 +97,10 @@ extension CRUDNetworkingStorageRepository {
             afterLocal: nil
         ).map { answer in
             var sourced = answer.map(\.entity)
-            // (A record the store no longer holds live answers as the server sent it.)
+            if sourced.origin == .remote, case .some(.none) = held.withLock({ $0 }).values.first {
+                // Deleted here (a pending delete, or a delete delivered while the read was out).
+                throw DepotError(.notFound, "\(key) is deleted in the local store")
+            }
             if sourced.origin == .remote, case let record?? = held.withLock({ $0 }).values.first,
                 let entity = try? local.decoded(record)
             {
@@ -145,6 +148,8 @@ extension CRUDNetworkingStorageRepository {
     /// ``readAll(query:)`` asking the server first (conditionally), as its rule says.
     func readAllThrough(query: [String: String]) -> Promise<Sourced<[Entity]>> {
         let (local, storage) = (self.local, self.storage)
+        // The key the server echoes a client's id under, when the repository synchronizes.
+        let identityKey = (self as? any SynchronizableRepository)?.synchronization.identityKey
         // A write's answer stored while the read is out is newer than the read's answers.
         let reads = DeliveryLog.Scope()
         let held = LockedValue<[String: StoredRecord?]>([:])
@@ -161,7 +166,7 @@ extension CRUDNetworkingStorageRepository {
                 // What the store holds answers: the app's pending changes on top of the server's.
                 let kept = try await local.storeAnswers(
                     answer.answers, keepingUnsynced: true, reads: reads, list: true, page: answer.page,
-                    quarantining: answer.unreadable)
+                    quarantining: answer.unreadable, identityKey: identityKey)
                 held.withLock { $0 = kept }
             },
             afterLocal: nil

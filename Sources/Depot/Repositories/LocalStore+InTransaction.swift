@@ -9,13 +9,24 @@ extension LocalStore {
     /// Stores local creates in `tx`. Each is recorded in the outbox when ``outboxPayload`` is set,
     /// under `idempotencyKey` when given (one entity only: the key of a direct send that fell back).
     ///
-    /// - Throws: `DepotError` `.conflict` when an id is taken.
+    /// - Throws: `DepotError` `.conflict` when an id is taken, also when the server spells it
+    ///   another way (a UUID in lower case) and the store holds its entity under that spelling.
     func create(_ entities: [Entity], idempotencyKey: String? = nil, in tx: any StorageTransaction) throws -> [Entity] {
         let collection = self.collection
         for entity in entities {
             let (id, object) = (entity.id.pathComponent, try JSONMapping.object(entity))
             let payload = try outboxPayload?(entity, object)
-            // A new entity under an id the server once replaced: writes to it are its own.
+            // The id the server spells another way (a UUID in lower case) is the same id: taken
+            // while the store holds its entity.
+            if let uuid = UUID(uuidString: id), let moved = try tx.currentID(collection: collection, id: id),
+                UUID(uuidString: moved.id) == uuid,
+                let target = try tx.fetch(collection: collection, id: moved.id), target.syncState != .deleted
+            {
+                throw DepotError(
+                    .conflict, "\(collection) already has a record with id \(id) (spelled \(moved.id) by the server)")
+            }
+            // A new entity under an id the server once replaced (a temporary id used again): writes
+            // to it are its own.
             try tx.forgetIDMove(collection: collection, id: id)
             try tx.forgetCachedAnswers(collection: collection, id: id)
             // One read of the id decides (`insert` would read it again).

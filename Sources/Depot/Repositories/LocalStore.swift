@@ -120,27 +120,29 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
     @discardableResult
     func storeAnswers(
         _ answers: [RemoteAnswer<Entity>], keepingUnsynced: Bool = false, reads: DeliveryLog.Scope? = nil,
-        list: Bool = false, page: (key: String, entry: HTTPCacheEntry?)? = nil, quarantining: [UnreadableRow] = []
+        list: Bool = false, page: (key: String, entry: HTTPCacheEntry?)? = nil, quarantining: [UnreadableRow] = [],
+        identityKey: String? = nil
     ) async throws -> [String: StoredRecord?] {
         let collection = self.collection
         // A 304 writes no record (at most its renewed cache entry); a stale answer after an
         // error writes nothing.
         var entries: [(key: String, entry: HTTPCacheEntry?)] = []
-        var records: [(EncodedRecord, AnswerCaching?)] = []
+        var records: [(EncodedRecord, AnswerCaching?, clientID: String?)] = []
         for answer in answers {
             switch answer.caching {
             case .notModified(let refreshed?, let key): entries.append((key, refreshed))
             case .notModified, .staleAfterError: continue
             case .store, .forget, nil:
-                records.append((try Self.syncedRecord(answer, collection: collection), answer.caching))
+                // The client's id the server echoes (a create's own, under a server-made id).
+                let clientID = identityKey.flatMap { MovedIDs.idText(answer.json?[$0]) }.map(Self.storedID)
+                records.append((try Self.syncedRecord(answer, collection: collection), answer.caching, clientID))
             }
         }
-        if let page { entries.append(page) }
         guard keepingUnsynced else {
             try await storage.upsert(encoded: records.map(\.0))
             return [:]
         }
-        guard !records.isEmpty || !entries.isEmpty || !quarantining.isEmpty else { return [:] }
+        guard !records.isEmpty || !entries.isEmpty || page != nil || !quarantining.isEmpty else { return [:] }
         let (reader, cacheWrites, copies) = (reads?.current, entries, records)
         return try await storage.transaction { tx in
             for (key, entry) in cacheWrites { try tx.storeHTTPCacheEntry(entry, key: key) }
@@ -149,14 +151,32 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
             try tx.quarantine(quarantining, now: Date())
             if list { try tx.releaseQuarantine(collection: collection, ids: copies.map(\.0.id)) }
             var kept: [String: StoredRecord?] = [:]
-            for (record, caching) in copies {
+            for (record, caching, clientID) in copies {
                 let source: RecordSource = list ? .listAnswer : .detailRead(caching)
-                if case .kept(let current) = try tx.storeServerCopy(record, source: source, reader: reader) {
+                if case .kept(let current) = try tx.storeServerCopy(
+                    record, source: source, reader: reader, clientID: clientID)
+                {
                     kept[record.id] = .some(current?.syncState == .deleted ? nil : current)
                 }
             }
+            if let (key, entry) = page {
+                // The list's entry, written after its records: it names them as the store holds
+                // them now, and a record written since (by any road) makes it unusable.
+                var written = entry
+                if let ids = entry?.ids {
+                    written?.digest = HTTPCache.digest(
+                        of: try ids.compactMap { try tx.fetch(collection: collection, id: $0) })
+                }
+                try tx.storeHTTPCacheEntry(written, key: key)
+            }
             return kept
         }
+    }
+
+    /// `text` as the store spells an id of `Entity`: a UUID in its one canonical spelling.
+    static func storedID(_ text: String) -> String {
+        guard Entity.ID.self == UUID.self, let uuid = UUID(uuidString: text) else { return text }
+        return uuid.pathComponent
     }
 
     /// Stores the server's answer to a write this process sent directly (not through the outbox),

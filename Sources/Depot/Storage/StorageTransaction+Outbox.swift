@@ -27,7 +27,7 @@ extension StorageTransaction {
             case .appended(let sequence):
                 entry.sequence = sequence
                 return entry
-            case .behind(let last) where !last.isRejected:
+            case .behind(let last) where try !last.isRejected && !writtenByOlderModel(last):
                 switch last.coalescing(operation, payload: payload) {
                 case .replace(let merged):
                     try replaceOutbox(merged)
@@ -44,6 +44,15 @@ extension StorageTransaction {
         }
         entry.sequence = try appendOutbox(entry)
         return entry
+    }
+
+    /// Whether `entry` was queued before a migration of its collection, which left it as the
+    /// older model wrote it (``Migration/QueuedWrites/asWritten``): it is never folded with a
+    /// later write, whose payload has the new model's shape.
+    func writtenByOlderModel(_ entry: OutboxEntry) throws -> Bool {
+        let versions = try fetch(collection: SchemaVersions.collection, id: entry.collection)
+        guard let fence = SchemaVersions.asWrittenThrough(of: versions) else { return false }
+        return entry.sequence <= fence
     }
 
     /// Adds one attempt to each entry of `sequences` still there and not refused (once, even if

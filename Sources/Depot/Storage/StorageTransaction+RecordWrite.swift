@@ -33,35 +33,68 @@ extension StorageTransaction {
     /// answer, a pull page, a quarantine re-merge): the one rule for every such road, in the
     /// caller's transaction.
     ///
-    /// - A record with a pending local change (not synced) stays as it is: the outbox will bring
-    ///   the server up to date, and a read never undoes the app's edit. So does a record a write's
-    ///   answer was stored for since `reader`'s read began: the copy is older.
+    /// - A record a write's answer was stored for since `reader`'s read began stays as it is: the
+    ///   copy is older.
+    /// - A pending local delete stays as it is. Any other record with a pending local change (not
+    ///   synced) takes the copy with that change on top (``PendingChange``): the copy becomes its
+    ///   snapshot, its object the copy with the keys the app changed since its last snapshot as
+    ///   the app set them; its sync state and write `ETag` stay (the outbox entries that carry the
+    ///   change were made against that `ETag`, so a conflict is still seen as one).
     /// - A copy without an `ETag` (a list answer, a pull page) of a synced record whose snapshot
     ///   already holds every field of the copy with the same value is the stored version: nothing
-    ///   is written, so the record keeps its write `ETag` (a later `update` still sends
-    ///   `If-Match`), its fuller snapshot (a list's summary never replaces a detail answer's
-    ///   fields) and its cache entry (a `304` to its validator still describes what is stored).
-    /// - Otherwise the copy is stored. The record's HTTP-cache entry is written only by its own
-    ///   `GET` (``RecordSource/detailRead(_:)``, the stored version's or not) and dropped by any
-    ///   other source that wrote the record, since the validators it kept no longer describe what
-    ///   the store holds.
+    ///   is written, so the record keeps its fuller snapshot (a list's summary never replaces a
+    ///   detail answer's fields) and its cache entry (a `304` to its validator still describes
+    ///   what is stored).
+    /// - Otherwise the copy is stored. Its write `ETag` is the copy's, or, for a copy without one,
+    ///   the one the record kept: a list's copy never drops it, so a later `update` still sends
+    ///   `If-Match` (at worst a stale one, which the server refuses as a conflict, never a silent
+    ///   overwrite). The record's HTTP-cache entry is written only by its own `GET`
+    ///   (``RecordSource/detailRead(_:)``, the stored version's or not) and dropped by any other
+    ///   source that wrote the record, since the validators it kept no longer describe what the
+    ///   store holds.
+    ///
+    /// - A copy that names, under the key the server echoes the client's id with (`clientID`), or
+    ///   as the same UUID spelled another way, a record of another id with a pending local change
+    ///   whose create was sent (a create whose answer was lost: the server made the entity under
+    ///   its own id or spelling, the store does not know it yet) writes nothing:
+    ///   that record, the entity as the app has it, stays, and its outbox entries bring the server
+    ///   up to date (the create's answer moves it to the server's id).
     ///
     /// - Parameter absent: what a caller that looked a whole page up at once (``presence(of:)``)
     ///   knows is not stored for this record, so the rule does not ask again row by row.
     /// - Returns: what was done.
     func storeServerCopy(
-        _ copy: EncodedRecord, source: RecordSource, reader: DeliveryLog.Reader? = nil,
+        _ copy: EncodedRecord, source: RecordSource, reader: DeliveryLog.Reader? = nil, clientID: String? = nil,
         absent: StoredPresence.Absent = []
     ) throws -> RecordWrite {
         let collection = copy.collection
         let current = absent.contains(.record) ? nil : try fetch(collection: collection, id: copy.id)
-        if let current, current.syncState != .synced { return .kept(current) }
+        // A copy of an entity the store does not hold under this id may be one it holds under another.
+        if current == nil, let pending = try sentCreate(of: copy, echoing: clientID) { return .kept(pending) }
         if let reader, try reader.deliveredSince(collection: collection, id: copy.id, in: self) {
             return .kept(current)
         }
+        if let current, current.syncState != .synced {
+            guard current.syncState != .deleted else { return .kept(current) }
+            // The app's pending change stays, on top of what the server holds now.
+            let server = try copy.decoded()
+            var record = current
+            record.object = PendingChange(current).applied(to: server.object)
+            record.snapshot = server.snapshot ?? server.object
+            if record != current {
+                try upsert(record)
+                try dropHTTPCacheEntry(collection: collection, id: copy.id)
+            }
+            return .kept(record)
+        }
         var unchanged = false
         if copy.etag == nil, let current { unchanged = try Self.holds(current, copy) }
-        if !unchanged { try upsert(encoded: copy) }
+        if !unchanged {
+            var written = copy
+            // A copy without an ETag never drops the one the record kept.
+            if written.etag == nil { written.etag = current?.etag }
+            try upsert(encoded: written)
+        }
         switch source {
         case .detailRead(.store(let entry, let key)?):
             // The record's own GET: its entry describes what the store holds (the copy, or a
@@ -73,6 +106,25 @@ extension StorageTransaction {
             if !unchanged, !absent.contains(.cacheEntry) { try dropHTTPCacheEntry(collection: collection, id: copy.id) }
         }
         return unchanged ? .unchanged : .written
+    }
+
+    /// The pending record, under another id than `copy`'s, of the entity `copy` is: the one the
+    /// server echoes the client's id of (`clientID`), or the one whose id is the same UUID spelled
+    /// another way (a server that prints UUIDs in lower case). Only a record whose create was
+    /// already sent counts: another client's row may echo an id this store uses for an entity the
+    /// server never saw. Nil for none.
+    private func sentCreate(of copy: EncodedRecord, echoing clientID: String?) throws -> StoredRecord? {
+        var candidates = [clientID].compactMap { $0 }
+        if let uuid = UUID(uuidString: copy.id) { candidates += [uuid.uuidString, uuid.uuidString.lowercased()] }
+        for id in candidates where id != copy.id {
+            guard let pending = try fetch(collection: copy.collection, id: id), pending.syncState != .synced,
+                try outboxEntries(collection: copy.collection, entityID: id).contains(where: {
+                    $0.operation == .create && $0.attempts > 0
+                })
+            else { continue }
+            return pending
+        }
+        return nil
     }
 
     /// Whether `record` already holds what `copy` brings: its server snapshot (its object when it

@@ -95,7 +95,8 @@ extension Synchronizer {
         }
         guard
             var entry = HTTPCacheEntry(
-                headers: headers, url: lookup.url, now: now, request: lookup.fields,
+                headers: headers, url: lookup.url, now: now,
+                request: HTTPCache.sentFields(response, else: lookup.fields),
                 identifying: identifyingHeaders),
             entry.etag != nil || entry.lastModified != nil
         else { return .forget(key: lookup.key) }

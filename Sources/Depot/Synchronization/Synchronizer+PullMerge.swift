@@ -13,6 +13,8 @@ extension Synchronizer {
         caching: PageCaching? = nil
     ) async throws -> PageOutcome {
         var entries: [EncodedRecord] = []
+        // The client id each entry echoes under the identity key, when that is not `id`.
+        var clientIDs: [String?] = []
         var deleted: [String] = []
         // Each entry's and each deletion's position in the page.
         var (entryPositions, deletedPositions): ([Int], [Int]) = ([], [])
@@ -56,6 +58,9 @@ extension Synchronizer {
                 let record = try made[index] ?? Self.encodedRecord(raw, collection: collection)
                 if configuration.prune { seen.insert(record.id) }
                 entries.append(record)
+                clientIDs.append(
+                    configuration.identityKey == "id"
+                        ? nil : Self.idText(element[configuration.identityKey]).map(Self.storedID))
                 entryPositions.append(index)
                 // A row kept under another spelling of its id (before ids were canonical) goes too.
                 if let rawID, rawID != record.id { respelled.append(rawID) }
@@ -90,6 +95,7 @@ extension Synchronizer {
         let (collection, page, gone, unreadable) = (self.collection, entries, deleted, skipped)
         let (rows, releasing, spellings) = (unreadableRows, quarantine.inUse, respelled)
         let (pageEntry, positions, deletionPositions) = (cacheWrite, entryPositions, deletedPositions)
+        let echoed = clientIDs
         let source: RecordSource = fromQuarantine ? .quarantine : .pullPage
         return try await storage.transaction { tx in
             var outcome = PageOutcome(unreadable: unreadable)
@@ -117,13 +123,13 @@ extension Synchronizer {
             }
             // What the store holds for the page's records, read in bulk, not row by row.
             let presence = try tx.presence(of: page.map(\.id), collection: collection)
-            for (entry, position) in zip(page, positions) {
+            for ((entry, position), clientID) in zip(zip(page, positions), echoed) {
                 // The one record-write rule: a pending local change stays (a conflict to report),
                 // a write's answer stored since the pull began is newer than this page, and a row
                 // the store already holds keeps its ETag and cache entry. A row kept out holds the
                 // cursor and the page's validator.
                 switch try tx.storeServerCopy(
-                    entry, source: source, reader: delivered, absent: presence.absent(entry.id))
+                    entry, source: source, reader: delivered, clientID: clientID, absent: presence.absent(entry.id))
                 {
                 case .written, .unchanged: outcome.pulled += 1
                 case .kept(let current?) where current.syncState != .synced:

@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
 
-/// An answer: status, header fields and body.
+/// An answer: status, header fields and body, and the request header fields it was asked with.
 public struct NetworkResponse: Sendable, Hashable {
     /// The status code.
     public var status: Int
@@ -10,6 +10,12 @@ public struct NetworkResponse: Sendable, Hashable {
     public var headers: HTTPFields
     /// The body (empty when there was none).
     public var body: Data
+    /// The header fields of the request this is the answer to, as they went out: after the
+    /// pipeline merged the session's headers and ran its interceptors (a refreshed
+    /// `Authorization` included), with what the transport adds to an attempt when it adds any
+    /// there. What an HTTP cache keys an answer by (`Vary`). Nil when no pipeline or transport
+    /// said; not compared by `==`.
+    public var sentHeaders: HTTPFields?
 
     /// Makes a response.
     public init(status: Int, headers: HTTPFields = HTTPFields(), body: Data = Data()) {
@@ -33,4 +39,17 @@ public struct NetworkResponse: Sendable, Hashable {
 
     /// True for 2xx.
     public var isSuccess: Bool { (200..<300).contains(status) }
+
+    /// Whether two answers have the same status, header fields and body (what they were asked
+    /// with is not compared).
+    public static func == (lhs: NetworkResponse, rhs: NetworkResponse) -> Bool {
+        lhs.status == rhs.status && lhs.headers == rhs.headers && lhs.body == rhs.body
+    }
+
+    /// Hashes the status, header fields and body.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(status)
+        hasher.combine(headers)
+        hasher.combine(body)
+    }
 }

@@ -148,7 +148,10 @@ public struct RequestPipeline: Sendable {
     ) -> Result<NetworkResponse, DepotError> {
         let failure: DepotError
         switch result {
-        case .success(let response):
+        case .success(var response):
+            // The answer names the headers it was asked with: the attempt's, with what the
+            // transport added to them when it said.
+            response.sentHeaders = Self.sent(request.headers, adding: response.sentHeaders)
             let elapsed = ContinuousClock.now - start
             // A 304 to a conditional GET is the answer its validators asked for: the stored copy
             // is current (HTTP cache in the store). Counted as 3xx, never an error.
@@ -239,6 +242,15 @@ public struct RequestPipeline: Sendable {
                 "bytes": .stringConvertible(request.body?.count ?? 0),
             ]
         )
+    }
+
+    /// The header fields an attempt went out with: `request`'s, and the fields a transport says
+    /// it added (`added`, a name there replacing the request's fields of that name).
+    static func sent(_ request: HTTPFields, adding added: HTTPFields?) -> HTTPFields {
+        guard let added, !added.isEmpty else { return request }
+        var fields = request
+        fields.override(with: added)
+        return fields
     }
 
     /// Header names whose values never reach a log.

@@ -64,4 +64,51 @@ import Testing
             #expect(again.value.text == "a's")
         }
     }
+
+    @Test("a cached answer is keyed by the headers sent: a Cookie the transport adds after preparation")
+    func keyedByHeadersSent() async throws {
+        try await withHTTPCacheFixture(.sqliteFile) { fixture in
+            // Given: note 1 depends on the caller's cookie, fresh for 60 s, and two callers whose
+            // transport adds its cookie to each request after the pipeline prepared it.
+            fixture.server.route(.get, "/messages/:id") { request, _ in
+                let caller = request.header("cookie") == "session=a" ? "a" : "b"
+                return .json(
+                    ["id": "1", "text": .string(caller + "'s")],
+                    headers: ["Cache-Control": "max-age=60", "Vary": "Cookie"])
+            }
+            var configuration = RepositoryConfiguration()
+            configuration.cacheClock = fixture.clock
+            func repository(_ cookie: String) -> CachingMessages {
+                CachingMessages(
+                    store: CookieJarTransport(inner: fixture.session, cookie: cookie), storage: fixture.storage,
+                    strategy: .cacheFirst, configuration: configuration)
+            }
+
+            // When: the first reads note 1, then the second does.
+            _ = try await repository("session=a").read("1").value
+            let read = try await repository("session=b").read("1").value
+
+            // Then: the second asked the server and got its own note.
+            #expect(read.origin == .remote)
+            #expect(read.value.text == "b's")
+            #expect(fixture.gets("/messages/1").count == 2)
+        }
+    }
+}
+
+/// A transport that adds a cookie to every request it sends, after the pipeline prepared it (a
+/// cookie jar at the transport), as some transports add their own headers.
+struct CookieJarTransport: Networking {
+    let inner: NetworkingSession
+    let cookie: String
+
+    func send(_ request: NetworkRequest) async throws -> NetworkResponse {
+        var request = request
+        request.headers[.cookie] = cookie
+        return try await inner.send(request)
+    }
+
+    func prepared(_ request: NetworkRequest) async throws -> NetworkRequest {
+        try await inner.prepared(request)
+    }
 }

@@ -74,6 +74,34 @@ import Testing
         #expect(three.object == ["id": "3", "text": "three", "kind": "plain"], "the record is migrated all the same")
     }
 
+    @Test(
+        "a v2 edit is never folded into a create v1 queued and the migration left as written (issue 32 #13)",
+        arguments: StorageKind.allCases)
+    func asWrittenEntryNeverFolded(kind: StorageKind) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        // Given: v1's create of "3" queued, and v3 (text renamed body) leaving it as written
+        let storage = try await notesAsV1Wrote(kind, in: directory)
+        let v3 = CollectionSchema(
+            "notes", entity: NoteV3.self, migrations: [NoteMigrations.toV2(), NoteMigrations.toV3])
+        _ = try await storage.migrate(v3)
+
+        // When: v3 edits the note before the create went
+        try await storage.transaction { tx in
+            try tx.recordOutbox(collection: "notes", entityID: "3", operation: .patch, payload: ["body": "b"])
+            try tx.recordOutbox(
+                collection: "notes", entityID: "3", operation: .update,
+                payload: ["id": "3", "body": "c", "kind": "plain"])
+        }
+
+        // Then: the create goes as v1 wrote it, and v3's edits after it in v3's shape
+        let entries = try await storage.outbox(OutboxQuery(collections: ["notes"], selection: .all))
+            .filter { $0.entityID == "3" }
+        #expect(entries.map(\.operation) == [.create, .update])
+        #expect(entries.first?.payload == ["id": "3", "text": "three"])
+        #expect(entries.last?.payload == ["id": "3", "body": "c", "kind": "plain"], "v3's writes still fold together")
+    }
+
     @Test("the version is stored in the file and a migration is not run again after reopening")
     func notRunAgain() async throws {
         let directory = try TemporaryDirectory()
