@@ -27,12 +27,15 @@ extension CheckApp {
             // Errors show below as what is left; a settle step that fails is not itself judged.
             // Patience, bounded: a failed token refresh answers at once for its failure window
             // (1 s), and an entry may wait for its backoff, so flushes go on while entries are
-            // pending, up to 3 s.
+            // pending, up to 3 s and at least 5 flushes (on a loaded machine a flush whose request
+            // times out takes most of a second: a wall-clock bound alone left entries pending).
             let patience = ContinuousClock.now + .seconds(3)
+            var flushes = 0
             repeat {
                 _ = try? await forwarder.flush().value
+                flushes += 1
                 let pending = (try? await storage.outboxCount(OutboxQuery())) ?? 0
-                if pending == 0 || ContinuousClock.now > patience { break }
+                if pending == 0 || (ContinuousClock.now > patience && flushes >= 5) { break }
                 try? await Task.sleep(for: .milliseconds(250))
             } while true
             _ = try? await items.synchronize().value
