@@ -205,6 +205,13 @@ extension OutboxEngine {
         if Self.isApplied(entry, on: server?.json) {
             return try await delivered(entry, server, channel: channel, &report)
         }
+        if server == nil, entry.operation == .create, entry.attempts > 1 {
+            // A resent create refused 409 while the server has no entity under its id (it assigns
+            // ids, or the first request is not applied yet): no existing entity to resolve against,
+            // so the key's first request is still being processed. Dropping the entry would lose
+            // that request's answer (the id move); sending under a new key could create it twice.
+            return try await scheduleRetry(entry, error, &report)
+        }
         let local = try await storage.fetch(collection: entry.collection, id: entry.entityID)
         let resolution: ConflictResolution
         switch channel.conflictPolicy {

@@ -441,11 +441,7 @@ import Testing
                 CheckStep(.create(handle: 6, value: "v26"), fault: .slowAnswer),
                 CheckStep(.recreate(handle: 6, value: "v33")),
             ])
-        await withKnownIssue(
-            "issue 33 follow-up: a 409 to a key in flight, then a create again, fails .conflict", isIntermittent: true
-        ) {
-            await Self.expectHolds(program)
-        }
+        await Self.expectHolds(program)
     }
 
     @Test(
@@ -472,13 +468,7 @@ import Testing
                 CheckStep(.create(handle: 7, value: "v21")),
                 CheckStep(.readAll),
             ])
-        // The create's entry is gone (no id move) while its record stays `.created`: the update
-        // goes to the temporary id and is refused 404, on the road, before any read.
-        await withKnownIssue(
-            "issue 33 follow-up: a create's entry dropped after a 409 to its key in flight", isIntermittent: true
-        ) {
-            await Self.expectHolds(program)
-        }
+        await Self.expectHolds(program)
     }
 
     @Test(
