@@ -51,7 +51,7 @@ public protocol OutboxTransaction {
     func leaseTime() throws -> Date
     /// Adds `entry` at the end of the outbox when its entity has no entry yet (refused ones
     /// count), else adds nothing and returns the entity's last entry: the first step of
-    /// ``recordOutbox(collection:entityID:operation:payload:idempotencyKey:)``, whose common case
+    /// ``StorageTransaction/recordOutbox(collection:entityID:operation:payload:idempotencyKey:)``, whose common case
     /// (an entity's first write) is then one statement. A default reads the entity's entries,
     /// then appends; the SQL stores run one statement.
     func appendOutboxIfFirst(_ entry: OutboxEntry) throws -> OutboxAppend
