@@ -37,7 +37,7 @@ extension Forwarder {
                     var record = try tx.fetch(collection: collection, id: entityID)
                 else { return true }
                 guard let snapshot = record.snapshot else {
-                    try tx.delete(collection: collection, id: entityID)
+                    try tx.writeRecord(.localRemoval(collection: collection, id: entityID))
                     return true
                 }
                 record.object = snapshot

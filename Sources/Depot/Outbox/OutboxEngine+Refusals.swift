@@ -30,7 +30,7 @@ extension OutboxEngine {
             }
             if try tx.outboxEntries(collection: collection, entityID: id).isEmpty {
                 guard let snapshot = record.snapshot else {
-                    _ = try tx.delete(collection: collection, id: id)
+                    try tx.writeRecord(.localRemoval(collection: collection, id: id))
                     return true
                 }
                 record.object = snapshot

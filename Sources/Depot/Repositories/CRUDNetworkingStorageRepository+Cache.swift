@@ -193,20 +193,20 @@ extension CRUDNetworkingStorageRepository {
         var stored: (entry: HTTPCacheEntry, records: [StoredRecord])?
         var generation = ""
         do {
+            // A pending local write of the collection (which renews no list token: its answer
+            // does) keeps every list entry from being used: the server's lists may hold it soon.
+            let pending = try await !storage.fetch(
+                collection: collection, syncStates: [.created, .updated, .deleted], after: nil, limit: 1
+            ).isEmpty
             (generation, stored) = try await storage.transaction { tx -> (String, (HTTPCacheEntry, [StoredRecord])?) in
                 let generation = try tx.listGeneration(collection: collection)
                 // A write of the collection since the entry's request left makes it stale.
-                guard let entry = try tx.httpCacheEntry(key), let ids = entry.ids,
-                    entry.matches(url: url, request: fields), (entry.generation ?? "") == generation
+                guard !pending, let entry = try tx.httpCacheEntry(key), entry.ids != nil,
+                    entry.matches(url: url, request: fields), (entry.generation ?? "") == generation,
+                    // A record written since the entry was stored is not what the list described.
+                    let records = try tx.listedRecords(entry, collection: collection),
+                    records.allSatisfy({ $0.syncState == .synced })
                 else { return (generation, nil) }
-                var records: [StoredRecord] = []
-                for id in ids {
-                    guard let record = try tx.fetch(collection: collection, id: id), record.syncState == .synced
-                    else { return (generation, nil) }
-                    records.append(record)
-                }
-                // A record written since the entry was stored is not what the list described.
-                guard entry.digest == HTTPCache.digest(of: records) else { return (generation, nil) }
                 return (generation, (entry, records))
             }
         } catch let error as DepotError where error.code == .storage {

@@ -25,21 +25,22 @@ extension LocalStore {
                 throw DepotError(
                     .conflict, "\(collection) already has a record with id \(id) (spelled \(moved.id) by the server)")
             }
-            // A new entity under an id the server once replaced (a temporary id used again): writes
-            // to it are its own.
-            try tx.forgetIDMove(collection: collection, id: id)
-            try tx.forgetCachedAnswers(collection: collection, id: id)
-            // One read of the id decides (`insert` would read it again).
+            // One read of the id decides (`insert` would read it again); the one record-write
+            // function keeps the rest (a new entity under an id the server once replaced, a
+            // temporary id used again, has writes of its own: a record under the id comes first,
+            // and its removal forgets the move).
             switch try tx.fetch(collection: collection, id: id) {
             case let existing? where existing.syncState == .deleted:
-                try tx.upsert(
-                    StoredRecord(
-                        collection: collection, id: id, object: object, syncState: .updated,
-                        snapshot: existing.snapshot, etag: existing.etag))
+                try tx.writeRecord(
+                    .local(
+                        StoredRecord(
+                            collection: collection, id: id, object: object, syncState: .updated,
+                            snapshot: existing.snapshot, etag: existing.etag), replacing: true))
             case .some:
                 throw DepotError(.conflict, "\(collection) already has a record with id \(id)")
             case nil:
-                try tx.upsert(StoredRecord(collection: collection, id: id, object: object, syncState: .created))
+                try tx.writeRecord(
+                    .local(StoredRecord(collection: collection, id: id, object: object, syncState: .created), replacing: false))
             }
             if let payload {
                 try tx.recordOutbox(
@@ -90,12 +91,12 @@ extension LocalStore {
                 if diff == nil { return stored }
             }
             let state: SyncState = existing == nil || existing?.syncState == .created ? .created : .updated
-            // The server's validators no longer describe the record.
-            try tx.forgetCachedAnswers(collection: collection, id: id)
-            try tx.upsert(
-                StoredRecord(
-                    collection: collection, id: id, object: object, syncState: state,
-                    snapshot: existing?.snapshot, etag: existing?.etag))
+            // The server's validators no longer describe the record: the one rule drops them.
+            try tx.writeRecord(
+                .local(
+                    StoredRecord(
+                        collection: collection, id: id, object: object, syncState: state,
+                        snapshot: existing?.snapshot, etag: existing?.etag), replacing: existing != nil))
             guard let payload else { return stored }
             if let diff {
                 try tx.recordOutbox(
@@ -142,12 +143,11 @@ extension LocalStore {
             let createSent =
                 try recordsOutbox
                 && tx.outboxEntries(collection: collection, entityID: id).contains { $0.attempts > 0 }
-            try tx.forgetCachedAnswers(collection: collection, id: id)
             if existing.syncState == .created, !createSent, idempotencyKey == nil {
-                try tx.delete(collection: collection, id: id)
+                try tx.writeRecord(.localRemoval(collection: collection, id: id))
             } else {
                 existing.syncState = .deleted
-                try tx.upsert(existing)
+                try tx.writeRecord(.local(existing, replacing: true))
             }
             if recordsOutbox {
                 try tx.recordOutbox(

@@ -103,7 +103,7 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
     /// Stores what the server answered: `.synced`, with the server's JSON as it came as the snapshot
     /// (the entity's own object when the answer kept none) and the answer's `ETag`. With
     /// `keepingUnsynced` (answers to reads), each answer goes through the one record-write
-    /// function (``StorageTransaction/storeServerCopy(_:source:reader:)``): a record with local
+    /// function (``StorageTransaction/writeRecord(_:)``): a record with local
     /// changes not yet sent is left as it is (its outbox entries will bring the server up to
     /// date, and a read must not undo them), a list's copy of the stored version writes nothing
     /// (the record keeps its `ETag`), and only a record's own `GET` writes its cache entry.
@@ -126,7 +126,7 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
         let collection = self.collection
         // A 304 writes no record (at most its renewed cache entry); a stale answer after an
         // error writes nothing.
-        var entries: [(key: String, entry: HTTPCacheEntry?)] = []
+        var entries: [(key: String, entry: HTTPCacheEntry)] = []
         var records: [(EncodedRecord, AnswerCaching?, clientID: String?)] = []
         for answer in answers {
             switch answer.caching {
@@ -145,29 +145,22 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
         guard !records.isEmpty || !entries.isEmpty || page != nil || !quarantining.isEmpty else { return [:] }
         let (reader, cacheWrites, copies) = (reads?.current, entries, records)
         return try await storage.transaction { tx in
-            for (key, entry) in cacheWrites { try tx.storeHTTPCacheEntry(entry, key: key) }
+            for (key, entry) in cacheWrites { try tx.writeRecord(.detailNotModified(key: key, refreshed: entry)) }
             // Rows the app cannot read are kept raw, out of its reads, as a pull keeps them; a
             // readable version of a kept row supersedes it.
             try tx.quarantine(quarantining, now: Date())
             if list { try tx.releaseQuarantine(collection: collection, ids: copies.map(\.0.id)) }
             var kept: [String: StoredRecord?] = [:]
             for (record, caching, clientID) in copies {
-                let source: RecordSource = list ? .listAnswer : .detailRead(caching)
-                if case .kept(let current) = try tx.storeServerCopy(
-                    record, source: source, reader: reader, clientID: clientID)
-                {
+                let copy = ServerCopy(record: record, reader: reader, clientID: clientID)
+                if case .kept(let current) = try tx.writeRecord(list ? .listAnswer(copy) : .detailRead(copy, caching)) {
                     kept[record.id] = .some(current?.syncState == .deleted ? nil : current)
                 }
             }
             if let (key, entry) = page {
                 // The list's entry, written after its records: it names them as the store holds
                 // them now, and a record written since (by any road) makes it unusable.
-                var written = entry
-                if let ids = entry?.ids {
-                    written?.digest = HTTPCache.digest(
-                        of: try ids.compactMap { try tx.fetch(collection: collection, id: $0) })
-                }
-                try tx.storeHTTPCacheEntry(written, key: key)
+                try tx.storeListEntry(entry, key: key, collection: collection)
             }
             return kept
         }
@@ -204,7 +197,7 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
         let record = try Self.syncedRecord(answer, collection: collection)
         let storage = self.storage
         try await storage.transaction { tx in
-            try tx.storeServerAnswer(
+            _ = try tx.storeServerAnswer(
                 record, collection: collection, sentID: sentID ?? record.id, sent: sentObject, in: storage)
         }
     }
@@ -235,9 +228,7 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
     func remove(id: String) async throws {
         let collection = self.collection
         try await storage.transaction { tx in
-            _ = try tx.delete(collection: collection, id: id)
-            // Its cache entry goes with it.
-            try tx.dropHTTPCacheEntry(collection: collection, id: id)
+            _ = try tx.writeRecord(.gone(collection: collection, id: id))
         }
     }
 }

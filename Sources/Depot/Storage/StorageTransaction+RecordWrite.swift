@@ -1,40 +1,15 @@
 import Foundation
 
-/// Where a server's copy of a record came from, as the one record-write function
-/// (``StorageTransaction/storeServerCopy(_:source:reader:)``) is told: what it keeps of the
-/// record's derived state depends on it.
-enum RecordSource: Sendable {
-    /// The record's own `GET` answered `200`: its HTTP-cache entry becomes what `caching` says
-    /// (`.store` keeps the new entry, `.forget` or nil drops it).
-    case detailRead(AnswerCaching?)
-    /// A list read's answer (`readAll`).
-    case listAnswer
-    /// A pull page.
-    case pullPage
-    /// A row kept in the quarantine that the app can read now.
-    case quarantine
-}
-
-/// What the record-write function did with a server's copy.
-enum RecordWrite: Sendable {
-    /// The copy is stored.
-    case written
-    /// The copy was the stored version (a list's summary of it included): nothing was written,
-    /// and the record keeps its `ETag`, snapshot and cache entry.
-    case unchanged
-    /// The store holds something newer, which stays: a pending local change (the record, not
-    /// synced), or a write's answer delivered since the read's request left (the record, or nil
-    /// when that answer removed it).
-    case kept(StoredRecord?)
-}
-
 extension StorageTransaction {
-    /// Stores a server's copy of a record that a read brought (a detail `GET`'s `200`, a list
-    /// answer, a pull page, a quarantine re-merge): the one rule for every such road, in the
-    /// caller's transaction.
+    /// The one function through which everything the store knows about a record changes, in the
+    /// caller's transaction: the record and its sync state, its server snapshot and write `ETag`,
+    /// its HTTP-cache entry, the collection's list entries, its quarantine row, its delivery mark
+    /// and its id move. `source` says where the write came from and carries what that road knows.
     ///
-    /// - A record a write's answer was stored for since `reader`'s read began stays as it is: the
-    ///   copy is older.
+    /// A server's copy (``RecordSource/detailRead(_:_:)``, ``RecordSource/listAnswer(_:)``,
+    /// ``RecordSource/pullPage(_:)``, ``RecordSource/quarantine(_:)``):
+    /// - A record a write's answer was stored for since the copy's read began stays as it is: the
+    ///   copy is older (the delivery mark, kept in the store, so every process applies it).
     /// - A pending local delete stays as it is. Any other record with a pending local change (not
     ///   synced) takes the copy with that change on top (``PendingChange``): the copy becomes its
     ///   snapshot, its object the copy with the keys the app changed since its last snapshot as
@@ -48,64 +23,158 @@ extension StorageTransaction {
     /// - Otherwise the copy is stored. Its write `ETag` is the copy's, or, for a copy without one,
     ///   the one the record kept: a list's copy never drops it, so a later `update` still sends
     ///   `If-Match` (at worst a stale one, which the server refuses as a conflict, never a silent
-    ///   overwrite). The record's HTTP-cache entry is written only by its own `GET`
-    ///   (``RecordSource/detailRead(_:)``, the stored version's or not) and dropped by any other
-    ///   source that wrote the record, since the validators it kept no longer describe what the
-    ///   store holds.
+    ///   overwrite).
+    /// - A copy that names, under the key the server echoes the client's id with, or as the same
+    ///   UUID spelled another way, a record of another id with a pending local change whose
+    ///   create was sent (a create whose answer was lost: the server made the entity under its
+    ///   own id or spelling, the store does not know it yet) writes nothing: that record, the
+    ///   entity as the app has it, stays, and its outbox entries bring the server up to date.
     ///
-    /// - A copy that names, under the key the server echoes the client's id with (`clientID`), or
-    ///   as the same UUID spelled another way, a record of another id with a pending local change
-    ///   whose create was sent (a create whose answer was lost: the server made the entity under
-    ///   its own id or spelling, the store does not know it yet) writes nothing:
-    ///   that record, the entity as the app has it, stays, and its outbox entries bring the server
-    ///   up to date (the create's answer moves it to the server's id).
+    /// The record's HTTP-cache entry is written only by its own `GET` (200 or 304) and dropped by
+    /// any other write of the record: the validators it kept no longer describe what the store
+    /// holds. A local write or a removal needs no look-up for it: an entry goes with its record,
+    /// so a record the store did not hold has none. The collection's list and page entries are
+    /// made unusable by any write: a write's answer or a deletion renews the collection's list
+    /// token; a local write leaves a pending record, which keeps every list entry of the
+    /// collection from being used until its answer renews the token (no statement at the write);
+    /// a read's copy changes the record the entry's digest (``storeListEntry(_:key:collection:)``)
+    /// was taken over. A write's answer also notes the delivery and releases the entity's
+    /// quarantine row; a removal forgets the id move its id kept from an older entity.
     ///
-    /// - Parameter absent: what a caller that looked a whole page up at once (``presence(of:)``)
-    ///   knows is not stored for this record, so the rule does not ask again row by row.
     /// - Returns: what was done.
-    func storeServerCopy(
-        _ copy: EncodedRecord, source: RecordSource, reader: DeliveryLog.Reader? = nil, clientID: String? = nil,
-        absent: StoredPresence.Absent = []
-    ) throws -> RecordWrite {
+    @discardableResult
+    func writeRecord(_ source: RecordSource) throws -> RecordWrite {
+        switch source {
+        case .local(let record, let replacing):
+            try upsert(record)
+            // A record the store did not hold had no entry (entries go with their records).
+            if replacing { try dropHTTPCacheEntry(collection: record.collection, id: record.id) }
+            return .written
+        case .localRemoval(let collection, let id), .gone(let collection, let id):
+            try delete(collection: collection, id: id)
+            // The server's lists never held a record it never saw, or no longer hold one it lost.
+            try forgetRemoved(collection: collection, id: id)
+            return .removed
+        case .writeAnswer(let answer):
+            let ids = [answer.sentID] + (answer.answer.map { [$0.id] } ?? [])
+            // Noted in the store, so a read that began before it, in any process, never overwrites it.
+            try noteDelivery(collection: answer.collection, ids: ids)
+            // A row of the entity a pull could not read is older than this answer.
+            try releaseQuarantine(collection: answer.collection, ids: ids)
+            // A write's answer is not a GET's: the stored validators no longer describe the record,
+            // and the collection's lists may no longer hold it as they were (RFC 9111 §4.4).
+            for id in ids { try dropHTTPCacheEntry(collection: answer.collection, id: id) }
+            try invalidateLists(collection: answer.collection)
+            return try storeAnswerRecord(answer)
+        case .detailNotModified(let key, let refreshed):
+            try storeHTTPCacheEntry(refreshed, key: key)
+            return .unchanged
+        case .detailRead(let copy, let caching):
+            let (write, rewrote) = try mergeServerCopy(copy)
+            switch (write, caching) {
+            case (.kept, _):
+                if rewrote { try dropHTTPCacheEntry(collection: copy.record.collection, id: copy.record.id) }
+            case (_, .store(let entry, let key)?):
+                // The record's own GET: its entry describes what the store holds (the copy, or a
+                // record that already holds every field of it).
+                try storeHTTPCacheEntry(entry, key: key)
+            default: try dropHTTPCacheEntry(collection: copy.record.collection, id: copy.record.id)
+            }
+            return write
+        case .listAnswer(let copy), .pullPage(let copy), .quarantine(let copy):
+            let (write, rewrote) = try mergeServerCopy(copy)
+            let drops: Bool
+            switch write {
+            case .kept: drops = rewrote
+            case .written: drops = !copy.absent.contains(.cacheEntry)
+            default: drops = false
+            }
+            if drops { try dropHTTPCacheEntry(collection: copy.record.collection, id: copy.record.id) }
+            return write
+        case .pulledDeletion(let collection, let id, let state, let reader):
+            // A newer delivery: the row is not merged.
+            if try reader?.deliveredSince(collection: collection, id: id, in: self) == true { return .kept(nil) }
+            // A local change the server's deletion must not erase.
+            guard state == .synced else { return .conflicted }
+            try delete(collection: collection, id: id)
+            try forgetRemoved(collection: collection, id: id)
+            try invalidateLists(collection: collection)
+            return .removed
+        case .prune(let collection, let id, let reader):
+            guard try fetch(collection: collection, id: id)?.syncState == .synced,
+                try !reader.deliveredSince(collection: collection, id: id, in: self)
+            else { return .kept(nil) }
+            try delete(collection: collection, id: id)
+            try forgetRemoved(collection: collection, id: id)
+            return .removed
+        }
+    }
+
+    /// What goes with a removed record: its cache entry, and the id move its id may have kept
+    /// from an older entity the server gave another id (the id is free again: a later write under
+    /// it is not the older entity's).
+    private func forgetRemoved(collection: String, id: String) throws {
+        try dropHTTPCacheEntry(collection: collection, id: id)
+        try forgetIDMove(collection: collection, id: id)
+    }
+
+    /// The record part of a server's copy: what the store holds for it after the rule, and
+    /// whether a pending record was rewritten (its cache entry then goes).
+    private func mergeServerCopy(_ server: ServerCopy) throws -> (RecordWrite, rewrote: Bool) {
+        let copy = server.record
         let collection = copy.collection
-        let current = absent.contains(.record) ? nil : try fetch(collection: collection, id: copy.id)
+        let current = server.absent.contains(.record) ? nil : try fetch(collection: collection, id: copy.id)
         // A copy of an entity the store does not hold under this id may be one it holds under another.
-        if current == nil, let pending = try sentCreate(of: copy, echoing: clientID) { return .kept(pending) }
-        if let reader, try reader.deliveredSince(collection: collection, id: copy.id, in: self) {
-            return .kept(current)
+        if current == nil, let pending = try sentCreate(of: copy, echoing: server.clientID) {
+            return (.kept(pending), false)
+        }
+        if let reader = server.reader, try reader.deliveredSince(collection: collection, id: copy.id, in: self) {
+            return (.kept(current), false)
         }
         if let current, current.syncState != .synced {
-            guard current.syncState != .deleted else { return .kept(current) }
+            guard current.syncState != .deleted else { return (.kept(current), false) }
             // The app's pending change stays, on top of what the server holds now.
-            let server = try copy.decoded()
+            let decoded = try copy.decoded()
             var record = current
-            record.object = PendingChange(current).applied(to: server.object)
-            record.snapshot = server.snapshot ?? server.object
-            if record != current {
-                try upsert(record)
-                try dropHTTPCacheEntry(collection: collection, id: copy.id)
-            }
-            return .kept(record)
+            record.object = PendingChange(current).applied(to: decoded.object)
+            record.snapshot = decoded.snapshot ?? decoded.object
+            guard record != current else { return (.kept(record), false) }
+            try upsert(record)
+            return (.kept(record), true)
         }
-        var unchanged = false
-        if copy.etag == nil, let current { unchanged = try Self.holds(current, copy) }
-        if !unchanged {
-            var written = copy
-            // A copy without an ETag never drops the one the record kept.
-            if written.etag == nil { written.etag = current?.etag }
-            try upsert(encoded: written)
+        if copy.etag == nil, let current, try Self.holds(current, copy) { return (.unchanged, false) }
+        var written = copy
+        // A copy without an ETag never drops the one the record kept.
+        if written.etag == nil { written.etag = current?.etag }
+        try upsert(encoded: written)
+        return (.written, false)
+    }
+
+    /// Stores a list or page entry after its records were written (nil: forgets the entry), with
+    /// the digest of those records as the store holds them now: a record written since by any
+    /// road (another account's copy, a detail read's fuller one, a pending edit) makes the entry
+    /// unusable (``listedRecords(_:collection:)``), so neither a `304` nor a fresh entry confirms
+    /// what the list never described.
+    func storeListEntry(_ entry: HTTPCacheEntry?, key: String, collection: String) throws {
+        var written = entry
+        if let ids = entry?.ids {
+            written?.digest = HTTPCache.digest(of: try ids.compactMap { try fetch(collection: collection, id: $0) })
         }
-        switch source {
-        case .detailRead(.store(let entry, let key)?):
-            // The record's own GET: its entry describes what the store holds (the copy, or a
-            // record that already holds every field of it).
-            try storeHTTPCacheEntry(entry, key: key)
-        case .detailRead:
-            try dropHTTPCacheEntry(collection: collection, id: copy.id)
-        case .listAnswer, .pullPage, .quarantine:
-            if !unchanged, !absent.contains(.cacheEntry) { try dropHTTPCacheEntry(collection: collection, id: copy.id) }
+        try storeHTTPCacheEntry(written, key: key)
+    }
+
+    /// The records a list or page entry named, in its order, when each is stored and together
+    /// they are still what the entry's digest was taken over; nil otherwise (an entry without a
+    /// digest included).
+    func listedRecords(_ entry: HTTPCacheEntry, collection: String) throws -> [StoredRecord]? {
+        guard let ids = entry.ids, let digest = entry.digest else { return nil }
+        var records: [StoredRecord] = []
+        records.reserveCapacity(ids.count)
+        for id in ids {
+            guard let record = try fetch(collection: collection, id: id) else { return nil }
+            records.append(record)
         }
-        return unchanged ? .unchanged : .written
+        return HTTPCache.digest(of: records) == digest ? records : nil
     }
 
     /// The pending record, under another id than `copy`'s, of the entity `copy` is: the one the
@@ -171,7 +240,7 @@ struct StoredPresence {
 
 extension StorageTransaction {
     /// Which of `ids` of `collection` have a record and which an HTTP-cache entry, in two bulk
-    /// reads (``syncStates(collection:ids:)``), for ``storeServerCopy(_:source:reader:absent:)``.
+    /// reads (``syncStates(collection:ids:)``), for ``writeRecord(_:)``.
     func presence(of ids: [String], collection: String) throws -> StoredPresence {
         let records = try syncStates(collection: collection, ids: ids)
         let keys = ids.map { HTTPCache.recordKey(collection: collection, id: $0) }

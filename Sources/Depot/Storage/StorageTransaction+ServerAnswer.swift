@@ -21,6 +21,9 @@ extension StorageTransaction {
     ///   record goes, unless a newer local change exists.
     ///
     /// Call it after removing the outbox entries the answer settles, in the same transaction.
+    /// It is the stable entry point for "a write's answer" (``RecordSource/writeAnswer(_:)`` of
+    /// the one record-write function, ``writeRecord(_:)``, which also notes the delivery,
+    /// releases the quarantine row and drops the cached answers the write made stale).
     ///
     /// - Parameters:
     ///   - answer: the server's entity as a synced record under the server's id (its snapshot the
@@ -31,23 +34,29 @@ extension StorageTransaction {
     ///     differs from it changed while the write was out, and keeps that change.
     ///   - storage: the storage this transaction is of (the answer is noted in the store's
     ///     ``DeliveryLog`` marks, so a read that began before it never overwrites it).
+    /// - Returns: what was done: `.written` (the answer stored, synced), `.kept` (a newer local
+    ///   change stays on top of it; nil for none stored), `.removed`.
+    @discardableResult
     func storeServerAnswer(
         _ answer: EncodedRecord?, collection: String, sentID: String, sent: JSONObject? = nil, in storage: Storage
-    ) throws {
-        let ids = [sentID] + (answer.map { [$0.id] } ?? [])
-        // Noted in the store, so a read that began before it, in any process, never overwrites it.
-        try noteDelivery(collection: collection, ids: ids)
-        // A row of the entity a pull could not read is older than this answer.
-        try releaseQuarantine(collection: collection, ids: ids)
-        // A write's answer is not a GET's: the stored validators no longer describe the record,
-        // and the collection's lists may no longer hold it as they were (RFC 9111 §4.4).
-        for id in ids { try forgetCachedAnswers(collection: collection, id: id) }
+    ) throws -> RecordWrite {
+        try writeRecord(.writeAnswer(WriteAnswer(answer: answer, collection: collection, sentID: sentID, sent: sent)))
+    }
+
+    /// The record and outbox part of a write's answer, for ``writeRecord(_:)`` (which keeps the
+    /// delivery mark, the quarantine row and the cache entries): see
+    /// ``storeServerAnswer(_:collection:sentID:sent:in:)``.
+    func storeAnswerRecord(_ write: WriteAnswer) throws -> RecordWrite {
+        let (answer, collection, sentID, sent) = (write.answer, write.collection, write.sentID, write.sent)
         let record = try fetch(collection: collection, id: sentID)
         var pending = try outboxEntries(collection: collection, entityID: sentID)
         guard let answer else {
             // A delete went through, or the server no longer has the entity.
-            if pending.isEmpty, record != nil { try delete(collection: collection, id: sentID) }
-            return
+            guard pending.isEmpty, record != nil else { return .kept(record) }
+            try delete(collection: collection, id: sentID)
+            // The id is free again: a move it kept from an older entity is not this one's.
+            try forgetIDMove(collection: collection, id: sentID)
+            return .removed
         }
         var changed = false
         if let record, let sent, record.syncState != .synced { changed = record.object != sent }
@@ -79,7 +88,7 @@ extension StorageTransaction {
         }
         guard var record, record.syncState != .synced, !pending.isEmpty || changed else {
             try upsert(encoded: answer)
-            return
+            return .written
         }
         // A newer local change waits to be sent: it stays, diffed from what the server holds now.
         let server = try answer.decoded()
@@ -90,6 +99,7 @@ extension StorageTransaction {
         if record.syncState == .created { record.syncState = .updated }
         try upsert(record)
         if pending.isEmpty { try adoptUnsent(record) }
+        return .kept(record)
     }
 
     /// Appends the outbox entry that sends `record` as it is now: a create, an update or a delete

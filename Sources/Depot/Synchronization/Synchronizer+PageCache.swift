@@ -37,13 +37,15 @@ extension Synchronizer {
         let (generation, entry) = try await storage.transaction { tx -> (String, HTTPCacheEntry?) in
             let generation = try tx.listGeneration(collection: collection)
             // A write of the collection since the entry's request left makes it stale.
-            guard let entry = try tx.httpCacheEntry(key), let ids = entry.ids,
+            guard let entry = try tx.httpCacheEntry(key), entry.ids != nil,
                 entry.matches(url: url, request: fields), (entry.generation ?? "") == generation
             else { return (generation, nil) }
-            // A record the store lost since (erased, pruned, removed) makes the page worth reading.
-            return (
-                generation, try tx.syncStates(collection: collection, ids: ids).count == Set(ids).count ? entry : nil
-            )
+            // A record the store lost since (erased, pruned, removed), or one any road wrote since
+            // (a detail read's copy, another account's, a pending edit), makes the page worth
+            // reading: a 304 confirms only what the page's validator described.
+            // A listed record with a pending local change is merged again, so the change is seen.
+            let records = try tx.listedRecords(entry, collection: collection)
+            return (generation, records?.allSatisfy { $0.syncState == .synced } == true ? entry : nil)
         }
         return PageLookup(key: key, url: url, fields: fields, entry: entry, generation: generation)
     }

@@ -2,7 +2,7 @@ import Foundation
 
 extension Synchronizer {
     /// Stores one page in one transaction, each row through the one record-write function
-    /// (``StorageTransaction/storeServerCopy(_:source:reader:)``): a missing or synced record takes
+    /// (``StorageTransaction/writeRecord(_:)``): a missing or synced record takes
     /// the server's object (its raw JSON as the snapshot) unless it already holds that version; a
     /// record with unsynced changes is kept as it is, and so is one whose write's answer was stored
     /// after the pull began (`reader`): the page is older. Each element is decoded once and written
@@ -96,7 +96,6 @@ extension Synchronizer {
         let (rows, releasing, spellings) = (unreadableRows, quarantine.inUse, respelled)
         let (pageEntry, positions, deletionPositions) = (cacheWrite, entryPositions, deletedPositions)
         let echoed = clientIDs
-        let source: RecordSource = fromQuarantine ? .quarantine : .pullPage
         return try await storage.transaction { tx in
             var outcome = PageOutcome(unreadable: unreadable)
             // Kept raw, out of the app's reads, and read again on the next pull.
@@ -108,18 +107,13 @@ extension Synchronizer {
             let delivered = try reader.anyDeliverySince(in: tx) ? reader : nil
             for (id, position) in zip(gone, deletionPositions) {
                 guard let state = states[id] else { continue }
-                guard try delivered?.deliveredSince(collection: collection, id: id, in: tx) != true else {
-                    outcome.unreadable.append(position)  // a newer delivery: the row is not merged
-                    continue
-                }
-                guard state == .synced else {
+                switch try tx.writeRecord(.pulledDeletion(collection: collection, id: id, state: state, reader: delivered)) {
+                case .removed: outcome.removed += 1
+                case .conflicted:
                     outcome.conflicts += 1  // a local change the server's deletion must not erase
                     outcome.unreadable.append(position)
-                    continue
+                default: outcome.unreadable.append(position)  // a newer delivery: the row is not merged
                 }
-                try tx.delete(collection: collection, id: id)
-                try tx.forgetCachedAnswers(collection: collection, id: id)
-                outcome.removed += 1
             }
             // What the store holds for the page's records, read in bulk, not row by row.
             let presence = try tx.presence(of: page.map(\.id), collection: collection)
@@ -128,10 +122,10 @@ extension Synchronizer {
                 // a write's answer stored since the pull began is newer than this page, and a row
                 // the store already holds keeps its ETag and cache entry. A row kept out holds the
                 // cursor and the page's validator.
-                switch try tx.storeServerCopy(
-                    entry, source: source, reader: delivered, clientID: clientID, absent: presence.absent(entry.id))
-                {
-                case .written, .unchanged: outcome.pulled += 1
+                let copy = ServerCopy(
+                    record: entry, reader: delivered, clientID: clientID, absent: presence.absent(entry.id))
+                switch try tx.writeRecord(fromQuarantine ? .quarantine(copy) : .pullPage(copy)) {
+                case .written, .unchanged, .removed, .conflicted: outcome.pulled += 1
                 case .kept(let current?) where current.syncState != .synced:
                     outcome.conflicts += 1
                     outcome.unreadable.append(position)
@@ -140,7 +134,9 @@ extension Synchronizer {
             }
             if let pageEntry {
                 let whole = outcome.unreadable.isEmpty
-                try tx.storeHTTPCacheEntry(whole ? pageEntry.entry : nil, key: pageEntry.key)
+                // Its digest is taken over the records as stored now: a 304 to its validator
+                // later confirms them only while no road wrote any of them since.
+                try tx.storeListEntry(whole ? pageEntry.entry : nil, key: pageEntry.key, collection: collection)
             }
             return outcome
         }
@@ -178,13 +174,7 @@ extension Synchronizer {
             guard !doomed.isEmpty else { continue }
             report.pruned += try await storage.transaction { tx in
                 var removed = 0
-                for id in doomed
-                where try tx.fetch(collection: collection, id: id)?.syncState == .synced
-                    && !reader.deliveredSince(collection: collection, id: id, in: tx)
-                {
-                    try tx.delete(collection: collection, id: id)
-                    // Its cache entry goes with it.
-                    try tx.dropHTTPCacheEntry(collection: collection, id: id)
+                for id in doomed where try tx.writeRecord(.prune(collection: collection, id: id, reader: reader)) == .removed {
                     removed += 1
                 }
                 return removed

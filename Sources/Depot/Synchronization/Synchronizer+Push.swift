@@ -248,7 +248,7 @@ extension Synchronizer {
         return try await storage.transaction { tx in
             guard try claim.isHeld(in: tx) else { return false }
             if try tx.fetch(collection: collection, id: id)?.syncState == .deleted {
-                try tx.delete(collection: collection, id: id)
+                try tx.writeRecord(.gone(collection: collection, id: id))
                 for sequence in sequences { try tx.removeOutbox(sequence: sequence) }
             }
             return true

@@ -64,3 +64,41 @@ import Testing
         }
     }
 }
+
+/// A pull page's `304` confirms only what its validator described.
+@Suite struct HTTPCachePullDigestTests {
+    @Test(
+        "a full pull after another account's read of a listed record re-reads the page: no 304 confirms its copy",
+        arguments: StorageKind.allCases)
+    func pageNotModifiedNeverConfirmsAnotherAccountsCopy(kind: StorageKind) async throws {
+        try await withHTTPCacheFixture(kind) { fixture in
+            // Given: a server whose note 1 and list depend on the caller (ETag per caller, Vary:
+            // Authorization), and A's pull stored A's page with its validator.
+            @Sendable func caller(_ request: RecordedRequest) -> String {
+                request.header("authorization") == "Bearer A" ? "a" : "b"
+            }
+            fixture.server.route(.get, "/messages/:id") { request, _ in
+                .json(["id": "1", "text": .string(caller(request) + "'s")], headers: ["Vary": "Authorization"])
+            }
+            fixture.server.route(.get, "/messages") { request, _ in
+                guard request.query["_page"] == "1" else { return .json([]) }
+                let etag = "\"page-\(caller(request))\""
+                let headers = ["ETag": etag, "Vary": "Authorization"]
+                if request.header("if-none-match") == etag { return StubResponse(status: 304, headers: headers) }
+                return .json([["id": "1", "text": .string(caller(request) + "'s")]], headers: headers)
+            }
+            let a = fixture.messages(session: fixture.session(headers: ["Authorization": "Bearer A"]))
+            let b = fixture.messages(session: fixture.session(headers: ["Authorization": "Bearer B"]))
+            _ = try await a.synchronize().value
+            #expect(try await fixture.storage.fetch(collection: "messages", id: "1")?.object["text"] == "a's")
+
+            // When: B reads note 1 (B's version stored), then A pulls again.
+            _ = try await b.read("1").value
+            let report = try await a.synchronize().value
+
+            // Then: A's page was read in full, and the store holds A's note again.
+            #expect(report.notModified == 0 && report.pulled == 1)
+            #expect(try await fixture.storage.fetch(collection: "messages", id: "1")?.object["text"] == "a's")
+        }
+    }
+}
