@@ -40,7 +40,9 @@ extension LocalStore {
                 throw DepotError(.conflict, "\(collection) already has a record with id \(id)")
             case nil:
                 try tx.writeRecord(
-                    .local(StoredRecord(collection: collection, id: id, object: object, syncState: .created), replacing: false))
+                    .local(
+                        StoredRecord(collection: collection, id: id, object: object, syncState: .created),
+                        replacing: false))
             }
             if let payload {
                 try tx.recordOutbox(

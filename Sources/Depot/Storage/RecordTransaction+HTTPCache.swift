@@ -30,7 +30,8 @@ extension RecordTransaction {
 
     /// Forgets every cached answer a write of record `id` of `collection` makes stale: the
     /// record's own entry, and every list and page entry of the collection (RFC 9111 §4.4: an
-    /// unsafe method invalidates what it targets). A local write and a write's answer call it.
+    /// unsafe method invalidates what it targets). A refused write calls it; a write's answer goes
+    /// through the one record-write function (``StorageTransaction/writeRecord(_:)``).
     func forgetCachedAnswers(collection: String, id: String) throws {
         try dropHTTPCacheEntry(collection: collection, id: id)
         try invalidateLists(collection: collection)

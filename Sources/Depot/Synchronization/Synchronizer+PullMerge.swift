@@ -107,7 +107,9 @@ extension Synchronizer {
             let delivered = try reader.anyDeliverySince(in: tx) ? reader : nil
             for (id, position) in zip(gone, deletionPositions) {
                 guard let state = states[id] else { continue }
-                switch try tx.writeRecord(.pulledDeletion(collection: collection, id: id, state: state, reader: delivered)) {
+                switch try tx.writeRecord(
+                    .pulledDeletion(collection: collection, id: id, state: state, reader: delivered))
+                {
                 case .removed: outcome.removed += 1
                 case .conflicted:
                     outcome.conflicts += 1  // a local change the server's deletion must not erase
@@ -174,7 +176,8 @@ extension Synchronizer {
             guard !doomed.isEmpty else { continue }
             report.pruned += try await storage.transaction { tx in
                 var removed = 0
-                for id in doomed where try tx.writeRecord(.prune(collection: collection, id: id, reader: reader)) == .removed {
+                for id in doomed
+                where try tx.writeRecord(.prune(collection: collection, id: id, reader: reader)) == .removed {
                     removed += 1
                 }
                 return removed
