@@ -75,6 +75,30 @@ import Testing
     }
 
     @Test(
+        "a reused temporary id removed before it was sent frees the id: a later write never reaches the first entity",
+        arguments: StoreKind.allCases)
+    func reusedTemporaryIDRemoved(kind: StoreKind) async throws {
+        try await withOutboxFixture(kind) { fixture in
+            // Given: "tmp-1" moved to 42, then another "tmp-1" created and deleted before it was sent
+            fixture.server.assignIDs(startingAt: 42, for: "messages")
+            let repository = fixture.repository(strategy: .localFirst)
+            let forwarder = fixture.forwarder(repository)
+            _ = try await repository.create(Message(id: "tmp-1", text: "first")).value
+            _ = try await forwarder.flush().value
+            _ = try await repository.create(Message(id: "tmp-1", text: "second")).value
+            _ = try await repository.delete(id: "tmp-1").value
+            #expect(try await fixture.stored("tmp-1") == nil)
+
+            // When: the app writes under "tmp-1" again
+            _ = try? await repository.update(Message(id: "tmp-1", text: "third")).value
+            _ = try await forwarder.flush().value
+
+            // Then: the first entity is untouched (the id's old move went with the removed record)
+            #expect(fixture.serverObject("42")?["text"] == "first")
+        }
+    }
+
+    @Test(
         "a patch that changes nothing leaves a synced record synced and records nothing",
         arguments: StoreKind.allCases)
     func patchWithoutChange(kind: StoreKind) async throws {
