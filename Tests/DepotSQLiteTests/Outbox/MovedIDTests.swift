@@ -85,12 +85,13 @@ import Testing
             let forwarder = fixture.forwarder(repository)
             _ = try await repository.create(Message(id: "tmp-1", text: "first")).value
             _ = try await forwarder.flush().value
-            _ = try await repository.create(Message(id: "tmp-1", text: "second")).value
-            _ = try await repository.delete(id: "tmp-1").value
+            let offline = fixture.repository(strategy: Strategy(Rule(target: .local, synchronize: false)))
+            _ = try await offline.create(Message(id: "tmp-1", text: "second")).value
+            _ = try await offline.delete(id: "tmp-1").value
             #expect(try await fixture.stored("tmp-1") == nil)
 
             // When: the app writes under "tmp-1" again
-            _ = try? await repository.update(Message(id: "tmp-1", text: "third")).value
+            _ = try? await offline.update(Message(id: "tmp-1", text: "third")).value
             _ = try await forwarder.flush().value
 
             // Then: the first entity is untouched (the id's old move went with the removed record)
