@@ -91,7 +91,7 @@ extension CRUDNetworkingStorageRepository {
             local: { _ in RemoteAnswer(entity: try await local.read(id: key)) },
             afterRemote: { answer in
                 // What the store holds answers: the app's pending change on top of the server's.
-                let kept = try await local.storeAnswers([answer], keepingUnsynced: true, reads: reads)
+                let kept = try await local.storeAnswers([answer], reads: reads)
                 held.withLock { $0 = kept }
             },
             afterLocal: nil
@@ -165,7 +165,7 @@ extension CRUDNetworkingStorageRepository {
             afterRemote: { answer in
                 // What the store holds answers: the app's pending changes on top of the server's.
                 let kept = try await local.storeAnswers(
-                    answer.answers, keepingUnsynced: true, reads: reads, list: true, page: answer.page,
+                    answer.answers, reads: reads, list: true, page: answer.page,
                     quarantining: answer.unreadable, identityKey: identityKey)
                 held.withLock { $0 = kept }
             },
@@ -196,8 +196,9 @@ extension CRUDNetworkingStorageRepository {
         let answer = try await remote.createAnswer(
             body: try remote.encoded(created), keepJSON: true, entityID: created.id.pathComponent
         ).value
-        if answer.entity.id != created.id { try await local.remove(id: created.id.pathComponent) }
-        try await local.storeAnswers([answer])
+        // A write's answer, by the one record-write function: the id moves (remembered) when the
+        // server chose another, the delivery is noted, the cached answers it made stale go.
+        try await local.storeWriteAnswer(answer, sentID: created.id.pathComponent)
         return answer
     }
 

@@ -90,21 +90,11 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
         try await delete(ids: [id], idempotencyKey: idempotencyKey)
     }
 
-    /// Stores what the server answered: `.synced`, with the entity re-encoded as the snapshot (fields
-    /// it does not model are lost, and no `ETag` is kept): ``storeAnswers(_:)`` keeps both.
-    /// Each entity is encoded once, straight to the JSON text the store keeps.
-    func storeSynced(_ entities: [Entity]) async throws {
-        let records = try entities.map { entity in
-            try EncodedRecord(collection: collection, entity: entity, syncState: .synced, snapshot: .sameAsObject)
-        }
-        try await storage.upsert(encoded: records)
-    }
-
-    /// Stores what the server answered: `.synced`, with the server's JSON as it came as the snapshot
-    /// (the entity's own object when the answer kept none) and the answer's `ETag`. With
-    /// `keepingUnsynced` (answers to reads), each answer goes through the one record-write
-    /// function (``StorageTransaction/writeRecord(_:)``): a record with local
-    /// changes not yet sent is left as it is (its outbox entries will bring the server up to
+    /// Stores what the server answered to a read: `.synced`, with the server's JSON as it came as
+    /// the snapshot (the entity's own object when the answer kept none) and the answer's `ETag`.
+    /// Each answer goes through the one record-write function
+    /// (``StorageTransaction/writeRecord(_:)``): a record with local changes not yet sent is left
+    /// as it is (its outbox entries will bring the server up to
     /// date, and a read must not undo them), a list's copy of the stored version writes nothing
     /// (the record keeps its `ETag`), and only a record's own `GET` writes its cache entry.
     ///
@@ -119,7 +109,7 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
     ///   store holds no live record (a pending delete, or a delivered one).
     @discardableResult
     func storeAnswers(
-        _ answers: [RemoteAnswer<Entity>], keepingUnsynced: Bool = false, reads: DeliveryLog.Scope? = nil,
+        _ answers: [RemoteAnswer<Entity>], reads: DeliveryLog.Scope? = nil,
         list: Bool = false, page: (key: String, entry: HTTPCacheEntry?)? = nil, quarantining: [UnreadableRow] = [],
         identityKey: String? = nil
     ) async throws -> [String: StoredRecord?] {
@@ -137,10 +127,6 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
                 let clientID = identityKey.flatMap { MovedIDs.idText(answer.json?[$0]) }.map(Self.storedID)
                 records.append((try Self.syncedRecord(answer, collection: collection), answer.caching, clientID))
             }
-        }
-        guard keepingUnsynced else {
-            try await storage.upsert(encoded: records.map(\.0))
-            return [:]
         }
         guard !records.isEmpty || !entries.isEmpty || page != nil || !quarantining.isEmpty else { return [:] }
         let (reader, cacheWrites, copies) = (reads?.current, entries, records)
