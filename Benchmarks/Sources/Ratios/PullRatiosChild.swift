@@ -16,7 +16,7 @@ func runPullRatios(_ arguments: [String]) throws {
     let process = Process()
     process.executableURL = executable
     process.arguments = arguments
-    fflush(stdout)  // this process's lines first
+    fflush(nil)  // this process's lines first (every stream: `stdout` is a shared var on Linux)
     try process.run()
     process.waitUntilExit()
 }
