@@ -488,7 +488,7 @@ import Testing
     }
 
     @Test(
-        "a remote readAll() leaves out an entity deleted locally whose create answer was lost behind a 409 in flight (seed 7919297726193721499)"
+        "a delete push sends the chain of a create whose answer was lost behind a 409 in flight, not a DELETE of its temporary id (seed 7919297726193721499)"
     )
     func pendingDeleteOfCreateInFlightOnTopOfList() async {
         let program = CheckProgram(
@@ -502,11 +502,6 @@ import Testing
                 CheckStep(.synchronize),
                 CheckStep(.readAll),
             ])
-        await withKnownIssue(
-            "issue 32 #11 / issue 33 follow-up: a deleted create whose answer was lost behind a 409 in flight",
-            isIntermittent: true
-        ) {
-            await Self.expectHolds(program)
-        }
+        await Self.expectHolds(program)
     }
 }
