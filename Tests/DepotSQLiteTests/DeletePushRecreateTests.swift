@@ -98,6 +98,7 @@ import Testing
             // Then: the create went again under its key (the server replayed its answer), and the
             // delete went to the id the server gave: nothing is left, on the server or the store
             #expect(report.errors.isEmpty)
+            #expect(report.pushed == 1 && report.deleted == 1)
             #expect(fixture.server.appliedCount(idempotencyKey: key) == 1)
             #expect(!fixture.server.requests.contains { $0.method == "DELETE" && $0.path == "/messages/tmp-1" })
             #expect(fixture.server.requests.contains { $0.method == "DELETE" && $0.path == "/messages/1" })

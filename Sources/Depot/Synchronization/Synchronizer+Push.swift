@@ -229,7 +229,15 @@ extension Synchronizer {
                 switch sent {
                 case true?: report.deleted += 1
                 case false?: break
-                case nil: try await pushSingly([tombstone.id], &report)
+                case nil:
+                    // Counted as pushes, but for the deletes the chain delivered.
+                    let (pushed, deletes) = (report.pushed, entries.filter { $0.operation == .delete }.map(\.sequence))
+                    try await pushSingly([tombstone.id], &report)
+                    let gone = try await storage.transaction { tx in
+                        try deletes.filter { try tx.outboxEntry(sequence: $0) == nil }.count
+                    }
+                    report.deleted += gone
+                    report.pushed = max(report.pushed - gone, pushed)
                 }
             }
             progress?(report)

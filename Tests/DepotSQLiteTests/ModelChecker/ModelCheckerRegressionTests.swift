@@ -504,4 +504,25 @@ import Testing
             ])
         await Self.expectHolds(program)
     }
+
+    @Test(
+        "a PATCH after a synchronize() of two updates queued behind a create whose answer was lost carries If-Match (seed 5350409451988333655)"
+    )
+    func patchAfterQueuedUpdatesKeepsETag() async {
+        let program = CheckProgram(
+            seed: 5_350_409_451_988_333_655,
+            shape: .with {
+                $0.servesETags = true; $0.batchRoute = true; $0.pageSize = 2
+            },
+            steps: [
+                CheckStep(.create(handle: 5, value: "v12"), fault: .applyThenGoOffline),
+                CheckStep(.update(handle: 5, value: "v13"), during: .update(handle: 5, value: "w13")),
+                CheckStep(.synchronize),
+                CheckStep(.otherWrite(handle: 5, value: "o23")),
+                CheckStep(.patch(handle: 5, value: "v34")),
+            ])
+        await withKnownIssue("issue 33 follow-up: OVERWRITE, found by the checker on main (seed 5350409451988333655)") {
+            await Self.expectHolds(program)
+        }
+    }
 }
