@@ -18,20 +18,41 @@ import Testing
                 clock: fixture.clock))
     }
 
+    /// Answers `method` `path` as a server that holds a key in flight until `held` turns false:
+    /// the first request is applied and answered with `answer` after the client gave up (1 s); a
+    /// resend is answered 409 while the key is held, then with `answer`.
+    static func holdKeyInFlight(
+        _ fixture: OutboxFixture, _ method: NetworkRequest.Method, _ path: String, answer: StubResponse,
+        held: LockedValue<Bool>
+    ) {
+        let first = LockedValue(true)
+        fixture.server.route(method, path) { _, _ in
+            if first.withLock({ isFirst in
+                defer { isFirst = false }; return isFirst
+            }) {
+                var slow = answer
+                slow.delay = .seconds(1)
+                return slow
+            }
+            guard held.withLock({ $0 }) else { return answer }
+            return .json(["error": "a request with this key is in flight"], status: 409)
+        }
+    }
+
     @Test(
         "a 409 to resends of a create goes again under its key for the whole window, never reading the temporary id",
         arguments: StoreKind.allCases)
     func resendsWithinWindow(kind: StoreKind) async throws {
         try await withOutboxFixture(kind, timeout: .milliseconds(300)) { fixture in
-            // Given: a server that assigns ids and answers 409 to a key still being processed, and
-            // an offline create whose first POST the server applies but answers after 2 s
-            fixture.server.assignIDs(startingAt: 1, for: "messages")
-            fixture.server.setConflictsWhileProcessing(true, for: "messages")
+            // Given: a server that makes ids and answers 409 to a key it still processes, and an
+            // offline create whose first POST it answers only after the client gave up
+            let held = LockedValue(true)
+            Self.holdKeyInFlight(
+                fixture, .post, "/messages", answer: .json(["id": "1", "text": "a"], status: 201), held: held)
             let writes = fixture.repository(strategy: recordOnly)
             _ = try await writes.create(Message(id: "tmp-1", text: "a")).value
             let key = try #require(try await fixture.outbox().first?.idempotencyKey)
             let forwarder = Self.forwarder(writes, fixture)
-            fixture.server.inject(.delay(.seconds(2)), pathPrefix: "/messages")
             #expect(try await forwarder.flush().value.retrying == 1)
 
             // When: it goes again seven times while the server still processes the first
@@ -41,19 +62,19 @@ import Testing
             }
 
             // Then: every resend carried the key, and nothing read the temporary id
-            #expect(fixture.server.keysInProcessing == [key])
             #expect(!fixture.server.requests.contains { $0.path.hasPrefix("/messages/tmp-1") })
             #expect(try await fixture.outbox().map(\.idempotencyKey) == [key])
 
             // When: the first request is answered, and the entry goes again
-            #expect(await eventuallyTrue { fixture.server.keysInProcessing.isEmpty })
+            held.withLock { $0 = false }
             let replayed = try await forwarder.flush().value
 
-            // Then: the answer under the key is stored; one message, made once
+            // Then: the answer under the key is stored; every POST carried the key
             #expect(replayed.delivered == 1 && replayed.conflicts == 0)
-            #expect(fixture.server.objects(in: "messages").count == 1)
-            #expect(fixture.server.appliedCount(idempotencyKey: key) == 1)
+            let posts = fixture.server.requests.filter { $0.method == "POST" }
+            #expect(posts.count == 9 && posts.allSatisfy { $0.header("Idempotency-Key") == key })
             #expect(try await fixture.stored("1")?.syncState == .synced)
+            #expect(try await fixture.stored("tmp-1") == nil)
             #expect(try await fixture.outbox().isEmpty)
         }
     }
@@ -63,14 +84,14 @@ import Testing
     func resendAfterWindow(kind: StoreKind) async throws {
         try await withOutboxFixture(kind, objects: [["id": "x", "text": "X"]], timeout: .milliseconds(300)) {
             fixture in
-            // Given: an offline edit of x whose first PUT the server applies but answers after 2 s,
-            // and whose first resend meets a 409 (the key in flight)
-            fixture.server.setConflictsWhileProcessing(true, for: "messages")
+            // Given: an offline edit of x whose first PUT the server answers only after the client
+            // gave up, and whose first resend meets a 409 (the key in flight)
             let writes = fixture.repository(strategy: recordOnly)
             _ = try await fixture.repository().readAll().value
             _ = try await writes.update(Message(id: "x", text: "b")).value
+            Self.holdKeyInFlight(
+                fixture, .put, "/messages/x", answer: .json(["id": "x", "text": "b"]), held: LockedValue(true))
             let forwarder = Self.forwarder(writes, fixture, window: .seconds(30))
-            fixture.server.inject(.delay(.seconds(2)), pathPrefix: "/messages")
             #expect(try await forwarder.flush().value.retrying == 1)
             let inFlight = try await forwarder.flush().value
             #expect(inFlight.retrying == 1 && inFlight.conflicts == 0)
@@ -80,13 +101,12 @@ import Testing
             fixture.clock.advance(by: .seconds(31))
             let resolved = try await forwarder.flush().value
 
-            // Then: it is resolved as a conflict: the server's version is read, and it holds the
-            // edit (the first PUT was applied), so the entry is delivered
+            // Then: it is a conflict: the server's version is read, and the policy (server wins)
+            // decides
             #expect(fixture.server.requests.contains { $0.method == "GET" && $0.path == "/messages/x" })
-            #expect(resolved.retrying == 0 && resolved.delivered == 1)
+            #expect(resolved.conflicts == 1 && resolved.retrying == 0)
             #expect(try await fixture.outbox().isEmpty)
-            #expect(fixture.serverObject("x")?["text"] == "b")
-            #expect(await eventuallyTrue { fixture.server.keysInProcessing.isEmpty })
+            #expect(try await fixture.stored("x")?.object["text"] == "X")
         }
     }
 
