@@ -21,9 +21,10 @@ import Testing
     }
 
     /// A fixture whose storage holds the first write after page 1 was asked for (page 1's merge)
-    /// until page 2 is asked for, 5 s at most; `held` says whether page 2 came in that time.
+    /// until page 2 is asked for, 5 s at most; `held` says whether page 2 came in that time. With
+    /// `failing`, that write then fails.
     func withHeldFirstMerge(
-        onSecondPage: @escaping @Sendable () -> Void = {},
+        onSecondPage: @escaping @Sendable () -> Void = {}, failing: Bool = false,
         _ body: (SyncFixture, WriteGatedStorage, LockedValue<Bool?>) async throws -> Void
     ) async throws {
         try await withSyncFixture(objects: Self.objects()) { fixture in
@@ -36,6 +37,7 @@ import Testing
                     storage.gateNextWrite {
                         let asked = await secondAsked.wait(upTo: .seconds(5))
                         held.withLock { $0 = asked }
+                        if failing { throw DepotError(.storage, "disk full") }
                     }
                 case "2":
                     onSecondPage()
@@ -88,6 +90,22 @@ import Testing
             fixture.server.clearRequests()
             let next = try await repository.synchronize().value
             #expect(!next.incremental && next.pulled == 12)
+        }
+    }
+
+    @Test("a merge that fails ends the pull: the page read ahead is dropped, nothing more is asked")
+    func failedMergeDropsThePageReadAhead() async throws {
+        try await withHeldFirstMerge(failing: true) { fixture, storage, held in
+            // Given: page 1's merge fails once page 2, read ahead, was asked for
+            let repository = SyncMessages(store: fixture.session, storage: storage, synchronization: Self.configuration)
+            // When
+            let error = await #expect(throws: DepotError.self) { try await repository.synchronize().value }
+            // Then: the store's failure, nothing of page 1 or 2 stored, page 3 never asked for
+            #expect(held.withLock { $0 } == true, "page 2 was not asked for while page 1 merged")
+            #expect(error?.code == .storage)
+            let stored = try await fixture.storage.fetch(collection: "messages", matching: .all)
+            #expect(stored.isEmpty)
+            #expect(!fixture.requestLines.contains { $0.contains("_page=3") })
         }
     }
 }

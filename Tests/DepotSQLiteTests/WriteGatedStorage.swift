@@ -6,21 +6,21 @@ import Foundation
 /// Everything else goes straight to `base`.
 final class WriteGatedStorage: Storage {
     let base: any Storage
-    private let gate = LockedValue<(@Sendable () async -> Void)?>(nil)
+    private let gate = LockedValue<(@Sendable () async throws -> Void)?>(nil)
 
     init(_ base: any Storage) { self.base = base }
 
-    /// Makes the next write wait for `gate` first.
-    func gateNextWrite(_ gate: @escaping @Sendable () async -> Void) {
+    /// Makes the next write wait for `gate` first; the write fails with what `gate` throws.
+    func gateNextWrite(_ gate: @escaping @Sendable () async throws -> Void) {
         self.gate.withLock { $0 = gate }
     }
 
-    private func passGate() async {
+    private func passGate() async throws {
         let taken = gate.withLock { gate in
             defer { gate = nil }
             return gate
         }
-        await taken?()
+        try await taken?()
     }
 
     func fetch(collection: String, syncStates states: Set<SyncState>, after id: String?, limit: Int)
@@ -29,15 +29,15 @@ final class WriteGatedStorage: Storage {
         try await base.fetch(collection: collection, syncStates: states, after: id, limit: limit)
     }
     func insert(_ record: StoredRecord) async throws {
-        await passGate()
+        try await passGate()
         try await base.insert(record)
     }
     func upsert(_ records: [StoredRecord]) async throws {
-        await passGate()
+        try await passGate()
         try await base.upsert(records)
     }
     func upsert(encoded records: [EncodedRecord]) async throws {
-        await passGate()
+        try await passGate()
         try await base.upsert(encoded: records)
     }
     func fetch(collection: String, id: String) async throws -> StoredRecord? {
@@ -53,7 +53,7 @@ final class WriteGatedStorage: Storage {
     func transaction<Output: Sendable>(
         _ body: @escaping @Sendable (any StorageTransaction) throws -> Output
     ) async throws -> Output {
-        await passGate()
+        try await passGate()
         return try await base.transaction(body)
     }
     func outbox(_ query: OutboxQuery) async throws -> [OutboxEntry] { try await base.outbox(query) }
