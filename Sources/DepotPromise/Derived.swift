@@ -65,13 +65,14 @@ final class Derived<Input: Sendable, Value: Sendable>: Promise<Value>, Job,
 
     /// Runs the body on the parent's outcome; the caller keeps the parent alive.
     ///
-    /// The parent's outcome is read without its lock: it settled before this job was scheduled
-    /// and a settled outcome never changes, and the lock that handed the job over (the parent's,
-    /// when it was found settled or settled on this thread, or the mailbox's) orders that write
-    /// before this read. A lock less per step, on a lock the settling thread last held.
+    /// The parent's outcome is read without its lock: it settled before this job was scheduled,
+    /// its value or error was written once as it settled, and the lock that handed the job over
+    /// (the parent's, when it was found settled or settled on this thread, or the mailbox's)
+    /// orders that write before this read. A lock less per step, on a lock the settling thread
+    /// last held.
     private func runBody(drain: inout Drain?) {
-        let (phase, error) = (parent.storage.phase, parent.storage.error)
-        precondition(phase != .pending, "chained step ran before its parent settled")
+        let error = parent.rejectedError
+        let phase: Phase = error == nil ? .fulfilled : .rejected
         // The common verbs read the parent's value and settle directly: no `Result` or `Step` is
         // built, so unspecialized code pays no generic metadata lookup for them.
         switch body {
