@@ -31,7 +31,6 @@ final class Derived<Input: Sendable, Value: Sendable>: Promise<Value>, Job,
     @unchecked Sendable  // @unchecked: a LockStripes mutex guards `storage`
 {
     let queue: DispatchQueue?
-    let queueKey: UInt
     let body: Body<Input, Value>
     /// The parent, typed, without a reference count: `storage.source` owns it until this node
     /// settles, and ``run(drain:)`` reads it only while holding that owner. Reading it costs no
@@ -40,19 +39,14 @@ final class Derived<Input: Sendable, Value: Sendable>: Promise<Value>, Job,
 
     init(parent: Promise<Input>, queue: DispatchQueue?, body: Body<Input, Value>) {
         self.queue = queue
-        queueKey = queue.map(QueueIdentity.key) ?? 0
         self.body = body
         self.parent = parent
         super.init(source: parent)
     }
 
-    /// Runs the step. The source is moved out of the state, not copied (no reference count
-    /// traffic on the parent, which the settling thread touches too): it has settled, so a cancel
-    /// arriving while the body runs has nothing to reach upstream; an adopted promise becomes the
-    /// source again in ``adopt(_:drain:)``.
     func run(drain: inout Drain?) {
         let taken: (source: any CancellableNode, adopting: Bool)? = withState { state in
-            guard state.phase == .pending, let source = state.source.take() else { return nil }
+            guard state.phase == .pending, let source = state.source else { return nil }
             return (source, state.adopting)
         }
         guard let taken else { return }  // cancelled while waiting to run
@@ -64,15 +58,9 @@ final class Derived<Input: Sendable, Value: Sendable>: Promise<Value>, Job,
     }
 
     /// Runs the body on the parent's outcome; the caller keeps the parent alive.
-    ///
-    /// The parent's outcome is read without its lock: it settled before this job was scheduled,
-    /// its value or error was written once as it settled, and the lock that handed the job over
-    /// (the parent's, when it was found settled or settled on this thread, or the mailbox's)
-    /// orders that write before this read. A lock less per step, on a lock the settling thread
-    /// last held.
     private func runBody(drain: inout Drain?) {
-        let error = parent.rejectedError
-        let phase: Phase = error == nil ? .fulfilled : .rejected
+        let (phase, error) = parent.withState { ($0.phase, $0.error) }
+        precondition(phase != .pending, "chained step ran before its parent settled")
         // The common verbs read the parent's value and settle directly: no `Result` or `Step` is
         // built, so unspecialized code pays no generic metadata lookup for them.
         switch body {

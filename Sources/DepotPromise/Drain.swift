@@ -4,11 +4,6 @@ import Dispatch
 protocol Job: AnyObject, Sendable {
     /// Where the job runs; nil runs it wherever the promise settles (used for continuations).
     var queue: DispatchQueue? { get }
-    /// The ``QueueIdentity`` key of ``queue``, worked out once when the job is made; 0 when
-    /// `queue` is nil. Scheduling reads it instead of the queue, so a job bound for a queue costs
-    /// no retain and release of the queue object (shared by every thread that posts to it) unless
-    /// a drainer block must be submitted.
-    var queueKey: UInt { get }
     /// Runs the job. Jobs it makes ready for the same queue go into `drain` instead of a new hop.
     func run(drain: inout Drain?)
 }
@@ -66,15 +61,15 @@ struct Drain {
     /// Runs `job` now if it has no queue, in the current drain if it is for the drain's queue,
     /// or else posts it to its queue's ``Mailboxes`` (never inline: no Zalgo).
     static func schedule(_ job: any Job, in drain: inout Drain?) {
-        let key = job.queueKey
-        guard key != 0 else {
+        guard let queue = job.queue else {
             job.run(drain: &drain)
             return
         }
+        let key = QueueIdentity.key(queue)
         if drain != nil, drain!.key == key {
             drain!.ready.append(job)
         } else {
-            Mailboxes.shared.post(job, key: key)
+            Mailboxes.shared.post(job, to: queue, key: key)
         }
     }
 
@@ -90,13 +85,11 @@ struct Drain {
 /// A plain callback on a promise's outcome.
 final class Callback<Value: Sendable>: Job {
     let queue: DispatchQueue?
-    let queueKey: UInt
     let source: Promise<Value>
     let body: @Sendable (Result<Value, any Error>) -> Void
 
     init(queue: DispatchQueue?, source: Promise<Value>, body: @escaping @Sendable (Result<Value, any Error>) -> Void) {
         self.queue = queue
-        queueKey = queue.map(QueueIdentity.key) ?? 0
         self.source = source
         self.body = body
     }

@@ -138,13 +138,11 @@ final class Mailboxes: Sendable {
         return stripes[Int(((address >> 4) ^ (address >> 10)) & UInt(stripes.count - 1))]
     }
 
-    /// Posts `job` to run on its queue (whose key is `key`), never inline. The queue object is
-    /// read only when a drainer block must be submitted: the caller's reference keeps `job` alive.
-    func post(_ job: any Job, key: UInt) {
+    /// Posts `job` to run on `queue`, never inline.
+    func post(_ job: any Job, to queue: DispatchQueue, key: UInt) {
         let stripe = stripe(for: key)
         let submit = stripe.lock.withLock { stripe.post(job, to: key) }
-        guard submit, let queue = job.queue else { return }
-        queue.async { Mailboxes.shared.drain(queue, key: key) }
+        if submit { queue.async { Mailboxes.shared.drain(queue, key: key) } }
     }
 
     /// A drainer block: runs, on `queue`, batches of the jobs posted to it until none is left,

@@ -36,11 +36,6 @@ public class Promise<Value: Sendable>: @unchecked Sendable {  // @unchecked: a l
     /// code outside this module (which runs it unspecialized) stores, reads and frees it without
     /// a generic metadata lookup. A value larger than three words is boxed by the existential.
     @exclusivity(unchecked) final var fulfilledValue: (any Sendable)?
-    /// The error, once rejected: written once, with the state locked, as `phase` becomes
-    /// `.rejected`. Kept out of ``PromiseState`` like ``fulfilledValue``, so a step scheduled by
-    /// the settle reads its parent's outcome without taking the parent's lock (the hand-over that
-    /// scheduled it orders the write before the read).
-    @exclusivity(unchecked) final var rejectedError: (any Error)?
 
     /// Makes a pending promise that waits on `source` (its parent, for a chained step).
     init(source: (any CancellableNode)?) {
@@ -55,8 +50,7 @@ public class Promise<Value: Sendable>: @unchecked Sendable {  // @unchecked: a l
 
     /// Makes a rejected promise.
     init(rejected error: any Error) {
-        storage = PromiseState(phase: .rejected)
-        rejectedError = error
+        storage = PromiseState(phase: .rejected, error: error)
     }
 
     /// The value of a fulfilled promise. Call only after seeing `.fulfilled` under the lock.
@@ -109,10 +103,11 @@ public class Promise<Value: Sendable>: @unchecked Sendable {  // @unchecked: a l
 
     /// The outcome, or nil while pending.
     public var result: Result<Value, any Error>? {
-        switch withState({ $0.phase }) {
+        let (phase, error) = withState { ($0.phase, $0.error) }
+        switch phase {
         case .pending: return nil
         case .fulfilled: return .success(storedValue)  // written before the phase, never again
-        case .rejected: return .failure(rejectedError!)
+        case .rejected: return .failure(error!)
         }
     }
 
@@ -126,9 +121,7 @@ public class Promise<Value: Sendable>: @unchecked Sendable {  // @unchecked: a l
     public var isRejected: Bool { withState { $0.phase == .rejected } }
 
     /// True when the promise was rejected with a cancellation error.
-    public var isCancelled: Bool {
-        withState { $0.phase == .rejected } && rejectedError!.isDepotCancellation
-    }
+    public var isCancelled: Bool { withState { $0.error?.isDepotCancellation ?? false } }
 
     // MARK: Settling
 
@@ -174,7 +167,7 @@ public class Promise<Value: Sendable>: @unchecked Sendable {  // @unchecked: a l
     func reject(_ error: any Error, drain: inout Drain?) -> Bool {
         let taken: (first: (any Job)?, rest: [any Job])? = withState { state in
             guard state.phase == .pending else { return nil }
-            rejectedError = error
+            state.error = error
             state.phase = .rejected
             return state.takeJobs()
         }
@@ -185,10 +178,11 @@ public class Promise<Value: Sendable>: @unchecked Sendable {  // @unchecked: a l
 
     /// Settles like `other`, which has settled.
     func settle(like other: Promise<Value>, drain: inout Drain?) {
-        switch other.withState({ $0.phase }) {
+        let (phase, error) = other.withState { ($0.phase, $0.error) }
+        switch phase {
         case .pending: preconditionFailure("adopted promise ran before settling")
         case .fulfilled: fulfill(existential: other.fulfilledValue!, drain: &drain)
-        case .rejected: reject(other.rejectedError!, drain: &drain)
+        case .rejected: reject(error!, drain: &drain)
         }
     }
 
@@ -252,7 +246,7 @@ public class Promise<Value: Sendable>: @unchecked Sendable {  // @unchecked: a l
                 state.cancelHandlers.append(handler)
                 return false
             }
-            return rejectedError?.isDepotCancellation ?? false
+            return state.error?.isDepotCancellation ?? false
         }
         if runNow { handler() }
     }
@@ -299,9 +293,11 @@ enum Phase: UInt8 {
 }
 
 /// The mutable part of a promise, guarded by its lock stripe. Not generic (the value lives in
-/// ``Promise/fulfilledValue``, the error in ``Promise/rejectedError``), so unspecialized code reads and writes it without metadata lookups.
+/// ``Promise/fulfilledValue``), so unspecialized code reads and writes it without metadata lookups.
 struct PromiseState {
     var phase = Phase.pending
+    /// The error, once rejected.
+    var error: (any Error)?
     var first: (any Job)?
     var rest: [any Job] = []
     /// What this promise waits on (a parent or an adopted promise); cancelling reaches it.
