@@ -21,14 +21,14 @@
         let recorder: ChangeRecorder
         /// False once the body returned: a transaction kept past it refuses every call.
         private let live = LockedValue(true)
-        /// True until the schema's write lock is asked for: it goes with the transaction's first
-        /// statement (inside it, when that statement is an upsert that can take it first).
-        private let lockPending: LockedValue<Bool>
+        /// The locks the transaction holds or asked for: the schema's (in that measurement mode,
+        /// still to take with the first statement) or its entities' (``PostgresEntityLock``).
+        private let locks: LockedValue<Locks>
         /// The statements sent without waiting for their answer, in the order sent.
         private let unanswered = LockedValue<[(what: String, answer: EventLoopFuture<PostgresQueryResult>)]>([])
 
         init(storage: PostgresStorage, connection: PostgresConnection, recorder: ChangeRecorder) {
-            lockPending = LockedValue(storage.serializesWrites)
+            locks = LockedValue(Locks(schemaPending: storage.writeLocking == .schema))
             self.storage = storage
             self.connection = connection
             self.recorder = recorder
@@ -87,7 +87,7 @@
 
         /// Sends `query` without waiting for its answer (a write whose result the body does not
         /// need); ``settle()`` waits for it. `locking` is the same write taking the schema's write
-        /// lock first, sent instead when the lock is still to take.
+        /// lock first, sent instead when that lock is still to take (measurement mode `.schema`).
         func sendUnanswered(_ what: String, _ query: PostgresQuery, locking: PostgresQuery? = nil) throws {
             try checkLive()
             if let locking, takePendingLock() {
@@ -98,19 +98,80 @@
             unsettled("cannot \(what)", storage.send(query, on: connection))
         }
 
-        /// Sends the schema's write lock, unless it was already asked for.
+        /// Sends the schema's write lock, unless it was already asked for (measurement mode
+        /// `.schema` only).
         private func takeLockIfPending() throws {
             guard takePendingLock() else { return }
             let lock: PostgresQuery = "SELECT pg_advisory_xact_lock(\(PostgresStorage.lockKey(storage.schema)))"
             unsettled("cannot take the write lock", storage.send(lock, on: connection))
         }
 
-        /// True once: when the write lock is still to take (the caller takes it).
+        /// True once: when the schema's write lock is still to take (the caller takes it).
         private func takePendingLock() -> Bool {
-            lockPending.withLock { pending in
-                defer { pending = false }
-                return pending
+            locks.withLock { locks in
+                defer { locks.schemaPending = false }
+                return locks.schemaPending
             }
+        }
+
+        /// Takes the lock of `id` of `collection` unless the transaction holds it: sent without
+        /// waiting, before the statement that touches the entity (postgres-nio runs a connection's
+        /// statements in order, and each statement of a READ COMMITTED transaction sees what
+        /// committed before it began, so that statement sees the last holder's writes).
+        func lockEntity(collection: String, id: String) throws {
+            try lockEntities([PostgresEntityLock(schema: storage.schema, collection: collection, id: id)])
+        }
+
+        /// Takes the locks of `locks` the transaction does not hold yet, in one statement, in a
+        /// fixed order (so two transactions taking the same set never wait for each other).
+        /// `shared`: read locks, which other readers share (a write of the entity waits for them).
+        func lockEntities(_ wanted: [PostgresEntityLock], shared: Bool = false) throws {
+            try checkLive()
+            let missing = takeEntityLocks(wanted, shared: shared)
+            guard !missing.isEmpty else { return }
+            unsettled(
+                "cannot lock \(missing.count == 1 ? "an entity" : "\(missing.count) entities")",
+                storage.send(PostgresEntityLock.statement(missing, shared: shared), on: connection))
+        }
+
+        /// The locks of `wanted` the transaction does not hold yet (sorted, once each), counted
+        /// as held from now on: the caller takes them. None outside the `.entity` mode.
+        func takeEntityLocks(_ wanted: [PostgresEntityLock], shared: Bool = false) -> [PostgresEntityLock] {
+            guard storage.writeLocking == .entity else { return [] }
+            return locks.withLock { locks in
+                var missing: [PostgresEntityLock] = []
+                for lock in Set(wanted).sorted() where !locks.held.contains(lock) {
+                    if shared {
+                        guard locks.shared.insert(lock).inserted else { continue }
+                    } else {
+                        locks.held.insert(lock)
+                    }
+                    missing.append(lock)
+                }
+                return missing
+            }
+        }
+
+        /// Counts the entities of `entries` as locked: a claim took their locks in its statement.
+        func holdEntities(of entries: [OutboxEntry]) {
+            guard storage.writeLocking == .entity else { return }
+            let schema = storage.schema
+            locks.withLock { locks in
+                for entry in entries {
+                    locks.held.insert(
+                        PostgresEntityLock(schema: schema, collection: entry.collection, id: entry.entityID))
+                }
+            }
+        }
+
+        /// What the transaction locked.
+        struct Locks {
+            /// The schema's write lock is still to take (measurement mode `.schema`).
+            var schemaPending: Bool
+            /// The entity locks held alone.
+            var held: Set<PostgresEntityLock> = []
+            /// The entity locks shared with other readers.
+            var shared: Set<PostgresEntityLock> = []
         }
 
         /// Sends `BEGIN` without waiting.
