@@ -11,7 +11,13 @@
     /// Made by ``PostgresStorage/withTransaction(_:)`` and by the store's own writes; valid only
     /// until its body returns.
     ///
-    /// Statements whose answer the body does not need (`BEGIN`, the write lock, an upsert) are
+    /// Before its first read or write of an entity, the transaction takes the entity's advisory
+    /// lock (one per collection and id), held until it ends: a transaction that reads, decides and
+    /// writes an entity runs alone on it, on every replica, and transactions of other entities run
+    /// beside it. Two transactions that wait for each other's locks (PostgreSQL detects it) are
+    /// rolled back, and the store's own writes run again.
+    ///
+    /// Statements whose answer the body does not need (`BEGIN`, a lock, an upsert) are
     /// sent without waiting: postgres-nio runs a connection's statements in order, so a later read
     /// sees them, and the commit waits for them all (the first that failed fails the transaction).
     public final class PostgresTransaction: Sendable {
