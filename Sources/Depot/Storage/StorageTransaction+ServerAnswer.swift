@@ -34,9 +34,18 @@ extension StorageTransaction {
     func storeServerAnswer(
         _ answer: EncodedRecord?, collection: String, sentID: String, sent: JSONObject? = nil, in storage: Storage
     ) throws {
-        let ids = [sentID] + (answer.map { [$0.id] } ?? [])
+        try storeServerAnswerUnnoted(answer, collection: collection, sentID: sentID, sent: sent)
         // Noted in the store, so a read that began before it, in any process, never overwrites it.
-        try noteDelivery(collection: collection, ids: ids)
+        // Noted last: the store's delivery sequence is one row every answer reads and moves on, so
+        // a store that locks what a transaction touches (PostgreSQL) holds it only until the commit.
+        try noteDelivery(collection: collection, ids: [sentID] + (answer.map { [$0.id] } ?? []))
+    }
+
+    /// ``storeServerAnswer(_:collection:sentID:sent:in:)`` but its delivery marks.
+    private func storeServerAnswerUnnoted(
+        _ answer: EncodedRecord?, collection: String, sentID: String, sent: JSONObject?
+    ) throws {
+        let ids = [sentID] + (answer.map { [$0.id] } ?? [])
         // A row of the entity a pull could not read is older than this answer.
         try releaseQuarantine(collection: collection, ids: ids)
         // A write's answer is not a GET's: the stored validators no longer describe the record,
