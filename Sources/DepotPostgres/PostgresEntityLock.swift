@@ -16,11 +16,19 @@
         /// The text the key is hashed from.
         let text: String
 
-        /// The lock of `id` of `collection` in `schema`.
-        init(schema: String, collection: String, id: String) {
+        /// The lock of `id` of `collection` in `schema`; nil for a row no transaction needs to
+        /// lock (``unlockedCollections``).
+        init?(schema: String, collection: String, id: String) {
+            guard !Self.unlockedCollections.contains(collection) else { return nil }
             let (collection, id) = Self.entity(collection: collection, id: id)
             text = "\(schema)|\(collection.utf8.count):\(collection)/\(id)"
         }
+
+        /// Depot's collections whose rows are written blind and read without deciding a write on
+        /// them: a collection's list-cache token (every write of the collection replaces it with a
+        /// new random one; whichever commits last, the lists cached before are stale). Locking it
+        /// would make every write of a collection wait for every other.
+        static let unlockedCollections: Set<String> = ["__depot_http_cache_lists"]
 
         static func < (left: PostgresEntityLock, right: PostgresEntityLock) -> Bool {
             left.text.utf8.lexicographicallyPrecedes(right.text.utf8)

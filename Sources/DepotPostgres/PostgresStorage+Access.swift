@@ -113,6 +113,7 @@
                         } catch {
                             throw BodyFailure(error: error)
                         }
+                        try transaction.sendDeferred()
                         if let notice = changeNotice(recorder) {
                             try transaction.sendUnanswered(
                                 "announce the changes", "SELECT pg_notify(\(channel), \(notice))")

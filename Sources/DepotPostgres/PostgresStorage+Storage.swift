@@ -53,7 +53,7 @@
             try await write("upsert \(rows.count) records") { tx in
                 // Every entity's lock first, in one statement, in a fixed order.
                 try tx.lockEntities(
-                    rows.map { PostgresEntityLock(schema: self.schema, collection: $0.collection, id: $0.id) })
+                    rows.compactMap { PostgresEntityLock(schema: self.schema, collection: $0.collection, id: $0.id) })
                 for start in stride(from: 0, to: rows.count, by: Self.upsertRowsPerStatement) {
                     let chunk = rows[start..<min(start + Self.upsertRowsPerStatement, rows.count)]
                     var query = PostgresQuery(
@@ -93,7 +93,10 @@
                 locked = true
             case .entity:
                 let wanted = Set(
-                    locks ?? records.map { PostgresEntityLock(schema: schema, collection: $0.collection, id: $0.id) }
+                    locks
+                        ?? records.compactMap {
+                            PostgresEntityLock(schema: schema, collection: $0.collection, id: $0.id)
+                        }
                 ).sorted()
                 if !wanted.isEmpty {
                     query.binds.append(wanted.map(\.text))

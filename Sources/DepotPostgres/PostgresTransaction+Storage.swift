@@ -8,9 +8,11 @@
 
         /// The record with `id`, as this transaction sees it, or nil.
         public func fetch(collection: String, id: String) throws -> StoredRecord? {
-            try lockEntities(
-                [PostgresEntityLock(schema: storage.schema, collection: collection, id: id)],
-                shared: collection == PostgresEntityLock.schemaVersions)
+            if let lock = PostgresEntityLock(schema: storage.schema, collection: collection, id: id) {
+                try lockEntities([lock], shared: collection == PostgresEntityLock.schemaVersions)
+            } else {
+                try sendDeferred()
+            }
             return try execute(
                 "fetch \(collection)/\(id)",
                 "SELECT \(unescaped: PostgresStorage.recordColumns) FROM \(unescaped: quoted).records WHERE collection = \(collection) AND id = \(id)"
@@ -32,7 +34,9 @@
         public func upsert(encoded record: EncodedRecord) throws {
             let what = "write \(record.collection)/\(record.id)"
             let lock = PostgresEntityLock(schema: storage.schema, collection: record.collection, id: record.id)
-            if !takeEntityLocks([lock]).isEmpty {
+            if lock == nil, storage.writeLocking == .entity {
+                try deferUpsert(what, storage.upsertQuery(record), of: PostgresStorage.RecordKey(record.collection, record.id))
+            } else if let lock, !takeEntityLocks([lock]).isEmpty {
                 try sendUnanswered(what, storage.upsertStatement([record], notice: nil, locks: [lock]))
             } else {
                 try sendUnanswered(
@@ -64,7 +68,8 @@
         /// The sync states of the records of `ids` that exist, in one query.
         public func syncStates(collection: String, ids: [String]) throws -> [String: SyncState] {
             guard !ids.isEmpty else { return [:] }
-            try lockEntities(ids.map { PostgresEntityLock(schema: storage.schema, collection: collection, id: $0) })
+            try lockEntities(
+                ids.compactMap { PostgresEntityLock(schema: storage.schema, collection: collection, id: $0) })
             let rows = try execute(
                 "read the sync states of \(ids.count) \(collection) records",
                 "SELECT id, sync_state FROM \(unescaped: quoted).records WHERE collection = \(collection) AND id = ANY(\(ids))"

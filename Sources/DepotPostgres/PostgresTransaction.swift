@@ -30,6 +30,10 @@
         /// The locks the transaction holds or asked for: the schema's (in that measurement mode,
         /// still to take with the first statement) or its entities' (``PostgresEntityLock``).
         private let locks: LockedValue<Locks>
+        /// Upserts of rows no lock guards (``PostgresEntityLock/unlockedCollections``), kept until
+        /// the commit (the last replaces an earlier one of the same row): their row is every
+        /// writer's, and its row lock is then held for the commit only.
+        private let deferred = LockedValue<[PostgresStorage.RecordKey: (what: String, query: PostgresQuery)]>([:])
         /// The statements sent without waiting for their answer, in the order sent.
         private let unanswered = LockedValue<[(what: String, answer: EventLoopFuture<PostgresQueryResult>)]>([])
 
@@ -125,7 +129,8 @@
         /// statements in order, and each statement of a READ COMMITTED transaction sees what
         /// committed before it began, so that statement sees the last holder's writes).
         func lockEntity(collection: String, id: String) throws {
-            try lockEntities([PostgresEntityLock(schema: storage.schema, collection: collection, id: id)])
+            guard let lock = PostgresEntityLock(schema: storage.schema, collection: collection, id: id) else { return }
+            try lockEntities([lock])
         }
 
         /// Takes the locks of `locks` the transaction does not hold yet, in one statement, in a
@@ -158,14 +163,32 @@
             }
         }
 
+        /// Keeps the upsert of `record`, a row no lock guards, for ``sendDeferred()``.
+        func deferUpsert(_ what: String, _ query: PostgresQuery, of key: PostgresStorage.RecordKey) throws {
+            try checkLive()
+            deferred.withLock { $0[key] = (what, query) }
+        }
+
+        /// Sends the upserts kept for the commit (before the commit, or before a read of their rows).
+        func sendDeferred() throws {
+            let kept = deferred.withLock { kept in
+                defer { kept = [:] }
+                return kept
+            }
+            for (_, (what, query)) in kept.sorted(by: { ($0.key.collection, $0.key.id) < ($1.key.collection, $1.key.id) }) {
+                try sendUnanswered(what, query)
+            }
+        }
+
         /// Counts the entities of `entries` as locked: a claim took their locks in its statement.
         func holdEntities(of entries: [OutboxEntry]) {
             guard storage.writeLocking == .entity else { return }
             let schema = storage.schema
             locks.withLock { locks in
                 for entry in entries {
-                    locks.held.insert(
-                        PostgresEntityLock(schema: schema, collection: entry.collection, id: entry.entityID))
+                    if let lock = PostgresEntityLock(schema: schema, collection: entry.collection, id: entry.entityID) {
+                        locks.held.insert(lock)
+                    }
                 }
             }
         }

@@ -139,6 +139,12 @@
                     == PostgresEntityLock(schema: "s", collection: row.2, id: row.3))
         }
 
+        @Test("a collection's list-cache token takes no lock: every write of the collection replaces it")
+        func listTokenIsUnlocked() {
+            #expect(PostgresEntityLock(schema: "s", collection: "__depot_http_cache_lists", id: "messages") == nil)
+            #expect(PostgresEntityLock(schema: "s", collection: "messages", id: "1") != nil)
+        }
+
         /// A stream that yields true once `work` finished without throwing (false if it threw).
         static func finished(_ work: @escaping @Sendable () async throws -> Void) -> AsyncStream<Bool> {
             let (stream, continuation) = AsyncStream.makeStream(of: Bool.self)
