@@ -62,7 +62,7 @@
                         return try await write(what) { transaction in
                             try await transaction.onThread { try body(transaction) }
                         }
-                    } catch where Self.isDeadlock(error) && failures < Self.deadlockRetries {
+                    } catch  where Self.isDeadlock(error) && failures < Self.deadlockRetries {
                         failures += 1
                     }
                 }

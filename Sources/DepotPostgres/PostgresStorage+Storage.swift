@@ -43,7 +43,7 @@
                             }
                         }
                         break
-                    } catch where Self.isDeadlock(error) && failures < Self.deadlockRetries {
+                    } catch  where Self.isDeadlock(error) && failures < Self.deadlockRetries {
                         failures += 1
                     }
                 }

@@ -35,12 +35,14 @@
             let what = "write \(record.collection)/\(record.id)"
             let lock = PostgresEntityLock(schema: storage.schema, collection: record.collection, id: record.id)
             if lock == nil, storage.writeLocking == .entity {
-                try deferUpsert(what, storage.upsertQuery(record), of: PostgresStorage.RecordKey(record.collection, record.id))
+                try deferUpsert(
+                    what, storage.upsertQuery(record), of: PostgresStorage.RecordKey(record.collection, record.id))
             } else if let lock, !takeEntityLocks([lock]).isEmpty {
                 try sendUnanswered(what, storage.upsertStatement([record], notice: nil, locks: [lock]))
             } else {
                 try sendUnanswered(
-                    what, storage.upsertQuery(record), locking: storage.upsertStatement([record], notice: nil, locks: []))
+                    what, storage.upsertQuery(record),
+                    locking: storage.upsertStatement([record], notice: nil, locks: []))
             }
             recorder.changed(record.collection, record.id)
         }

@@ -175,7 +175,9 @@
                 defer { kept = [:] }
                 return kept
             }
-            for (_, (what, query)) in kept.sorted(by: { ($0.key.collection, $0.key.id) < ($1.key.collection, $1.key.id) }) {
+            for (_, (what, query)) in kept.sorted(by: {
+                ($0.key.collection, $0.key.id) < ($1.key.collection, $1.key.id)
+            }) {
                 try sendUnanswered(what, query)
             }
         }

@@ -62,7 +62,8 @@
         @Test("a claim skips an entry whose entity another transaction holds, without waiting")
         func claimSkipsHeldEntity() async throws {
             try await withPostgresReplicas { first, second in
-                let sequences = try await Conformance.append([Conformance.entry("1"), Conformance.entry("2")], to: first)
+                let sequences = try await Conformance.append(
+                    [Conformance.entry("1"), Conformance.entry("2")], to: first)
                 try await first.withTransaction { tx in
                     // Given: a transaction that read entity 1's outbox (a local write deciding)
                     _ = try await tx.onThread { try tx.outboxEntries(collection: "messages", entityID: "1") }
@@ -121,15 +122,17 @@
             }
         }
 
-        @Test("Depot's own rows of an entity take that entity's lock", arguments: [
-            ("__depot_moved_ids", "8:messages/tmp-1", "messages", "tmp-1"),
-            ("__depot_deliveries", "8:messages/a/b", "messages", "a/b"),
-            ("__depot_http_cache", "r8:messages/1", "messages", "1"),
-            ("__depot_http_cache", "p8:messages/http://x", "__depot_http_cache", "p8:messages/http://x"),
-            ("__depot_deliveries", "#sequence", "__depot_deliveries", "#sequence"),
-            ("__depot_moved_ids", "99:messages/1", "__depot_moved_ids", "99:messages/1"),
-            ("messages", "8:messages/1", "messages", "8:messages/1"),
-        ])
+        @Test(
+            "Depot's own rows of an entity take that entity's lock",
+            arguments: [
+                ("__depot_moved_ids", "8:messages/tmp-1", "messages", "tmp-1"),
+                ("__depot_deliveries", "8:messages/a/b", "messages", "a/b"),
+                ("__depot_http_cache", "r8:messages/1", "messages", "1"),
+                ("__depot_http_cache", "p8:messages/http://x", "__depot_http_cache", "p8:messages/http://x"),
+                ("__depot_deliveries", "#sequence", "__depot_deliveries", "#sequence"),
+                ("__depot_moved_ids", "99:messages/1", "__depot_moved_ids", "99:messages/1"),
+                ("messages", "8:messages/1", "messages", "8:messages/1"),
+            ])
         func depotRowsMapToTheirEntity(row: (String, String, String, String)) {
             let entity = PostgresEntityLock.entity(collection: row.0, id: row.1)
             #expect(entity.collection == row.2)
