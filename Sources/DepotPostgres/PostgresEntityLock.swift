@@ -40,9 +40,14 @@
             "__depot_moved_ids", "__depot_deliveries", "__depot_quarantine", "__depot_http_cache",
         ]
 
-        /// Depot's collection of schema versions: read by many writes, written by a migration.
-        /// Its reads share the lock, its writes hold it alone.
-        static let schemaVersions = "__depot_schema_versions"
+        /// Depot's collections read by many transactions and written by few: the schema versions
+        /// (read by local writes, written by a migration) and the open batches (read by every
+        /// claim, written by a batch push). Their reads share the lock, their writes hold it alone.
+        static let sharedReadCollections: Set<String> = ["__depot_schema_versions", openBatches.collection]
+
+        /// The row of the open batches (`OutboxBatch`): every claim reads it after claiming, so a
+        /// claim shares its lock before it tries any entity's, and never waits for it holding one.
+        static let openBatches = (collection: "__depot_outbox_batches", id: "open")
 
         /// The entity a row of `collection` with `id` describes: itself, unless it is one of
         /// Depot's per-entity rows.

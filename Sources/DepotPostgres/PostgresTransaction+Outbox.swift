@@ -192,6 +192,10 @@
             // The entity's lock is tried only for an entry the claim would take (`CASE` keeps
             // the order), so no other entity is held back.
             if storage.writeLocking == .entity {
+                // The open batches are read next (`claimOutboxInOrder`): their lock first, shared,
+                // so the claim never waits for it while it holds an entity's.
+                let batches = PostgresEntityLock.openBatches
+                try lockEntity(collection: batches.collection, id: batches.id, shared: true)
                 query.binds.append(PostgresEntityLock.prefix(schema: storage.schema))
                 let text = PostgresEntityLock.outboxRowText(prefixBind: query.binds.count)
                 query.sql += " THEN pg_try_advisory_xact_lock(hashtextextended(\(text), 0))"

@@ -9,7 +9,7 @@
         /// The record with `id`, as this transaction sees it, or nil.
         public func fetch(collection: String, id: String) throws -> StoredRecord? {
             if let lock = PostgresEntityLock(schema: storage.schema, collection: collection, id: id) {
-                try lockEntities([lock], shared: collection == PostgresEntityLock.schemaVersions)
+                try lockEntities([lock], shared: PostgresEntityLock.sharedReadCollections.contains(collection))
             } else {
                 try sendDeferred()
             }

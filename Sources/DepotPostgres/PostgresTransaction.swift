@@ -128,9 +128,9 @@
         /// waiting, before the statement that touches the entity (postgres-nio runs a connection's
         /// statements in order, and each statement of a READ COMMITTED transaction sees what
         /// committed before it began, so that statement sees the last holder's writes).
-        func lockEntity(collection: String, id: String) throws {
+        func lockEntity(collection: String, id: String, shared: Bool = false) throws {
             guard let lock = PostgresEntityLock(schema: storage.schema, collection: collection, id: id) else { return }
-            try lockEntities([lock])
+            try lockEntities([lock], shared: shared)
         }
 
         /// Takes the locks of `locks` the transaction does not hold yet, in one statement, in a
