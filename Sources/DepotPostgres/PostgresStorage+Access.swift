@@ -6,8 +6,8 @@
     import PostgresNIO
 
     // Every database access goes through `rows` (a read on any pooled connection) or `write` (one
-    // connection, BEGIN, the schema's advisory lock, the body on the store's threads, COMMIT or
-    // ROLLBACK). Both refuse once the store is closed and turn what fails into a `DepotError`.
+    // connection, BEGIN, the body on the store's threads taking its entities' advisory locks,
+    // COMMIT or ROLLBACK). Both refuse once the store is closed and turn what fails into a `DepotError`.
 
     extension PostgresConnection {
         /// Runs `query` and collects every row (postgres-nio's future form, awaited).
@@ -41,21 +41,51 @@
             }
         }
 
-        /// Runs `body` in one write transaction on one connection: BEGIN, the schema's advisory
-        /// lock (every writer of the schema, in any process, waits for it, so no other write
-        /// interleaves), the body on one of the store's threads, then (if it returned) this
-        /// write's change notice and COMMIT, else ROLLBACK. After the commit the changes are
-        /// told to this object's observers.
+        /// Runs `body` in one write transaction on one connection: BEGIN, the body on one of the
+        /// store's threads (taking the lock of each entity it touches first: every other
+        /// transaction of that entity, in any process, waits for it), then (if it returned) this
+        /// write's change notice and COMMIT, else ROLLBACK. After the commit the changes are told
+        /// to this object's observers.
+        ///
+        /// Two transactions that each wait for a lock the other holds are a deadlock PostgreSQL
+        /// ends by failing one (`40P01`): that one rolled back, so `body` runs again, in a new
+        /// transaction, up to ``deadlockRetries`` times.
         func write<Output: Sendable>(
             _ what: String, _ body: @escaping @Sendable (PostgresTransaction) throws -> Output
         ) async throws -> Output {
             // Its own task, as SQLiteStorage's: a caller's cancellation must not abort a write
             // half-way, or an answer the server gave would not be stored.
             try await Task {
-                try await write(what) { transaction in
-                    try await transaction.onThread { try body(transaction) }
+                var failures = 0
+                while true {
+                    do {
+                        return try await write(what) { transaction in
+                            try await transaction.onThread { try body(transaction) }
+                        }
+                    } catch  where Self.isDeadlock(error) && failures < Self.deadlockRetries {
+                        failures += 1
+                    }
                 }
             }.value
+        }
+
+        /// How many times a transaction PostgreSQL failed as a deadlock runs again.
+        static let deadlockRetries = 10
+
+        /// Whether `error` is PostgreSQL's `deadlock_detected` (`40P01`), however wrapped.
+        static func isDeadlock(_ error: any Error) -> Bool {
+            var current: (any Error)? = error
+            while let error = current {
+                if let error = error as? PSQLError { return error.serverInfo?[.sqlState] == "40P01" }
+                if let failure = error as? BodyFailure {
+                    current = failure.error
+                } else if let error = error as? DepotError {
+                    current = error.underlying
+                } else {
+                    return false
+                }
+            }
+            return false
         }
 
         /// ``write(_:_:)`` with an async body (the app's transactional outbox): the body runs on
@@ -75,7 +105,7 @@
                 try await client.withConnection { connection in
                     let transaction = PostgresTransaction(storage: self, connection: connection, recorder: recorder)
                     do {
-                        // The write lock goes with the body's first statement.
+                        // Locks go with the body's statements.
                         try transaction.begin()
                         let output: Output
                         do {
@@ -83,6 +113,7 @@
                         } catch {
                             throw BodyFailure(error: error)
                         }
+                        try transaction.sendDeferred()
                         if let notice = changeNotice(recorder) {
                             try transaction.sendUnanswered(
                                 "announce the changes", "SELECT pg_notify(\(channel), \(notice))")

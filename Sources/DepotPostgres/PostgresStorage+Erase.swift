@@ -35,7 +35,9 @@
         /// Erases the store: drops its schema (every record and outbox entry, for every replica)
         /// and closes this object. It refuses, erasing nothing, while the store holds writes the
         /// server has not accepted, unless `force` is true. The check and the drop are one
-        /// transaction under the schema's write lock. Other objects on the schema fail from then on.
+        /// transaction that first locks the store's tables against every write (`LOCK TABLE … IN
+        /// EXCLUSIVE MODE`), so nothing commits between them. Other objects on the schema fail
+        /// from then on.
         ///
         /// - Parameter force: erase even when writes would be lost.
         /// - Throws: `DepotError` `.unsyncedWrites` (nothing erased) when `force` is false and
@@ -44,6 +46,9 @@
         public func erase(force: Bool) async throws {
             let (summaryQuery, name) = (self.summaryQuery, "the Postgres store \(schema)")
             try await write("erase \(name)") { tx in
+                _ = try tx.changing(
+                    "lock \(name)",
+                    "LOCK TABLE \(unescaped: self.quoted).records, \(unescaped: self.quoted).outbox IN EXCLUSIVE MODE")
                 if !force {
                     let summary = try self.unsyncedSummary(tx.execute("summarize unsynced work", summaryQuery))
                     if let refusal = summary.erasureRefusal(of: name) { throw refusal }

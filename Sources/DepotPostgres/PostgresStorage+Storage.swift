@@ -32,14 +32,28 @@
                 let recorder = ChangeRecorder()
                 for record in rows { recorder.changed(record.collection, record.id) }
                 let statement = upsertStatement(rows, notice: changeNotice(recorder))
-                try await Self.storageErrors("cannot upsert \(rows.count) records") {
-                    try await client.withConnection { connection in _ = try await send(statement, on: connection).get()
+                // Its entity locks are taken in one fixed order, but a transaction holding one of them
+                // may wait for another: PostgreSQL then fails one of the two, and this one runs again.
+                var failures = 0
+                while true {
+                    do {
+                        try await Self.storageErrors("cannot upsert \(rows.count) records") {
+                            try await client.withConnection { connection in
+                                _ = try await send(statement, on: connection).get()
+                            }
+                        }
+                        break
+                    } catch  where Self.isDeadlock(error) && failures < Self.deadlockRetries {
+                        failures += 1
                     }
                 }
                 recorder.publish(for: self)
                 return
             }
             try await write("upsert \(rows.count) records") { tx in
+                // Every entity's lock first, in one statement, in a fixed order.
+                try tx.lockEntities(
+                    rows.compactMap { PostgresEntityLock(schema: self.schema, collection: $0.collection, id: $0.id) })
                 for start in stride(from: 0, to: rows.count, by: Self.upsertRowsPerStatement) {
                     let chunk = rows[start..<min(start + Self.upsertRowsPerStatement, rows.count)]
                     var query = PostgresQuery(
@@ -60,15 +74,39 @@
         static let upsertRowsPerStatement = 1_000
 
         /// One statement that is a whole write transaction (its own implicit transaction): the
-        /// schema's write lock, then every row of `records` added or replaced, then the change
-        /// notice. The lock is taken before the first row is written (the rows are read through
-        /// it); `INSERT … ON CONFLICT` decides on the latest committed rows, so the statement's
-        /// snapshot, taken before the lock, does not matter.
-        func upsertStatement(_ records: [EncodedRecord], notice: String?) -> PostgresQuery {
+        /// locks (every record's entity lock, in a fixed order; the schema's write lock in that
+        /// measurement mode), then every row of `records` added or replaced, then the change
+        /// notice. The locks are taken before the first row is written (the rows are read through
+        /// them); `INSERT … ON CONFLICT` decides on the latest committed rows, so the statement's
+        /// snapshot, taken before the locks, does not matter.
+        ///
+        /// - Parameter locks: the entity locks to take (`.entity` mode); nil for every record's.
+        func upsertStatement(
+            _ records: [EncodedRecord], notice: String?, locks: [PostgresEntityLock]? = nil
+        ) -> PostgresQuery {
             var query = PostgresQuery(unsafeSQL: "WITH ")
-            if serializesWrites {
+            var locked = false
+            switch writeLocking {
+            case .schema:
                 query.binds.append(Self.lockKey(schema))
                 query.sql += "lock AS MATERIALIZED (SELECT pg_advisory_xact_lock($1) AS held), "
+                locked = true
+            case .entity:
+                let wanted = Set(
+                    locks
+                        ?? records.compactMap {
+                            PostgresEntityLock(schema: schema, collection: $0.collection, id: $0.id)
+                        }
+                ).sorted()
+                if !wanted.isEmpty {
+                    query.binds.append(wanted.map(\.text))
+                    query.sql +=
+                        "lock AS MATERIALIZED (SELECT count(pg_advisory_xact_lock(hashtextextended(k, 0))) AS held "
+                        + "FROM unnest($1::text[]) AS k), "
+                    locked = true
+                }
+            case .none:
+                break
             }
             query.sql +=
                 "written AS (INSERT INTO \(quoted).records (\(Self.recordWriteColumns)) SELECT v.* FROM (VALUES "
@@ -77,7 +115,7 @@
                 Self.appendRecordRow(record, to: &query)
             }
             query.sql += ") AS v (\(Self.recordWriteColumns))"
-            if serializesWrites { query.sql += " CROSS JOIN lock" }
+            if locked { query.sql += " CROSS JOIN lock" }
             query.sql += " WHERE TRUE" + Self.recordConflictUpdate + " RETURNING 1)"
             if let notice {
                 query.binds.append(channel)
@@ -158,9 +196,11 @@
             try await write("delete all of \(collection)") { tx in try tx.deleteAll(collection: collection) }
         }
 
-        /// Runs `body` in one PostgreSQL transaction, on one of the store's threads, under the
-        /// schema's write lock: no other write of any replica interleaves; nothing is written if
-        /// it throws.
+        /// Runs `body` in one PostgreSQL transaction, on one of the store's threads, holding the
+        /// lock of each entity it reads or writes from its first touch (``PostgresTransaction``):
+        /// no other transaction of any replica interleaves on those entities; nothing is written
+        /// if it throws. Two transactions that wait for each other are rolled back and `body`
+        /// runs again, so it must do nothing but its work on the transaction.
         public func transaction<Output: Sendable>(
             _ body: @escaping @Sendable (any StorageTransaction) throws -> Output
         ) async throws -> Output {

@@ -17,9 +17,11 @@
         /// }
         /// ```
         ///
-        /// The transaction holds the store's write lock until it ends: keep it short, and write
-        /// to the store only through `tx` inside it (a write through the store itself would wait
-        /// for the lock the body holds).
+        /// Depot's writes in it take the lock of each entity they touch, held until the transaction
+        /// ends: keep it short, and write to the store only through `tx` inside it (a write of the
+        /// same entity through the store itself would wait for the lock the body holds). The app's
+        /// own SQL takes no lock of Depot's. A transaction PostgreSQL fails as a deadlock is not run
+        /// again: the error (`.storage`) is the body's to handle.
         ///
         /// - Parameter body: the transaction's work; throw to roll everything back.
         /// - Returns: what `body` returned.

@@ -18,9 +18,12 @@
     /// await storage.close()
     /// ```
     ///
-    /// Every write transaction of the store takes one transaction-level advisory lock of its schema
-    /// first, so writes from every replica run one at a time (as SQLite's single writer does), and
-    /// a transaction body reads, decides and writes without a race. Reads take no lock. Every
+    /// A write transaction takes a transaction-level advisory lock for each entity it touches,
+    /// before its first read or write of that entity (``PostgresTransaction``): two transactions
+    /// that touch one entity run one after the other, on every replica, so a body reads, decides
+    /// and writes without a race, while writes of different entities run in parallel. Outbox
+    /// claims never wait: they skip entries whose entity or row another transaction holds. Reads
+    /// outside a transaction take no lock. Every
     /// commit is announced with `NOTIFY`: each storage object listens, so `changes(collection:)`,
     /// live queries and forwarders on every replica see every replica's writes.
     public final class PostgresStorage: Storage, Sendable {
@@ -45,9 +48,9 @@
         let listenerTask = LockedValue<Task<Void, Never>?>(nil)
         /// How many statements this object sent to the server (``statementCount``).
         let statements = LockedValue(0)
-        /// False only in a measurement of what the schema's advisory lock costs
-        /// (``open(url:schema:logger:serializingWrites:)``): writes then run without it.
-        let serializesWrites: Bool
+        /// How write transactions serialize: per entity, except in a measurement
+        /// (``open(url:schema:logger:writeLocking:)``).
+        let writeLocking: PostgresWriteLocking
 
         /// Where a store is in its life: a closed store refuses every call.
         enum Lifecycle: Sendable, Equatable {
@@ -71,16 +74,26 @@
             url: String, schema: String = "depot",
             logger: Logger = Logger(label: "Depot.PostgresStorage")
         ) async throws -> PostgresStorage {
-            try await open(url: url, schema: schema, logger: logger, serializingWrites: true)
+            try await open(url: url, schema: schema, logger: logger, writeLocking: .entity)
         }
 
         /// ``open(url:schema:logger:)`` for a measurement: with `serializingWrites` false, write
-        /// transactions do not take the schema's advisory lock, so replicas' writes interleave
-        /// (bodies that read, decide and write may then race: never for an app's store).
+        /// transactions take no lock at all (``PostgresWriteLocking/none``), so replicas' writes
+        /// interleave (bodies that read, decide and write may then race: never for an app's store).
         @_spi(Measurement)
         public static func open(
             url: String, schema: String = "depot",
             logger: Logger = Logger(label: "Depot.PostgresStorage"), serializingWrites: Bool
+        ) async throws -> PostgresStorage {
+            try await open(url: url, schema: schema, logger: logger, writeLocking: serializingWrites ? .entity : .none)
+        }
+
+        /// ``open(url:schema:logger:)`` for a measurement of what each way of serializing writes
+        /// costs (``PostgresWriteLocking``).
+        @_spi(Measurement)
+        public static func open(
+            url: String, schema: String = "depot",
+            logger: Logger = Logger(label: "Depot.PostgresStorage"), writeLocking: PostgresWriteLocking
         ) async throws -> PostgresStorage {
             let configuration = try configuration(url: url)
             let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
@@ -95,7 +108,7 @@
             await Task.yield()
             do {
                 let storage = try await PostgresStorage(
-                    client: client, schema: schema, logger: logger, serializesWrites: serializingWrites)
+                    client: client, schema: schema, logger: logger, writeLocking: writeLocking)
                 storage.clientTask.withLock { $0 = task }
                 return storage
             } catch {
@@ -118,7 +131,9 @@
             try await self.init(client: client, schema: schema, logger: Logger(label: "Depot.PostgresStorage"))
         }
 
-        init(client: PostgresClient, schema: String, logger: Logger, serializesWrites: Bool = true) async throws {
+        init(
+            client: PostgresClient, schema: String, logger: Logger, writeLocking: PostgresWriteLocking = .entity
+        ) async throws {
             guard Self.isPlainName(schema) else {
                 throw DepotError(
                     .invalidRequest,
@@ -128,7 +143,7 @@
             self.client = client
             self.schema = schema
             self.logger = logger
-            self.serializesWrites = serializesWrites
+            self.writeLocking = writeLocking
             threads = NIOThreadPool(numberOfThreads: 2)
             threads.start()
             do {
@@ -161,7 +176,7 @@
         }
 
         /// How many statements this object sent to the server since it opened: reads, writes,
-        /// `BEGIN`, the write lock, change notices, `COMMIT`. postgres-nio sends a connection's
+        /// `BEGIN`, entity locks, change notices, `COMMIT`. postgres-nio sends a connection's
         /// next statement once the previous one answered, so each is one round trip.
         @_spi(Measurement)
         public var statementCount: Int { statements.withLock { $0 } }

@@ -6,7 +6,8 @@
     extension PostgresTransaction {
         /// The outbox entries of one entity (rejected ones included), oldest first.
         public func outboxEntries(collection: String, entityID: String) throws -> [OutboxEntry] {
-            try execute(
+            try lockEntity(collection: collection, id: entityID)
+            return try execute(
                 "read the outbox of \(collection)/\(entityID)",
                 """
                 SELECT \(unescaped: PostgresStorage.outboxColumns) FROM \(unescaped: storage.quoted).outbox
@@ -15,13 +16,15 @@
             ).map(PostgresStorage.outboxEntry)
         }
 
-        /// The outbox entry with `sequence`, or nil.
+        /// The outbox entry with `sequence`, or nil. Its row stays locked until the transaction
+        /// ends (`FOR UPDATE`): what the body decides from it is not undone by a claim meanwhile
+        /// (a claim skips a locked row), and a claim that holds it is waited for.
         public func outboxEntry(sequence: Int64) throws -> OutboxEntry? {
             try execute(
                 "read outbox entry \(sequence)",
                 """
                 SELECT \(unescaped: PostgresStorage.outboxColumns) FROM \(unescaped: storage.quoted).outbox
-                WHERE sequence = \(sequence)
+                WHERE sequence = \(sequence) FOR UPDATE
                 """
             ).first.map(PostgresStorage.outboxEntry)
         }
@@ -30,6 +33,7 @@
         /// never repeats).
         @discardableResult
         public func appendOutbox(_ entry: OutboxEntry) throws -> Int64 {
+            try lockEntity(collection: entry.collection, id: entry.entityID)
             recorder.outbox()
             var query = PostgresQuery(unsafeSQL: "")
             try appendOutboxInsert(entry, to: &query, selecting: "VALUES (", until: ")")
@@ -41,9 +45,10 @@
         }
 
         /// Adds `entry` when its entity has no entry, else returns the entity's last entry: one
-        /// statement, one round trip, whose two parts see one snapshot (under the store's write
-        /// lock, no other write comes between).
+        /// statement, one round trip, whose two parts see one snapshot (under the entity's lock,
+        /// no other write of the entity comes between).
         public func appendOutboxIfFirst(_ entry: OutboxEntry) throws -> OutboxAppend {
+            try lockEntity(collection: entry.collection, id: entry.entityID)
             let columns = PostgresStorage.outboxColumns
             var query = PostgresQuery(unsafeSQL: "")
             query.binds.append(entry.collection)
@@ -168,25 +173,41 @@
         /// Claims for `lease` every entry of `sequences` still there, not refused and whose lease
         /// is free at `now` (the store's time; who holds a live lease does not matter), in one
         /// `UPDATE … RETURNING` over the rows locked with `FOR UPDATE SKIP LOCKED` (a row another
-        /// transaction holds is skipped, never waited for). Returns them in the order of
-        /// `sequences` (once each).
+        /// transaction holds is skipped, never waited for). An entry is claimed only with its
+        /// entity's lock, tried, not waited for (`pg_try_advisory_xact_lock`): an entity another
+        /// transaction writes is skipped too, and a local write of a claimed entity waits for the
+        /// claim. Returns them in the order of `sequences` (once each).
         public func claimOutbox(sequences: [Int64], lease: OutboxLease, now: Date) throws -> [OutboxEntry] {
             guard !sequences.isEmpty else { return [] }
-            let claimed = try execute(
-                "claim \(sequences.count) outbox entries",
-                """
+            var query: PostgresQuery = """
                 UPDATE \(unescaped: storage.quoted).outbox
                 SET attempts = attempts + 1, lease_owner = \(lease.owner),
                     lease_expiry = \(lease.expiry.timeIntervalSince1970)
                 WHERE sequence IN (
                     SELECT sequence FROM \(unescaped: storage.quoted).outbox
-                    WHERE NOT rejected AND sequence = ANY(\(sequences))
+                    WHERE sequence = ANY(\(sequences)) AND CASE WHEN NOT rejected
                     AND (lease_owner IS NULL OR lease_expiry IS NULL
                         OR lease_expiry <= \(now.timeIntervalSince1970))
-                    FOR UPDATE SKIP LOCKED)
-                RETURNING \(unescaped: PostgresStorage.outboxColumns)
                 """
-            ).map(PostgresStorage.outboxEntry)
+            // The entity's lock is tried only for an entry the claim would take (`CASE` keeps
+            // the order), so no other entity is held back.
+            if storage.writeLocking == .entity {
+                // The open batches are read next (`claimOutboxInOrder`): their lock first, shared,
+                // so the claim never waits for it while it holds an entity's.
+                let batches = PostgresEntityLock.openBatches
+                try lockEntity(collection: batches.collection, id: batches.id, shared: true)
+                query.binds.append(PostgresEntityLock.prefix(schema: storage.schema))
+                let text = PostgresEntityLock.outboxRowText(prefixBind: query.binds.count)
+                query.sql += " THEN pg_try_advisory_xact_lock(hashtextextended(\(text), 0))"
+            } else {
+                query.sql += " THEN TRUE"
+            }
+            query.sql += """
+                 ELSE FALSE END FOR UPDATE SKIP LOCKED)
+                RETURNING \(PostgresStorage.outboxColumns)
+                """
+            let claimed = try execute("claim \(sequences.count) outbox entries", query).map(PostgresStorage.outboxEntry)
+            holdEntities(of: claimed)
             return Self.inOrder(claimed, of: sequences)
         }
 
@@ -206,14 +227,16 @@
             }
         }
 
-        /// The sequences of `sequences` leased by `owner`, in one query.
+        /// The sequences of `sequences` leased by `owner`, in one query; their rows stay locked
+        /// until the transaction ends (`FOR UPDATE`), so no claim takes them between this fencing
+        /// check and the writes it allows.
         public func heldOutboxLeases(sequences: [Int64], owner: String) throws -> Set<Int64> {
             guard !sequences.isEmpty else { return [] }
             let rows = try execute(
                 "read \(sequences.count) outbox leases",
                 """
                 SELECT sequence FROM \(unescaped: storage.quoted).outbox
-                WHERE lease_owner = \(owner) AND sequence = ANY(\(sequences))
+                WHERE lease_owner = \(owner) AND sequence = ANY(\(sequences)) FOR UPDATE
                 """)
             return try PostgresStorage.storageErrors("cannot read outbox leases") {
                 Set(try rows.map { try $0.decode(Int64.self) })

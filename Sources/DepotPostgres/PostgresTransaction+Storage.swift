@@ -8,7 +8,12 @@
 
         /// The record with `id`, as this transaction sees it, or nil.
         public func fetch(collection: String, id: String) throws -> StoredRecord? {
-            try execute(
+            if let lock = PostgresEntityLock(schema: storage.schema, collection: collection, id: id) {
+                try lockEntities([lock], shared: PostgresEntityLock.sharedReadCollections.contains(collection))
+            } else {
+                try sendDeferred()
+            }
+            return try execute(
                 "fetch \(collection)/\(id)",
                 "SELECT \(unescaped: PostgresStorage.recordColumns) FROM \(unescaped: quoted).records WHERE collection = \(collection) AND id = \(id)"
             ).first.map(PostgresStorage.record)
@@ -23,17 +28,29 @@
         }
 
         /// Adds or replaces `record`, binding its JSON text as it is. Sent without waiting for the
-        /// server: a later read of the transaction sees it, and its commit waits for it.
+        /// server: a later read of the transaction sees it, and its commit waits for it. The
+        /// entity's lock, when the transaction does not hold it yet, goes inside the same statement
+        /// (an `INSERT … ON CONFLICT` decides on the latest committed row, whatever its snapshot).
         public func upsert(encoded record: EncodedRecord) throws {
-            try sendUnanswered(
-                "write \(record.collection)/\(record.id)", storage.upsertQuery(record),
-                locking: storage.upsertStatement([record], notice: nil))
+            let what = "write \(record.collection)/\(record.id)"
+            let lock = PostgresEntityLock(schema: storage.schema, collection: record.collection, id: record.id)
+            if lock == nil, storage.writeLocking == .entity {
+                try deferUpsert(
+                    what, storage.upsertQuery(record), of: PostgresStorage.RecordKey(record.collection, record.id))
+            } else if let lock, !takeEntityLocks([lock]).isEmpty {
+                try sendUnanswered(what, storage.upsertStatement([record], notice: nil, locks: [lock]))
+            } else {
+                try sendUnanswered(
+                    what, storage.upsertQuery(record),
+                    locking: storage.upsertStatement([record], notice: nil, locks: []))
+            }
             recorder.changed(record.collection, record.id)
         }
 
         /// Removes the record with `id`; returns whether there was one.
         @discardableResult
         public func delete(collection: String, id: String) throws -> Bool {
+            try lockEntity(collection: collection, id: id)
             let removed =
                 try changing(
                     "delete \(collection)/\(id)",
@@ -53,6 +70,8 @@
         /// The sync states of the records of `ids` that exist, in one query.
         public func syncStates(collection: String, ids: [String]) throws -> [String: SyncState] {
             guard !ids.isEmpty else { return [:] }
+            try lockEntities(
+                ids.compactMap { PostgresEntityLock(schema: storage.schema, collection: collection, id: $0) })
             let rows = try execute(
                 "read the sync states of \(ids.count) \(collection) records",
                 "SELECT id, sync_state FROM \(unescaped: quoted).records WHERE collection = \(collection) AND id = ANY(\(ids))"

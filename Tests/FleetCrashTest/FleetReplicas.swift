@@ -58,14 +58,16 @@ struct FleetReplicas {
         return wasForwarding
     }
 
-    /// Whether every replica has ended.
-    var allEnded: Bool { processes.allSatisfy { $0.ending != .running } }
+    /// Whether every replica has ended and all it printed is read.
+    var allEnded: Bool { processes.allSatisfy { $0.ending != .running && $0.readAll } }
 
-    /// How the replicas that ended otherwise than `done` ended.
+    /// How the replicas that ended otherwise than `done` ended (a replica whose last lines are
+    /// still to read is not judged yet: it may have printed `done` just before it exited).
     var failures: [String] {
         processes.compactMap { process in
             switch process.ending {
             case .running: nil
+            case .exited(FleetChild.Status.done.rawValue) where !process.readAll: nil
             case .exited(FleetChild.Status.done.rawValue) where process.printed("done"): nil
             case let ending: "a replica ended \(ending)"
             }

@@ -59,10 +59,16 @@ enum FleetStore: Sendable, CustomStringConvertible {
             return Opened(storage: storage, close: { try? storage.close() })
         case .postgres(let url):
             #if Postgres
-                // FLEET_WRITE_LOCK=off (inherited by the replicas): a measurement of what the
-                // schema's advisory write lock costs; not safe for real use.
-                let storage = try await PostgresStorage.open(
-                    url: url, serializingWrites: ProcessInfo.processInfo.environment["FLEET_WRITE_LOCK"] != "off")
+                // FLEET_WRITE_LOCK (inherited by the replicas), a measurement of what serializing
+                // writes costs: `schema` (one lock for every write, the store's way before
+                // per-entity locks) or `off` (no lock; not safe for real use). Else per entity.
+                let locking: PostgresWriteLocking =
+                    switch ProcessInfo.processInfo.environment["FLEET_WRITE_LOCK"] {
+                    case "off": .none
+                    case "schema": .schema
+                    default: .entity
+                    }
+                let storage = try await PostgresStorage.open(url: url, writeLocking: locking)
                 return Opened(storage: storage, close: { await storage.close() })
             #else
                 _ = url

@@ -44,6 +44,9 @@ public final class ChildProcess: Sendable {
     /// The lines the child printed so far.
     public var lines: [String] { output.withLock { $0.text.split(separator: "\n").map(String.init) } }
 
+    /// Whether everything the child printed has been read (its standard output reached its end).
+    public var readAll: Bool { output.withLock(\.closed) }
+
     /// Whether the child printed `line`.
     public func printed(_ line: String) -> Bool { lines.contains(line) }
 

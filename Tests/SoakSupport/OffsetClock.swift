@@ -14,6 +14,9 @@ public struct OffsetClock: ForwarderClock {
     /// The system's time plus ``offset``.
     public var now: Date { Date().addingTimeInterval(offset) }
 
+    /// True: a machine's wall clock that runs wrong (retry times go on the store's clock).
+    public var isWallClock: Bool { true }
+
     /// Sleeps until `deadline` on this clock.
     public func sleep(until deadline: Date) async throws {
         try await SystemForwarderClock().sleep(until: deadline.addingTimeInterval(-offset))

@@ -8,8 +8,9 @@ import PostgresNIO
 // the database DEPOT_POSTGRES_URL names (`scripts/postgres start` prints one): single-record
 // upserts (INSERT … ON CONFLICT DO UPDATE), and local writes that record an outbox entry (the
 // record's upsert and the entry's INSERT in one transaction). Each Depot row also says how many
-// statements (round trips) a write sent, and is measured again on a store that takes no schema
-// write lock (a measurement only: bodies that read, decide and write would race).
+// statements (round trips) a write sent, and is measured again on a store that takes one schema-wide
+// write lock (the store's way before per-entity locks) and on one that takes no lock (a measurement
+// only: bodies that read, decide and write would race).
 
 @MainActor func postgresRatios() async throws {
     guard let url = ProcessInfo.processInfo.environment["DEPOT_POSTGRES_URL"] else {
@@ -96,16 +97,25 @@ import PostgresNIO
         }
     }
     let depotRecord = try await records(storage)
-    let unlocked = try await PostgresStorage.open(url: url, schema: "ratios_\(run)_unlocked", serializingWrites: false)
+    let schemaLocked = try await PostgresStorage.open(
+        url: url, schema: "ratios_\(run)_schema", writeLocking: .schema)
+    let schemaUpsert = try await upserts(schemaLocked)
+    let schemaRecord = try await records(schemaLocked)
+    await schemaLocked.close()
+    let unlocked = try await PostgresStorage.open(url: url, schema: "ratios_\(run)_unlocked", writeLocking: .none)
     let unlockedUpsert = try await upserts(unlocked)
     let unlockedRecord = try await records(unlocked)
     await unlocked.close()
     try await client.query("DROP TABLE \(unescaped: table), \(unescaped: table)_outbox")
     try await client.query("DROP SCHEMA \(unescaped: "ratios_\(run)") CASCADE")
+    try await client.query("DROP SCHEMA \(unescaped: "ratios_\(run)_schema") CASCADE")
     try await client.query("DROP SCHEMA \(unescaped: "ratios_\(run)_unlocked") CASCADE")
     await storage.close()
     row("raw postgres-nio INSERT … ON CONFLICT (baseline)", rawUpsert.seconds, per: count, baseline: rawUpsert.seconds)
     row(statements("PostgresStorage upsert", depotUpsert), depotUpsert.seconds, per: count, baseline: rawUpsert.seconds)
+    row(
+        statements("  the same, one schema-wide lock (before)", schemaUpsert), schemaUpsert.seconds, per: count,
+        baseline: rawUpsert.seconds)
     row(
         statements("  the same, no write lock (measurement)", unlockedUpsert), unlockedUpsert.seconds, per: count,
         baseline: rawUpsert.seconds)
@@ -114,6 +124,9 @@ import PostgresNIO
     )
     row(
         statements("PostgresStorage tx: upsert + recordOutbox", depotRecord), depotRecord.seconds, per: count,
+        baseline: rawRecord.seconds)
+    row(
+        statements("  the same, one schema-wide lock (before)", schemaRecord), schemaRecord.seconds, per: count,
         baseline: rawRecord.seconds)
     row(
         statements("  the same, no write lock (measurement)", unlockedRecord), unlockedRecord.seconds, per: count,

@@ -126,22 +126,31 @@ extension OutboxEngine {
     {
         let failures = entry.failures + 1
         let delay = configuration.delay(afterAttempt: failures, error: error)
-        let due = configuration.clock.now.addingTimeInterval(delay.seconds)
         // A request that never left the process (a failed name lookup) cannot have been applied:
         // the entry is as good as unsent, and later writes may fold into it again. Any other
         // failure may have reached the server: the attempt stands.
         let unsent = error.neverReachedServer
-        let written = try await update(entry) { waiting in
-            waiting.failures = failures
-            waiting.nextAttempt = due
-            waiting.lastError = error.description
-            if unsent { waiting.attempts = max(0, waiting.attempts - 1) }
+        // On a wall clock, the retry time is on the store's clock, read in the same transaction
+        // (every replica judges it on that clock); the pass waits for it on this one.
+        let onStoreClock = configuration.clock.isWallClock
+        let clock = configuration.clock
+        let (written, offset) = try await storage.transaction { tx -> (OutboxEntry?, TimeInterval) in
+            let now = onStoreClock ? try tx.leaseTime() : clock.now
+            let offset = onStoreClock ? now.timeIntervalSince(clock.now) : 0
+            return (
+                try Self.update(entry, in: tx) { waiting in
+                    waiting.failures = failures
+                    waiting.nextAttempt = now.addingTimeInterval(delay.seconds)
+                    waiting.lastError = error.description
+                    if unsent { waiting.attempts = max(0, waiting.attempts - 1) }
+                }, offset
+            )
         }
-        guard let waiting = written else { return .lost }
+        guard let waiting = written, let due = waiting.nextAttempt else { return .lost }
         report.retrying += 1
         report.errors.append(error)
         emit(.retrying(waiting, error))
-        return .waiting(due)
+        return .waiting(due.addingTimeInterval(-offset))
     }
 
     private func reject(_ entry: OutboxEntry, _ error: DepotError, _ report: inout ForwardingReport)
@@ -173,17 +182,22 @@ extension OutboxEngine {
     private func update(_ entry: OutboxEntry, _ change: @escaping @Sendable (inout OutboxEntry) -> Void)
         async throws -> OutboxEntry?
     {
-        try await storage.transaction { tx -> OutboxEntry? in
-            guard var stored = try tx.outboxEntry(sequence: entry.sequence) else {
-                var gone = entry
-                change(&gone)
-                return gone
-            }
-            guard Self.holds(stored, as: entry) else { return nil }
-            change(&stored)
-            try tx.replaceOutbox(stored)
-            return stored
+        try await storage.transaction { tx -> OutboxEntry? in try Self.update(entry, in: tx, change) }
+    }
+
+    /// ``update(_:_:)`` in `tx`.
+    private static func update(
+        _ entry: OutboxEntry, in tx: any StorageTransaction, _ change: (inout OutboxEntry) -> Void
+    ) throws -> OutboxEntry? {
+        guard var stored = try tx.outboxEntry(sequence: entry.sequence) else {
+            var gone = entry
+            change(&gone)
+            return gone
         }
+        guard holds(stored, as: entry) else { return nil }
+        change(&stored)
+        try tx.replaceOutbox(stored)
+        return stored
     }
 
     /// A 409/412: reads the server's version; a resend the server had already applied is

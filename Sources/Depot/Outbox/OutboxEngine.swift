@@ -64,13 +64,17 @@ struct OutboxEngine: Sendable {
                 let page = try await storage.outbox(query(.pending, after: after, limit: configuration.pageSize))
                 guard let last = page.last else { break }
                 after = last.sequence
-                let now = configuration.clock.now
+                // Retry times are on the store's clock when the forwarder's is a wall clock: read
+                // once a page holds one, and told back on this clock for the wait.
+                var now: (store: Date, offset: TimeInterval)?
                 var selected: [OutboxEntry] = []
                 var stop = false
                 for entry in page {
                     let key = EntityKey(entry)
                     if blocked.contains(key) { continue }
-                    if !everything, let due = entry.nextAttempt, due > now {
+                    if !everything, entry.nextAttempt != nil, now == nil { now = try await retryClock() }
+                    if !everything, let stored = entry.nextAttempt, let now, stored > now.store {
+                        let due = stored.addingTimeInterval(-now.offset)
                         result.nextDue = min(result.nextDue ?? due, due)
                         blocked.insert(key)
                         if configuration.maximumConcurrency == 1 {
@@ -91,6 +95,15 @@ struct OutboxEngine: Sendable {
         }
         await recordGauges()
         return result
+    }
+
+    /// The time retry times are judged on, and how far it runs ahead of the forwarder's clock:
+    /// the store's (``OutboxTransaction/leaseTime()``) when that clock is a wall clock, else the
+    /// forwarder's own.
+    private func retryClock() async throws -> (store: Date, offset: TimeInterval) {
+        guard configuration.clock.isWallClock else { return (configuration.clock.now, 0) }
+        let store = try await storage.transaction { tx in try tx.leaseTime() }
+        return (store, store.timeIntervalSince(configuration.clock.now))
     }
 
     /// Records `depot.outbox.pending` and `depot.outbox.rejected` after a pass, when a metrics

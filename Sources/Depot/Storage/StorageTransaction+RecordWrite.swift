@@ -57,15 +57,18 @@ extension StorageTransaction {
             return .removed
         case .writeAnswer(let answer):
             let ids = [answer.sentID] + (answer.answer.map { [$0.id] } ?? [])
-            // Noted in the store, so a read that began before it, in any process, never overwrites it.
-            try noteDelivery(collection: answer.collection, ids: ids)
             // A row of the entity a pull could not read is older than this answer.
             try releaseQuarantine(collection: answer.collection, ids: ids)
             // A write's answer is not a GET's: the stored validators no longer describe the record,
             // and the collection's lists may no longer hold it as they were (RFC 9111 §4.4).
             for id in ids { try dropHTTPCacheEntry(collection: answer.collection, id: id) }
             try invalidateLists(collection: answer.collection)
-            return try storeAnswerRecord(answer)
+            let written = try storeAnswerRecord(answer)
+            // Noted in the store, so a read that began before it, in any process, never overwrites it.
+            // Noted last: the store's delivery sequence is one row every answer reads and moves on, so
+            // a store that locks what a transaction touches (PostgreSQL) holds it only until the commit.
+            try noteDelivery(collection: answer.collection, ids: ids)
+            return written
         case .detailNotModified(let key, let refreshed):
             try storeHTTPCacheEntry(refreshed, key: key)
             return .unchanged
