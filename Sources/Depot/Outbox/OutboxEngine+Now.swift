@@ -34,13 +34,37 @@ extension OutboxEngine {
         collection: String, entityID: String, sequence: Int64, keeps: @escaping @Sendable (DepotError) -> Bool,
         undo: @escaping @Sendable (any StorageTransaction) throws -> Void
     ) async throws -> NowOutcome {
-        let (claim, taken, record) = try await OutboxClaim.take(in: storage, duration: configuration.leaseSeconds) {
-            tx, lease, now -> ([OutboxEntry], StoredRecord?) in
+        var rounds = 0
+        while true {
+            let (claim, taken, read) = try await take(collection: collection, entityID: entityID, sequence: sequence)
+            // Held by a sender of this process (another remote-first write, a forwarder pass): the
+            // write waits for it, as one entity's writes wait for each other.
+            rounds += 1
+            if taken.isEmpty, rounds < 8,
+                await OutboxClaim.waitForEnd(of: read.holders, atMost: .seconds(configuration.leaseSeconds))
+            {
+                continue
+            }
+            return try await deliverNow(
+                claim: claim, taken: taken, record: read.record, sequence: sequence, keeps: keeps, undo: undo)
+        }
+    }
+
+    /// Claims the entity's entries up to `sequence` (all or none), reading its record; with none,
+    /// the owners of the leases that held them back.
+    private func take(collection: String, entityID: String, sequence: Int64) async throws -> (
+        OutboxClaim, [OutboxEntry], (record: StoredRecord?, holders: Set<String>)
+    ) {
+        try await OutboxClaim.take(in: storage, duration: configuration.leaseSeconds) {
+            tx, lease, now -> ([OutboxEntry], (record: StoredRecord?, holders: Set<String>)) in
             let pending = try tx.outboxEntries(collection: collection, entityID: entityID).filter {
                 $0.sequence <= sequence
             }
             guard pending.contains(where: { $0.sequence == sequence }), pending.allSatisfy({ $0.isClaimable(at: now) })
-            else { return ([], nil) }
+            else {
+                let holders = pending.compactMap { $0.lease?.isFree(at: now) == false ? $0.lease?.owner : nil }
+                return ([], (nil, Set(holders)))
+            }
             var taken = try tx.claimOutboxInOrder(sequences: pending.map(\.sequence), lease: lease, now: now)
             // The caller's entry counted its send when it was recorded under its key: the claim's
             // attempt is that one.
@@ -48,9 +72,15 @@ extension OutboxEngine {
                 taken[index].attempts -= 1
                 try tx.replaceOutbox(taken[index])
             }
-            return (taken, try tx.fetch(collection: collection, id: entityID))
+            return (taken, (try tx.fetch(collection: collection, id: entityID), []))
         }
-        return try await claim.releasing {
+    }
+
+    private func deliverNow(
+        claim: OutboxClaim, taken: [OutboxEntry], record: StoredRecord?, sequence: Int64,
+        keeps: @escaping @Sendable (DepotError) -> Bool, undo: @escaping @Sendable (any StorageTransaction) throws -> Void
+    ) async throws -> NowOutcome {
+        try await claim.releasing {
             guard taken.contains(where: { $0.sequence == sequence }) else {
                 // Held by another sender, or behind a refused entry: that sender, or the app, first.
                 return try await heldBack(sequence, claim: claim, report: ForwardingReport(), keeps: keeps, undo: undo)
@@ -160,7 +190,9 @@ extension OutboxEngine {
     }
 
     /// Takes back the attempt on the caller's entry (it never reached the server), while the claim
-    /// holds it or no sender does.
+    /// holds it or no sender does. Never sent, the entry is a local write like any other: when it
+    /// is its entity's last, it folds into the entry before it by the coalescing rules (a create
+    /// and a delete of it leave nothing, the tombstone included).
     private func takeBack(_ sequence: Int64, claim: OutboxClaim) async throws {
         let owner = claim.owner
         try await storage.transaction { tx in
@@ -168,7 +200,20 @@ extension OutboxEngine {
             let now = try tx.leaseTime()
             guard entry.lease?.owner == owner || entry.lease?.isFree(at: now) ?? true else { return }
             entry.attempts -= 1
-            try tx.replaceOutbox(entry)
+            let entity = try tx.outboxEntries(collection: entry.collection, entityID: entry.entityID)
+            guard entry.attempts == 0, entity.last?.sequence == entry.sequence, entity.count > 1 else {
+                try tx.replaceOutbox(entry)
+                return
+            }
+            try tx.removeOutbox(sequence: entry.sequence)
+            let folded = try tx.recordOutbox(
+                collection: entry.collection, entityID: entry.entityID, operation: entry.operation,
+                payload: entry.payload)
+            if folded == nil, let record = try tx.fetch(collection: entry.collection, id: entry.entityID),
+                record.syncState == .deleted
+            {
+                try tx.delete(collection: entry.collection, id: entry.entityID)
+            }
         }
     }
 

@@ -59,7 +59,10 @@ extension CRUDNetworkingStorageRepository {
         let body = object
         let idempotencyKey = UUID().uuidString
         let (local, writes, remote, outbox) = (self.local, outboxLocal, self.remote, outboxEngine)
+        // An object the entity cannot be read from (the server fills in what it leaves out) has
+        // no local write: it goes directly.
         if let recorded = Self.temporarilyNamed(body), let id = MovedIDs.idText(recorded["id"]),
+            (try? JSONMapping.entity(Entity.self, from: .object(recorded))) != nil,
             let now = sendingNow(
                 .create, entityID: id, idempotencyKey: idempotencyKey,
                 write: { writes, tx in

@@ -55,7 +55,16 @@ extension CRUDNetworkingStorageRepository {
                     id: id, sequence: entry?.sequence, prior: prior,
                     written: try tx.fetch(collection: collection, id: id), value: value)
             }
-            guard let sequence = recorded.sequence else { return Sourced(value: recorded.value, origin: .remote) }
+            guard let sequence = recorded.sequence else {
+                // Nothing to send for this write (a patch that changes nothing): the entity's
+                // earlier writes still go first.
+                do {
+                    try await Self.forwardEarlier(recorded.id, engine)
+                } catch let error as DepotError where fallsBack && error.warrantsFallback(from: .remote) {
+                    return Sourced(value: recorded.value, origin: .local, fallbackError: error)
+                }
+                return Sourced(value: recorded.value, origin: .remote)
+            }
             let outcome = try await engine.deliverNow(
                 collection: collection, entityID: recorded.id, sequence: sequence,
                 keeps: { fallsBack && $0.warrantsFallback(from: .remote) },
