@@ -76,9 +76,12 @@ extension OutboxEngine {
         }
     }
 
+    /// Sends the entries `claim` took, in order, up to the caller's entry `sequence`, and settles
+    /// the caller's entry; releases the claim when done.
     private func deliverNow(
         claim: OutboxClaim, taken: [OutboxEntry], record: StoredRecord?, sequence: Int64,
-        keeps: @escaping @Sendable (DepotError) -> Bool, undo: @escaping @Sendable (any StorageTransaction) throws -> Void
+        keeps: @escaping @Sendable (DepotError) -> Bool,
+        undo: @escaping @Sendable (any StorageTransaction) throws -> Void
     ) async throws -> NowOutcome {
         try await claim.releasing {
             guard taken.contains(where: { $0.sequence == sequence }) else {
@@ -112,9 +115,10 @@ extension OutboxEngine {
         _ sequence: Int64, claim: OutboxClaim, report: ForwardingReport, keeps: @Sendable (DepotError) -> Bool,
         undo: @escaping @Sendable (any StorageTransaction) throws -> Void
     ) async throws -> NowOutcome {
-        let (collection, entityID) = try await storage.transaction { tx -> (String, String)? in
-            try tx.outboxEntry(sequence: sequence).map { ($0.collection, $0.entityID) }
-        } ?? ("", "")
+        let (collection, entityID) =
+            try await storage.transaction { tx -> (String, String)? in
+                try tx.outboxEntry(sequence: sequence).map { ($0.collection, $0.entityID) }
+            } ?? ("", "")
         let earlier = try await storage.transaction { tx in
             try tx.outboxEntries(collection: collection, entityID: entityID).filter { $0.sequence < sequence }
         }
@@ -151,7 +155,8 @@ extension OutboxEngine {
             }
         }
         guard let (entry, record) = current else {
-            return .kept(DepotError(.queuedBehindEarlierWrites, "another sender holds the write to \(claimed.entityID)"))
+            return .kept(
+                DepotError(.queuedBehindEarlierWrites, "another sender holds the write to \(claimed.entityID)"))
         }
         guard let channel = channels[entry.collection] else {
             let failure = DepotError(.invalidRequest, "no repository forwards \(entry.collection)")

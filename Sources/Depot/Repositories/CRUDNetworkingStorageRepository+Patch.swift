@@ -28,7 +28,8 @@ extension CRUDNetworkingStorageRepository {
         let idempotencyKey = UUID().uuidString
         if let now = sendingNow(
             .patch, entityID: entity.id.pathComponent, idempotencyKey: idempotencyKey,
-            write: { writes, tx in try writes.update([entity], patch: true, idempotencyKey: idempotencyKey, in: tx)[0] },
+            write: { writes, tx in try writes.update([entity], patch: true, idempotencyKey: idempotencyKey, in: tx)[0]
+            },
             answer: { answer, recorded in try Self.answered(answer) ?? recorded.value })
         {
             return now

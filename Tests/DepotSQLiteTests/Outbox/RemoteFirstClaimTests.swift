@@ -68,7 +68,9 @@ import Testing
         }
     }
 
-    @Test("a remote-first update the server refuses leaves no trace: the record as it was, no entry", arguments: StoreKind.allCases)
+    @Test(
+        "a remote-first update the server refuses leaves no trace: the record as it was, no entry",
+        arguments: StoreKind.allCases)
     func refusedUpdateIsTakenBack(kind: StoreKind) async throws {
         try await withOutboxFixture(kind, objects: [["id": "x", "text": "a"]]) { fixture in
             // Given: x stored synced
