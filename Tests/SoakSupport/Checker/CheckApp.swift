@@ -71,7 +71,8 @@ final class CheckApp {
     static func forwarder(storage: Storage, session: Networking, shape: CheckServerShape) -> Forwarder {
         let items = CheckItems(
             store: session, storage: storage, strategy: .localFirst, batch: shape.batchRoute,
-            assignsIDs: shape.assignsIDs, pageSize: shape.pageSize, incremental: shape.incremental)
+            assignsIDs: shape.assignsIDs, pageSize: shape.pageSize, incremental: shape.incremental,
+            declaresServerKeys: shape.declaresServerKeys)
         return Forwarder(
             for: items,
             configuration: ForwarderConfiguration(
@@ -90,7 +91,7 @@ final class CheckApp {
         return CheckItems(
             store: sessions[account]!, storage: storage, strategy: rule, batch: program.shape.batchRoute,
             assignsIDs: program.shape.assignsIDs, pageSize: program.shape.pageSize,
-            incremental: program.shape.incremental)
+            incremental: program.shape.incremental, declaresServerKeys: program.shape.declaresServerKeys)
     }
 
     /// The id a create of `handle` sends.

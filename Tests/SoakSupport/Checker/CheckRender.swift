@@ -92,6 +92,7 @@ extension CheckRender {
         if shape.refreshesTokens { flags.append("$0.refreshesTokens = true") }
         if shape.lowercaseIDs { flags.append("$0.lowercaseIDs = true") }
         if shape.incremental { flags.append("$0.incremental = true") }
+        if shape.declaresServerKeys { flags.append("$0.declaresServerKeys = true") }
         flags.append("$0.pageSize = \(shape.pageSize)")
         var lines = ["CheckProgram(seed: \(program.seed), shape: .with { \(flags.joined(separator: "; ")) }, steps: ["]
         for step in program.steps {

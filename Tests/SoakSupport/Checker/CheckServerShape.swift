@@ -28,6 +28,10 @@ public struct CheckServerShape: Sendable, Hashable, CustomStringConvertible {
     public var pageSize = 3
     /// The store is SQLite (else in memory).
     public var sqlite = true
+    /// The app declares the server's own keys (`body`, `viewer`, `updated_at`) in
+    /// ``RepositoryConfiguration/serverOwnedKeys``: its writes leave them out, and a resend the
+    /// server applied is told by the keys the app sends only.
+    public var declaresServerKeys = false
 
     /// The classic shape: client ids, no validators, SQLite.
     public init() {}
@@ -48,6 +52,13 @@ public struct CheckServerShape: Sendable, Hashable, CustomStringConvertible {
         sqlite = Bool.random(using: &random)
     }
 
+    /// Whether a program drawn from `seed` declares the server's keys: drawn apart from the rest
+    /// of the program, so the programs of seeds found before this option keep their steps.
+    static func drawsServerKeys(seed: UInt64) -> Bool {
+        var random = SeededGenerator(seed: seed ^ 0x5E4B_E20A_4B45_5953)
+        return Int.random(in: 0..<3, using: &random) == 0
+    }
+
     /// The words of the shape, as a round's report prints them.
     public var description: String {
         var words: [String] = [sqlite ? "SQLite" : "in memory", assignsIDs ? "server ids" : "client ids"]
@@ -60,6 +71,7 @@ public struct CheckServerShape: Sendable, Hashable, CustomStringConvertible {
         if refreshesTokens { words.append("tokens expire") }
         if lowercaseIDs { words.append("lowercase UUIDs") }
         if incremental { words.append("incremental pulls") }
+        if declaresServerKeys { words.append("server keys declared") }
         words.append("pages of \(pageSize)")
         return words.joined(separator: ", ")
     }
