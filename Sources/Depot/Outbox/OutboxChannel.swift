@@ -53,9 +53,9 @@ struct OutboxChannel: Sendable {
     /// for with the patch applied. `timeout` bounds the request (the session's when nil).
     ///
     /// A write sent without `If-Match` and answered `428 Precondition Required` reads the entity
-    /// as the server has it now: when that copy is `base` (the app's change was made against it)
-    /// and has a strong `ETag`, the write goes once more under `If-Match`; otherwise it is a
-    /// ``Outcome/conflict(_:)``, for the repository's conflict policy.
+    /// as the server has it now, and ``PreconditionRequired/decide(_:base:server:mayResend:)``
+    /// decides: the write goes once more under `If-Match`, or it is a ``Outcome/conflict(_:)``,
+    /// for the repository's conflict policy (a remote-first write's caller gets it as its error).
     ///
     /// - Throws: only `DepotError` `.cancelled`; every other failure is an ``Outcome``.
     func send(
@@ -74,15 +74,17 @@ struct OutboxChannel: Sendable {
             if case .retry = Self.classify(failure, operation: .update) { return .retry(failure) }
             return .reject(failure)
         }
-        guard let server, let base, server.json == base, let fresh = server.etag, ETag.isStrong(fresh),
-            configuration.conditionalWrites
-        else {
-            let changed = server.map { $0.json != base } ?? true
-            return .conflict(AnyEntityRepository.preconditionConflict(error, changed: changed && base != nil))
+        switch PreconditionRequired.decide(
+            error, base: base.map(JSON.object), server: server.map { (JSON.object($0.json), $0.etag) },
+            mayResend: configuration.conditionalWrites)
+        {
+        case .conflict(let conflict):
+            return .conflict(conflict)
+        case .sendAgain(let fresh):
+            return try await negotiating(
+                operation, entityID: entityID, payload: payload, idempotencyKey: idempotencyKey, etag: fresh,
+                base: base, timeout: timeout)
         }
-        return try await negotiating(
-            operation, entityID: entityID, payload: payload, idempotencyKey: idempotencyKey, etag: fresh, base: base,
-            timeout: timeout)
     }
 
     /// ``send(_:entityID:payload:idempotencyKey:etag:base:timeout:)`` without the 428 step: a PATCH

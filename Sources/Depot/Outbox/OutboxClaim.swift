@@ -26,6 +26,38 @@ final class OutboxClaim: Sendable {
         state = LockedValue(([], .now))
     }
 
+    deinit { Self.end(owner) }
+
+    /// The claims of this process that hold entries, by owner, with the waiters for their end.
+    private static let open = LockedValue<[String: [AsyncStream<Void>.Continuation]]>([:])
+
+    /// Says that the claim of `owner` ended: its waiters go on.
+    private static func end(_ owner: String) {
+        for waiter in open.withLock({ $0.removeValue(forKey: owner) }) ?? [] {
+            waiter.yield()
+            waiter.finish()
+        }
+    }
+
+    /// Returns when one of the claims of this process named by `owners` ends, or after `limit`;
+    /// at once when none of them is a claim of this process still open. True when it waited.
+    static func waitForEnd(of owners: Set<String>, atMost limit: Duration) async -> Bool {
+        let (ended, waiter) = AsyncStream<Void>.makeStream()
+        let waits = open.withLock { open -> Bool in
+            let live = owners.filter { open[$0] != nil }
+            for owner in live { open[owner]?.append(waiter) }
+            return !live.isEmpty
+        }
+        guard waits else { return false }
+        let timer = Task {
+            try? await Task.sleep(for: limit)
+            waiter.finish()
+        }
+        defer { timer.cancel() }
+        for await _ in ended { break }
+        return true
+    }
+
     /// A duration of `duration` seconds clamped to 1 s … one day (the default when not finite).
     private static func clamped(_ duration: TimeInterval) -> TimeInterval {
         duration.isFinite ? min(max(duration, 1), 86_400) : defaultDuration
@@ -63,6 +95,7 @@ final class OutboxClaim: Sendable {
             return try body(tx, OutboxLease(owner: owner, expiry: now.addingTimeInterval(duration)), now)
         }
         claim.state.withLock { $0 = (Set(entries.map(\.sequence)), started + .seconds(duration)) }
+        if !entries.isEmpty { open.withLock { $0[owner] = $0[owner] ?? [] } }
         return (claim, entries, extra)
     }
 
@@ -171,8 +204,10 @@ final class OutboxClaim: Sendable {
         } catch {
             // The body's error is the one to report; a failed release lapses with the lease.
             _ = try? await releaseAll()
+            Self.end(owner)
             throw error
         }
+        defer { Self.end(owner) }
         try await releaseAll()
         return output
     }

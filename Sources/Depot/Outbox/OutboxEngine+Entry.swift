@@ -103,7 +103,7 @@ extension OutboxEngine {
         }
     }
 
-    private func delivered(
+    func delivered(
         _ entry: OutboxEntry, _ answer: OutboxChannel.Answer?, channel: OutboxChannel, _ report: inout ForwardingReport
     ) async throws -> EntryResult {
         let decoded: (id: String, object: JSONObject)?

@@ -2,11 +2,9 @@ import Foundation
 
 extension CRUDNetworkingRepository {
     /// A write refused with `428 Precondition Required` (the server requires `If-Match` and none
-    /// was sent): reads the entity as the server has it now (`GET /path/:id`) and, when that copy
-    /// is `base` (the server's copy the app's change was made against) and comes with a strong
-    /// `ETag`, sends the write once more under `If-Match`. Otherwise the change was made against
-    /// another version: rejects with `.conflict` (status 428, the server's body kept), as a 412
-    /// would.
+    /// was sent), on the road of a repository without a store: reads the entity as the server has
+    /// it now (`GET /path/:id`), and ``PreconditionRequired/decide(_:base:server:mayResend:)``
+    /// says whether the write goes once more under `If-Match` or rejects with `.conflict`.
     func answeringPreconditionRequired<Output: Sendable>(
         _ operation: RepositoryOperation, id: String, headers extra: [String: String], body: JSON?, base: JSON?,
         error: DepotError, read: @escaping @Sendable (NetworkResponse) throws -> Output
@@ -25,24 +23,15 @@ extension CRUDNetworkingRepository {
             return Promise(error: error)
         }
         return current.then { server -> Promise<Output> in
-            guard let base, server.json == base, let etag = server.etag, ETag.isStrong(etag) else {
-                throw Self.preconditionConflict(error, changed: base != nil && server.json != base)
+            switch PreconditionRequired.decide(error, base: base, server: (server.json ?? .null, server.etag)) {
+            case .conflict(let conflict):
+                throw conflict
+            case .sendAgain(let etag):
+                var headers = extra
+                headers["If-Match"] = etag
+                let request = try operationRequest(operation, id: id, headers: headers, body: body)
+                return store.exchange(request, read: read)
             }
-            var headers = extra
-            headers["If-Match"] = etag
-            let request = try operationRequest(operation, id: id, headers: headers, body: body)
-            return store.exchange(request, read: read)
         }
-    }
-
-    /// The `.conflict` a 428 becomes when the write cannot go again as it is.
-    static func preconditionConflict(_ error: DepotError, changed: Bool) -> DepotError {
-        var conflict = error
-        conflict.code = .conflict
-        conflict.message =
-            changed
-            ? "the server requires If-Match (428) and its copy changed since the app's change was made"
-            : "the server requires If-Match (428) and the version the app's change was made against is not known"
-        return conflict
     }
 }

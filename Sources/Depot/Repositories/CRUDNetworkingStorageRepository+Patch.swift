@@ -26,6 +26,14 @@ extension CRUDNetworkingStorageRepository {
     public func patch(_ entity: Entity) -> Promise<Sourced<Entity>> {
         let (local, writes, remote, outbox) = (self.local, outboxLocal, self.remote, outboxEngine)
         let idempotencyKey = UUID().uuidString
+        if let now = sendingNow(
+            .patch, entityID: entity.id.pathComponent, idempotencyKey: idempotencyKey,
+            write: { writes, tx in try writes.update([entity], patch: true, idempotencyKey: idempotencyKey, in: tx)[0]
+            },
+            answer: { answer, recorded in try Self.answered(answer) ?? recorded.value })
+        {
+            return now
+        }
         return run(
             .patch,
             remote: {

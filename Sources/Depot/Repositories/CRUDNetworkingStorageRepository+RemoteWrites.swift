@@ -15,6 +15,13 @@ extension CRUDNetworkingStorageRepository {
             self.local, outboxLocal, self.remote, outboxEngine, entity.id.pathComponent
         )
         let idempotencyKey = UUID().uuidString
+        if let now = sendingNow(
+            .create, entityID: key, idempotencyKey: idempotencyKey,
+            write: { writes, tx in try writes.create([entity], idempotencyKey: idempotencyKey, in: tx)[0] },
+            answer: { answer, recorded in try Self.answered(answer) ?? recorded.value })
+        {
+            return now
+        }
         return run(
             .create,
             remote: {
@@ -52,6 +59,29 @@ extension CRUDNetworkingStorageRepository {
         let body = object
         let idempotencyKey = UUID().uuidString
         let (local, writes, remote, outbox) = (self.local, outboxLocal, self.remote, outboxEngine)
+        // An object the entity cannot be read from (the server fills in what it leaves out) has
+        // no local write: it goes directly.
+        if let recorded = Self.temporarilyNamed(body), let id = MovedIDs.idText(recorded["id"]),
+            (try? JSONMapping.entity(Entity.self, from: .object(recorded))) != nil,
+            let now = sendingNow(
+                .create, entityID: id, idempotencyKey: idempotencyKey,
+                write: { writes, tx in
+                    let entity = try JSONMapping.entity(Entity.self, from: .object(recorded))
+                    let created = try writes.create([entity], idempotencyKey: idempotencyKey, in: tx)[0]
+                    // The object as the app gave it goes, keys the entity does not model too.
+                    let collection = writes.collection
+                    if var entry = try tx.outboxEntries(collection: collection, entityID: id).last(where: {
+                        $0.idempotencyKey == idempotencyKey
+                    }) {
+                        entry.payload = .object(remote.applyingNilEncoding(recorded))
+                        try tx.replaceOutbox(entry)
+                    }
+                    return created
+                },
+                answer: { answer, recorded in try Self.answered(answer) ?? recorded.value })
+        {
+            return now
+        }
         return run(
             .create,
             remote: {
@@ -95,6 +125,13 @@ extension CRUDNetworkingStorageRepository {
         )
         if let refusal = Self.refusingEmpty(key) { return Promise(error: refusal) }
         let idempotencyKey = UUID().uuidString
+        if let now = sendingNow(
+            .update, entityID: key, idempotencyKey: idempotencyKey,
+            write: { writes, tx in try writes.update([entity], idempotencyKey: idempotencyKey, in: tx)[0] },
+            answer: { answer, recorded in try Self.answered(answer) ?? recorded.value })
+        {
+            return now
+        }
         return run(
             .update,
             remote: {
@@ -128,6 +165,13 @@ extension CRUDNetworkingStorageRepository {
         )
         if let refusal = Self.refusingEmpty(key) { return Promise(error: refusal) }
         let idempotencyKey = UUID().uuidString
+        if let now = sendingNow(
+            .delete, entityID: key, idempotencyKey: idempotencyKey,
+            write: { writes, tx in try writes.delete(ids: [key], idempotencyKey: idempotencyKey, in: tx) },
+            answer: { _, _ in () })
+        {
+            return now
+        }
         // A write's answer for the entity stored while the DELETE is out (it was created again)
         // is newer than the delete's.
         let (storage, sends) = (self.storage, DeliveryLog.Scope())
@@ -154,6 +198,23 @@ extension CRUDNetworkingStorageRepository {
             },
             afterLocal: { (sentID: String) in try await Self.forward(sentID, outbox, handingOff: true) }
         ).map { $0.map { _ in () } }
+    }
+
+    /// `body` named by a ``TemporaryID`` when it names no entity (the server assigns its id),
+    /// so its local write and outbox entry have an id; nil when Depot makes no temporary id of
+    /// this type.
+    static func temporarilyNamed(_ body: JSONObject) -> JSONObject? {
+        guard body["id"] == nil else { return body }
+        guard let temporary = TemporaryID.make(Entity.ID.self) else { return nil }
+        var named = body
+        let text = temporary.pathComponent
+        named["id"] = Int64(text).map(JSON.integer) ?? .string(text)
+        return named
+    }
+
+    /// The entity a delivered write's answer holds; nil for no answer.
+    static func answered(_ answer: OutboxChannel.Answer?) throws -> Entity? {
+        try answer.map { try JSONMapping.entity(Entity.self, from: .object($0.json)) }
     }
 
     /// `.invalidRequest` for an empty id, refused before the store or the outbox sees the write: its

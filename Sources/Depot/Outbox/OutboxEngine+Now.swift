@@ -1,0 +1,244 @@
+import Foundation
+
+// A remote-first write's send: the entry its own transaction recorded, delivered now by the same
+// claim, lease and fenced write-back as any entry, behind the entity's earlier entries.
+
+extension OutboxEngine {
+    /// How a write sent now ended, for the caller who made it.
+    enum NowOutcome: Sendable {
+        /// Delivered, its answer stored (fenced) with the entry's removal; nil for a delete.
+        case delivered(OutboxChannel.Answer?)
+        /// Not delivered, and left in the outbox for a later send: the earlier entries were held
+        /// back, or the send failed in a way the caller keeps (offline, a timeout).
+        case kept(DepotError)
+        /// Refused (4xx, 409/412) or failed in a way the caller does not keep: the entry was
+        /// removed and the local write taken back in one transaction.
+        case undone(DepotError)
+        /// The server took the write but its answer cannot be read: the entry is refused, kept
+        /// for the app to retry or discard, as the forwarder keeps such an entry.
+        case refused(DepotError)
+    }
+
+    /// Delivers the entity's pending entries up to the entry `sequence` (the caller's, recorded
+    /// with the local write under its idempotency key) under one claim, in order, and returns how
+    /// the caller's entry ended. Earlier entries are sent and settled as a forwarder pass settles
+    /// them; the caller's entry is read again inside the claim (an id moved by an earlier answer
+    /// goes with it) and sent with the session's own timeout, its answer stored only while the
+    /// claim still holds its lease. A 409/412 to it runs no conflict policy: it is the caller's
+    /// error.
+    ///
+    /// When the caller's entry is not delivered, `keeps` decides: true leaves it queued (an
+    /// attempt that never left the process taken back), false removes it and runs `undo` (the
+    /// local write taken back) in one transaction, only while no other sender holds the entry.
+    func deliverNow(
+        collection: String, entityID: String, sequence: Int64, keeps: @escaping @Sendable (DepotError) -> Bool,
+        undo: @escaping @Sendable (any StorageTransaction) throws -> Void
+    ) async throws -> NowOutcome {
+        var rounds = 0
+        while true {
+            let (claim, taken, read) = try await take(collection: collection, entityID: entityID, sequence: sequence)
+            // Held by a sender of this process (another remote-first write, a forwarder pass): the
+            // write waits for it, as one entity's writes wait for each other.
+            rounds += 1
+            if taken.isEmpty, rounds < 8,
+                await OutboxClaim.waitForEnd(of: read.holders, atMost: .seconds(configuration.leaseSeconds))
+            {
+                continue
+            }
+            return try await deliverNow(
+                claim: claim, taken: taken, record: read.record, sequence: sequence, keeps: keeps, undo: undo)
+        }
+    }
+
+    /// Claims the entity's entries up to `sequence` (all or none), reading its record; with none,
+    /// the owners of the leases that held them back.
+    private func take(collection: String, entityID: String, sequence: Int64) async throws -> (
+        OutboxClaim, [OutboxEntry], (record: StoredRecord?, holders: Set<String>)
+    ) {
+        try await OutboxClaim.take(in: storage, duration: configuration.leaseSeconds) {
+            tx, lease, now -> ([OutboxEntry], (record: StoredRecord?, holders: Set<String>)) in
+            let pending = try tx.outboxEntries(collection: collection, entityID: entityID).filter {
+                $0.sequence <= sequence
+            }
+            guard pending.contains(where: { $0.sequence == sequence }), pending.allSatisfy({ $0.isClaimable(at: now) })
+            else {
+                let holders = pending.compactMap { $0.lease?.isFree(at: now) == false ? $0.lease?.owner : nil }
+                return ([], (nil, Set(holders)))
+            }
+            var taken = try tx.claimOutboxInOrder(sequences: pending.map(\.sequence), lease: lease, now: now)
+            // The caller's entry counted its send when it was recorded under its key: the claim's
+            // attempt is that one.
+            if let index = taken.firstIndex(where: { $0.sequence == sequence }), taken[index].attempts > 1 {
+                taken[index].attempts -= 1
+                try tx.replaceOutbox(taken[index])
+            }
+            return (taken, (try tx.fetch(collection: collection, id: entityID), []))
+        }
+    }
+
+    /// Sends the entries `claim` took, in order, up to the caller's entry `sequence`, and settles
+    /// the caller's entry; releases the claim when done.
+    private func deliverNow(
+        claim: OutboxClaim, taken: [OutboxEntry], record: StoredRecord?, sequence: Int64,
+        keeps: @escaping @Sendable (DepotError) -> Bool,
+        undo: @escaping @Sendable (any StorageTransaction) throws -> Void
+    ) async throws -> NowOutcome {
+        try await claim.releasing {
+            guard taken.contains(where: { $0.sequence == sequence }) else {
+                // Held by another sender, or behind a refused entry: that sender, or the app, first.
+                return try await heldBack(sequence, claim: claim, report: ForwardingReport(), keeps: keeps, undo: undo)
+            }
+            var report = ForwardingReport()
+            var unsent = taken[...]
+            var prefetched: (OutboxEntry, StoredRecord?)? = taken.first.map { ($0, record) }
+            while let entry = unsent.popFirst() {
+                guard try await claim.holds(entry.sequence) else { break }
+                if entry.sequence == sequence {
+                    return try await sendCaller(
+                        entry, prefetched: prefetched, claim: claim, keeps: keeps, undo: undo)
+                }
+                let (result, _) = try await process(entry, claim: claim, report: &report, prefetched: prefetched)
+                prefetched = nil
+                guard case .done = result else { break }
+            }
+            // An earlier entry did not go through: the caller's waits behind it.
+            let rest = unsent.filter { $0.sequence != sequence }
+            try await unmarkAttempted(rest)
+            return try await heldBack(sequence, claim: claim, report: report, keeps: keeps, undo: undo)
+        }
+    }
+
+    /// The caller's entry could not go (an earlier entry of its entity did not): `.notFound` when
+    /// one was refused with a 404 (the entity is gone from the server), else
+    /// `.queuedBehindEarlierWrites`; kept or undone as `keeps` says.
+    private func heldBack(
+        _ sequence: Int64, claim: OutboxClaim, report: ForwardingReport, keeps: @Sendable (DepotError) -> Bool,
+        undo: @escaping @Sendable (any StorageTransaction) throws -> Void
+    ) async throws -> NowOutcome {
+        let (collection, entityID) =
+            try await storage.transaction { tx -> (String, String)? in
+                try tx.outboxEntry(sequence: sequence).map { ($0.collection, $0.entityID) }
+            } ?? ("", "")
+        let earlier = try await storage.transaction { tx in
+            try tx.outboxEntries(collection: collection, entityID: entityID).filter { $0.sequence < sequence }
+        }
+        let error: DepotError
+        if let gone = earlier.lazy.compactMap(\.rejection).first(where: { $0.status == 404 }) {
+            error = gone.error(prefix: "\(entityID) is gone from the server (an earlier write to it was refused): ")
+        } else {
+            error = DepotError(
+                .queuedBehindEarlierWrites,
+                "\(earlier.count) earlier write(s) to \(entityID) wait in the outbox; this one goes behind them",
+                underlying: report.errors.first ?? report.rejected.first?.rejection?.error())
+        }
+        if error.code != .notFound, keeps(error) {
+            try await takeBack(sequence, claim: claim)
+            return .kept(error)
+        }
+        return try await remove(sequence, claim: claim, undo: undo) ? .undone(error) : .kept(error)
+    }
+
+    /// Sends the caller's claimed entry and settles it for the caller.
+    private func sendCaller(
+        _ claimed: OutboxEntry, prefetched: (OutboxEntry, StoredRecord?)?, claim: OutboxClaim,
+        keeps: @Sendable (DepotError) -> Bool, undo: @escaping @Sendable (any StorageTransaction) throws -> Void
+    ) async throws -> NowOutcome {
+        let current: (OutboxEntry, StoredRecord?)?
+        if let prefetched, prefetched.0.sequence == claimed.sequence {
+            current = prefetched
+        } else {
+            current = try await storage.transaction { tx -> (OutboxEntry, StoredRecord?)? in
+                guard let entry = try tx.outboxEntry(sequence: claimed.sequence), !entry.isRejected,
+                    Self.holds(entry, as: claimed)
+                else { return nil }
+                return (entry, try tx.fetch(collection: entry.collection, id: entry.entityID))
+            }
+        }
+        guard let (entry, record) = current else {
+            return .kept(
+                DepotError(.queuedBehindEarlierWrites, "another sender holds the write to \(claimed.entityID)"))
+        }
+        guard let channel = channels[entry.collection] else {
+            let failure = DepotError(.invalidRequest, "no repository forwards \(entry.collection)")
+            return try await remove(entry.sequence, claim: claim, undo: undo) ? .undone(failure) : .kept(failure)
+        }
+        let outcome = try await claim.renewing {
+            // The session's own timeout, as a direct write has: the caller waits for this answer.
+            try await channel.send(
+                entry.operation, entityID: entry.entityID, payload: entry.payload,
+                idempotencyKey: entry.idempotencyKey, etag: record?.etag, base: record?.snapshot, timeout: nil)
+        }
+        switch outcome {
+        case .delivered(let answer):
+            var report = ForwardingReport()
+            switch try await delivered(entry, answer, channel: channel, &report) {
+            case .done:
+                claim.settled(entry.sequence)
+                return .delivered(answer)
+            case .rejected:
+                let failure =
+                    report.rejected.first?.rejection?.error() ?? DepotError(.decoding, "the answer cannot be read")
+                return .refused(failure)
+            case .waiting, .lost:
+                return .kept(
+                    DepotError(.queuedBehindEarlierWrites, "another sender took the write to \(entry.entityID)"))
+            }
+        case .retry(let error):
+            if keeps(error) {
+                if error.neverReachedServer { try await takeBack(entry.sequence, claim: claim) }
+                return .kept(error)
+            }
+            return try await remove(entry.sequence, claim: claim, undo: undo) ? .undone(error) : .kept(error)
+        case .conflict(let error), .reject(let error):
+            return try await remove(entry.sequence, claim: claim, undo: undo) ? .undone(error) : .kept(error)
+        }
+    }
+
+    /// Takes back the attempt on the caller's entry (it never reached the server), while the claim
+    /// holds it or no sender does. Never sent, the entry is a local write like any other: when it
+    /// is its entity's last, it folds into the entry before it by the coalescing rules (a create
+    /// and a delete of it leave nothing, the tombstone included).
+    private func takeBack(_ sequence: Int64, claim: OutboxClaim) async throws {
+        let owner = claim.owner
+        try await storage.transaction { tx in
+            guard var entry = try tx.outboxEntry(sequence: sequence), entry.attempts > 0 else { return }
+            let now = try tx.leaseTime()
+            guard entry.lease?.owner == owner || entry.lease?.isFree(at: now) ?? true else { return }
+            entry.attempts -= 1
+            let entity = try tx.outboxEntries(collection: entry.collection, entityID: entry.entityID)
+            guard entry.attempts == 0, entity.last?.sequence == entry.sequence, entity.count > 1 else {
+                try tx.replaceOutbox(entry)
+                return
+            }
+            try tx.removeOutbox(sequence: entry.sequence)
+            let folded = try tx.recordOutbox(
+                collection: entry.collection, entityID: entry.entityID, operation: entry.operation,
+                payload: entry.payload)
+            if folded == nil, let record = try tx.fetch(collection: entry.collection, id: entry.entityID),
+                record.syncState == .deleted
+            {
+                try tx.delete(collection: entry.collection, id: entry.entityID)
+            }
+        }
+    }
+
+    /// Removes the caller's entry and takes its local write back (`undo`) in one transaction, while
+    /// the claim holds it or no sender does; false when another sender holds it (it goes on).
+    private func remove(
+        _ sequence: Int64, claim: OutboxClaim, undo: @escaping @Sendable (any StorageTransaction) throws -> Void
+    ) async throws -> Bool {
+        let owner = claim.owner
+        let removed = try await storage.transaction { tx -> Bool in
+            guard let entry = try tx.outboxEntry(sequence: sequence) else { return true }
+            let now = try tx.leaseTime()
+            guard entry.lease?.owner == owner || entry.lease?.isFree(at: now) ?? true else {
+                return false
+            }
+            try tx.removeOutbox(sequence: sequence)
+            try undo(tx)
+            return true
+        }
+        if removed { claim.settled(sequence) }
+        return removed
+    }
+}

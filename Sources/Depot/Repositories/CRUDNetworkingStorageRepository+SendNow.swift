@@ -1,0 +1,126 @@
+import Foundation
+
+// The remote-first write road: the local write and its outbox entry in one transaction, then that
+// entry delivered now by the storage's sender (OutboxEngine+Now.swift), behind the entity's
+// earlier entries, so ids moved by their answers apply to it as to any entry.
+
+/// A remote-first write as its recording transaction left it.
+struct RecordedWrite<Value: Sendable>: Sendable {
+    /// The id the write went to (the server's, when it had replaced the one the app passed).
+    var id: String
+    /// The entry the write recorded; nil when it recorded none (a patch that changes nothing).
+    var sequence: Int64?
+    /// The record before the write, and as the write left it.
+    var prior: StoredRecord?
+    var written: StoredRecord?
+    /// What the local write returned.
+    var value: Value
+}
+
+extension CRUDNetworkingStorageRepository {
+    /// Runs a write under a remote-first rule that keeps the store in step (target `.remote`,
+    /// `synchronize` on, no fallback or `.local`), or returns nil under any other rule.
+    ///
+    /// `write` makes the local write under `idempotencyKey` in the recording transaction (it
+    /// records the outbox entry; no forwarder is woken). The entry is then delivered now
+    /// (``OutboxEngine/deliverNow(collection:entityID:sequence:keeps:undo:)``): delivered, the
+    /// answer is `answer`'s value with origin `.remote`; not delivered for a reason the rule falls
+    /// back on (the earlier writes held back, offline, a timeout), it stays queued and the local
+    /// value answers with origin `.local` and the fallback error; refused (or failing without a
+    /// fallback), the write is taken back in one transaction with the entry's removal, and the
+    /// error thrown.
+    func sendingNow<Value: Sendable>(
+        _ operation: RepositoryOperation, entityID: String, idempotencyKey: String,
+        write: @escaping @Sendable (LocalStore<Entity>, any StorageTransaction) throws -> Value,
+        answer: @escaping @Sendable (OutboxChannel.Answer?, RecordedWrite<Value>) throws -> Value
+    ) -> Promise<Sourced<Value>>? {
+        let rule = strategy.rule(for: operation)
+        guard rule.target == .remote, rule.synchronize, rule.fallback != .remote else { return nil }
+        let (writes, storage, collection, engine) = (outboxLocal, storage, collection, outboxEngine)
+        let fallsBack = rule.fallback == .local
+        return Promise {
+            let recorded = try await storage.transaction { tx -> RecordedWrite<Value> in
+                var id = entityID
+                if try tx.fetch(collection: collection, id: id) == nil,
+                    let current = try tx.currentID(collection: collection, id: id)
+                {
+                    id = current.id
+                }
+                let prior = try tx.fetch(collection: collection, id: id)
+                let value = try write(writes, tx)
+                let entry = try tx.outboxEntries(collection: collection, entityID: id).last {
+                    $0.idempotencyKey == idempotencyKey
+                }
+                return RecordedWrite(
+                    id: id, sequence: entry?.sequence, prior: prior,
+                    written: try tx.fetch(collection: collection, id: id), value: value)
+            }
+            guard let sequence = recorded.sequence else {
+                // Nothing to send for this write (a patch that changes nothing): the entity's
+                // earlier writes still go first.
+                do {
+                    try await Self.forwardEarlier(recorded.id, engine)
+                } catch let error as DepotError where fallsBack && error.warrantsFallback(from: .remote) {
+                    return Sourced(value: recorded.value, origin: .local, fallbackError: error)
+                }
+                return Sourced(value: recorded.value, origin: .remote)
+            }
+            let outcome = try await engine.deliverNow(
+                collection: collection, entityID: recorded.id, sequence: sequence,
+                keeps: { fallsBack && $0.warrantsFallback(from: .remote) },
+                undo: { tx in try Self.takeBack(recorded, collection: collection, in: tx) })
+            switch outcome {
+            case .delivered(let delivered):
+                return Sourced(value: try answer(delivered, recorded), origin: .remote)
+            case .kept(let error):
+                guard fallsBack else { throw error }
+                // The forwarder sends it later; a local answer given because the server failed.
+                OutboxCoordinator.notify(storage)
+                return Sourced(value: recorded.value, origin: .local, fallbackError: error)
+            case .undone(let error), .refused(let error):
+                throw error
+            }
+        }
+    }
+
+    /// Takes a recorded write back in `tx` (its entry is removed in the same transaction): the
+    /// record as it was before, unless a later write changed it since. When an earlier entry's
+    /// answer moved the entity or stored the server's copy meanwhile, the record becomes the
+    /// server's copy (no entry left) or the write's predecessor over the server's snapshot.
+    static func takeBack<Value>(
+        _ recorded: RecordedWrite<Value>, collection: String, in tx: any StorageTransaction
+    ) throws {
+        var id = recorded.id
+        var fields: JSONObject?
+        if try tx.fetch(collection: collection, id: id) == nil,
+            let current = try tx.currentID(collection: collection, id: id)
+        {
+            (id, fields) = (current.id, current.fields)
+        }
+        let moved: (JSONObject) -> JSONObject = { object in
+            fields.map { MovedIDs.rewrite(object, from: recorded.id, fields: $0) } ?? object
+        }
+        guard var now = try tx.fetch(collection: collection, id: id) else {
+            if recorded.written == nil, fields == nil, let prior = recorded.prior { try tx.upsert(prior) }
+            return
+        }
+        // A later write since this one: it stands.
+        guard let written = recorded.written, now.object == moved(written.object), now.syncState == written.syncState
+        else { return }
+        let left = try tx.outboxEntries(collection: collection, entityID: id)
+        if fields == nil, left.isEmpty || now.snapshot == recorded.prior?.snapshot, let prior = recorded.prior {
+            try tx.upsert(prior)  // nothing delivered meanwhile: the record as it was
+            return
+        }
+        guard let prior = recorded.prior, prior.syncState != .deleted || !left.isEmpty else {
+            _ = try tx.delete(collection: collection, id: id)
+            return
+        }
+        if left.isEmpty, let snapshot = now.snapshot {
+            (now.object, now.syncState) = (snapshot, .synced)  // the server's copy: nothing else pending
+        } else {
+            (now.object, now.syncState) = (moved(prior.object), prior.syncState)
+        }
+        try tx.upsert(now)
+    }
+}
