@@ -13,6 +13,13 @@ extension CheckApp {
         if offline { try? await stub.goOnline() }
         offline = false
         stub.clearFaults()
+        for (account, authentication) in authentications where authentication.credential == nil {
+            authentication.update(credential: server.token(of: account))
+            server.signedOut(account, false)
+        }
+        for request in server.afterLogout {
+            flag("LOGOUT", "\(request): a request carried the token of an account signed out at the time")
+        }
         let forwarder = self.forwarder
         let items = CheckItems(
             store: sessions["A"]!, storage: storage, strategy: .remoteFirst, batch: program.shape.batchRoute,
@@ -20,6 +27,7 @@ extension CheckApp {
             incremental: program.shape.incremental)
         let storage = self.storage
         let server = self.server
+        let incremental = program.shape.incremental
         let settled = await CheckRunner.limited(CheckRunner.stepLimit) {
             // A write the server still processes (its answer held past the client's timeout) is
             // answered first: until then a resend under its key is answered 409, to retry later.
@@ -40,24 +48,28 @@ extension CheckApp {
             } while true
             _ = try? await items.synchronize().value
             _ = try? await forwarder.flush().value
+            // An incremental pull with nothing pending brings the store to what the server holds,
+            // as a full pull does (its cursor moved only past rows it merged).
+            if incremental { _ = try? await items.synchronize().value }
+            let beforeFullPull = incremental ? await Self.contents(of: storage) : nil
             // A full pull (an incremental one prunes nothing), whatever cursor the program left.
             _ = try? await items.resetPullCursor().value
             _ = try? await items.synchronize().value
-            return true
+            return beforeFullPull
         }
-        guard settled != nil else {
+        guard let settled else {
             flag("HANG", "the final flush and pull did not end within \(CheckRunner.stepLimit)")
             return
         }
-        let entries: [OutboxEntry]
-        let records: [StoredRecord]
-        do {
-            entries = try await storage.outbox(OutboxQuery(selection: .all))
-            records = try await storage.fetch(
-                collection: "items", syncStates: Set(SyncState.allCases), after: nil, limit: 100_000)
-        } catch {
-            flag("STORAGE", "reading the store failed: \(error)")
+        guard let (entries, records) = await Self.contents(of: storage) else {
+            flag("STORAGE", "reading the store failed")
             return
+        }
+        // The incremental pull before the full one: the same comparison, as `CURSOR`.
+        if let (entries, records) = settled, entries.allSatisfy({ $0.rejection != nil }) {
+            for message in divergences(entries: entries, records: records) {
+                flag("CURSOR", "after an incremental pull with nothing pending, " + message)
+            }
         }
         for entry in entries where entry.rejection == nil {
             flag(
@@ -103,6 +115,27 @@ extension CheckApp {
                 "\(write.method) \(write.id) (\(write.value ?? "delete")) replaced another client's version without If-Match, though the app had its ETag"
             )
         }
+        for message in divergences(entries: entries, records: records) { flag("DIVERGED", message) }
+    }
+
+    /// The outbox and the records of `storage`; nil when reading fails.
+    static func contents(of storage: Storage) async -> ([OutboxEntry], [StoredRecord])? {
+        do {
+            let entries = try await storage.outbox(OutboxQuery(selection: .all))
+            let records = try await storage.fetch(
+                collection: "items", syncStates: Set(SyncState.allCases), after: nil, limit: 100_000)
+            return (entries, records)
+        } catch {
+            return nil
+        }
+    }
+
+    /// How the store (`records`, with the outbox `entries`) differs from the server: every server
+    /// object in the store, synced, with its value; nothing else in the store.
+    func divergences(entries: [OutboxEntry], records: [StoredRecord]) -> [String] {
+        var found: [String] = []
+        func flag(_ kind: String, _ message: String) { found.append(message) }
+        let objects = server.objects
         let rejected = Set(entries.filter { $0.rejection != nil }.map(\.entityID))
         // Ids compare in the server's one spelling; two local records of one id are a divergence.
         let serverByID = Dictionary(objects.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
@@ -133,5 +166,6 @@ extension CheckApp {
             if let owner = model.owner(of: value), refused(owner) { continue }
             flag("DIVERGED", "the store holds \(record.id)=\(value ?? "-") (\(record.syncState)), not on the server")
         }
+        return found
     }
 }

@@ -24,7 +24,14 @@ final class CheckApp {
     let path: String
     var storage: Storage
     var forwarder: Forwarder
+    /// The second replica on the same SQLite file (rounds with ``CheckServerShape/replica``).
+    let replicaStorage: Storage?
+    let replicaForwarder: Forwarder?
     let sessions: [String: NetworkingSession]
+    /// Each account's interceptor (rounds whose tokens expire).
+    let authentications: [String: AuthenticationInterceptor<String>]
+    /// The client's timeout.
+    let timeout: Duration
     /// The last answer the app got for each handle.
     var held: [Int: CheckItem] = [:]
     var model = CheckModel()
@@ -38,18 +45,22 @@ final class CheckApp {
         self.stub = stub
         self.path = path
         server = CheckServer(shape: program.shape, on: stub)
+        let timeout = program.shape.timeout
+        self.timeout = timeout
         var sessions: [String: NetworkingSession] = [:]
+        var authentications: [String: AuthenticationInterceptor<String>] = [:]
         let retries = RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(5), maximumDelay: .milliseconds(50))
         for account in ["A", "B"] {
             guard program.shape.refreshesTokens else {
+                let header = program.shape.cookies ? ["Cookie": "session=\(account)"] : ["Authorization": "Bearer \(account)"]
                 sessions[account] = NetworkingSession(
-                    url: stub.url, headers: ["Authorization": "Bearer \(account)"],
-                    configuration: SessionConfiguration(timeout: CheckRunner.timeout, retryPolicy: retries))
+                    url: stub.url, headers: header,
+                    configuration: SessionConfiguration(timeout: timeout, retryPolicy: retries))
                 continue
             }
             // The token service: the same server, a session of its own.
             let tokens = NetworkingSession(
-                url: stub.url, configuration: SessionConfiguration(timeout: CheckRunner.timeout))
+                url: stub.url, configuration: SessionConfiguration(timeout: timeout))
             let authentication = AuthenticationInterceptor(token: "\(account)-1") { _ in
                 let response = try await tokens.send(
                     NetworkRequest(method: .post, path: "/token", body: Data("{\"account\": \"\(account)\"}".utf8)))
@@ -58,14 +69,24 @@ final class CheckApp {
                 }
                 return token
             }
+            authentications[account] = authentication
             sessions[account] = NetworkingSession(
                 url: stub.url,
                 configuration: SessionConfiguration(
-                    timeout: CheckRunner.timeout, interceptors: [authentication], retryPolicy: retries))
+                    timeout: timeout, interceptors: [authentication], retryPolicy: retries))
         }
         self.sessions = sessions
+        self.authentications = authentications
         storage = program.shape.sqlite ? try SQLiteStorage(path: path) : InMemoryStorage()
         forwarder = Self.forwarder(storage: storage, session: sessions["A"]!, shape: program.shape)
+        if program.shape.replica, program.shape.sqlite {
+            let replica = try SQLiteStorage(path: path)
+            replicaStorage = replica
+            replicaForwarder = Self.forwarder(storage: replica, session: sessions["A"]!, shape: program.shape)
+        } else {
+            replicaStorage = nil
+            replicaForwarder = nil
+        }
     }
 
     static func forwarder(storage: Storage, session: Networking, shape: CheckServerShape) -> Forwarder {
@@ -87,8 +108,10 @@ final class CheckApp {
             case .cacheFirst: .cacheFirst
             case .staleWhileRevalidate: .staleWhileRevalidate
             }
+        let onReplica = account == "R" && replicaStorage != nil
         return CheckItems(
-            store: sessions[account]!, storage: storage, strategy: rule, batch: program.shape.batchRoute,
+            store: sessions[account == "R" ? "A" : account]!, storage: onReplica ? replicaStorage! : storage,
+            strategy: rule, batch: program.shape.batchRoute,
             assignsIDs: program.shape.assignsIDs, pageSize: program.shape.pageSize,
             incremental: program.shape.incremental)
     }
@@ -128,8 +151,9 @@ final class CheckApp {
         case .drop: stub.inject(.dropConnection)
         case .unavailable: stub.inject(.status(503, headers: ["Retry-After": "0"]))
         case .serverError: stub.inject(.status(500))
-        case .pastTimeout: stub.inject(.delay(CheckRunner.timeout + .milliseconds(300)))
-        case .slowAnswer: server.slowNextWrite(CheckRunner.timeout + .milliseconds(400))
+        case .pastTimeout: stub.inject(.delay(timeout + .milliseconds(300)))
+        case .slowAnswer: server.slowNextWrite(timeout + .milliseconds(400))
+        case .trickle: server.trickleNext()
         case .dieMidResponse: stub.inject(.dieMidResponse)
         case .secondGoesOffline:
             stub.inject(.delay(.zero))
@@ -166,6 +190,27 @@ final class CheckApp {
         case .expireToken(let account):
             server.expireToken(of: account)
             return "\(account)'s token expired"
+        case .logout(let account):
+            guard let authentication = authentications[account] else { return "skipped: no interceptor" }
+            server.signedOut(account, true)
+            authentication.update(credential: nil)
+            return "\(account) signed out"
+        case .signIn(let account):
+            guard let authentication = authentications[account] else { return "skipped: no interceptor" }
+            authentication.update(credential: server.token(of: account))
+            server.signedOut(account, false)
+            return "\(account) signed in"
+        case .both(let first, let second):
+            // Both run as the step's parts, judged as concurrent as the step is.
+            let wasConcurrent = concurrent
+            var part = step
+            part.action = first
+            let one = await run(part, index: index, outcome: &outcome)
+            concurrent = wasConcurrent
+            part.action = second
+            let two = await run(part, index: index, outcome: &outcome)
+            concurrent = wasConcurrent
+            return one + "; " + two
         case .restart:
             guard program.shape.sqlite else { return "skipped: in memory" }
             do {
@@ -192,10 +237,17 @@ final class CheckApp {
         var meanwhile = ""
         if let during = step.during {
             let requests = stub.requests.count
+            // A sign-out meant to meet a token refresh waits for the refresh's request (held there).
+            let refreshes = server.tokenRequests
+            let meetsRefresh = program.shape.refreshesTokens && during.parts.contains { $0.isLogout }
+            if meetsRefresh { server.slowNextToken(.milliseconds(300)) }
             let first = Task { await CheckRunner.limited(CheckRunner.stepLimit, call) }
             // Until its first request is at the server (held there 300 ms), or 1 s for a call
             // that sends nothing.
             for _ in 0..<200 where stub.requests.count == requests { try? await Task.sleep(for: .milliseconds(5)) }
+            if meetsRefresh {
+                for _ in 0..<100 where server.tokenRequests == refreshes { try? await Task.sleep(for: .milliseconds(5)) }
+            }
             let sent = stub.requests.count > requests
             // Until it is answered, the first call's write may or may not have happened.
             if let handle = step.handle, let written = step.writtenState { model.failed(handle, state: written) }
@@ -226,11 +278,13 @@ final class CheckApp {
         concurrent = false
         if let during = step.during, let handle = step.handle {
             // Two writes of one entity in flight at once land in either order.
-            var inner = step
-            inner.action = during
-            if inner.handle == handle, let state = inner.writtenState { model.failed(handle, state: state) }
-            if case .otherWrite(handle, let value) = during { model.other(handle, state: value) }
-            if case .otherDelete(handle) = during { model.other(handle, state: nil) }
+            for part in during.parts {
+                var inner = step
+                inner.action = part
+                if inner.handle == handle, let state = inner.writtenState { model.failed(handle, state: state) }
+                if case .otherWrite(handle, let value) = part { model.other(handle, state: value) }
+                if case .otherDelete(handle) = part { model.other(handle, state: nil) }
+            }
         }
         return CheckRender.words(answer) + meanwhile
     }
@@ -238,7 +292,7 @@ final class CheckApp {
     /// The step's call, as a closure that captures only values.
     func makeCall(_ step: CheckStep) -> @Sendable () async -> CheckAnswer {
         let items = self.items(step.strategy, as: step.account)
-        let forwarder = self.forwarder
+        let forwarder = step.account == "R" ? replicaForwarder ?? self.forwarder : self.forwarder
         let held = step.handle.flatMap { self.held[$0] }
         let createdID = step.handle.map(createdID)
         return {
@@ -281,6 +335,20 @@ final class CheckApp {
                 return .failed("\(type(of: error))")
             }
         }
+    }
+}
+
+extension CheckAction {
+    /// The actions it is made of (`.both` unfolded).
+    var parts: [CheckAction] {
+        if case .both(let first, let second) = self { return first.parts + second.parts }
+        return [self]
+    }
+
+    /// Whether it signs an account out.
+    var isLogout: Bool {
+        if case .logout = self { return true }
+        return false
     }
 }
 

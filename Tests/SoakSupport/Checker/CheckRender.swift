@@ -7,6 +7,7 @@ public enum CheckRender {
     /// The Swift for one step.
     public static func call(_ step: CheckStep, shape: CheckServerShape) -> String {
         let items = "items(.\(step.strategy.rawValue), as: \"\(step.account)\")"
+        let forwarder = step.account == "R" ? "replicaForwarder" : "forwarder"
         let held = step.handle.map { "e\($0)" } ?? "_"
         var line: String
         switch step.action {
@@ -26,7 +27,7 @@ public enum CheckRender {
         case .read: line = "\(held) = try await \(items).read(\(held).id).value.value"
         case .readAll: line = "_ = try await \(items).readAll().value"
         case .synchronize: line = "_ = try await \(items).synchronize().value"
-        case .flush: line = "_ = try await forwarder.flush().value"
+        case .flush: line = "_ = try await \(forwarder).flush().value"
         case .otherWrite(_, let value): line = "server.otherClientWrites(\(held), value: \"\(value)\")"
         case .otherDelete: line = "server.otherClientDeletes(\(held))"
         case .otherCorrupt: line = "server.otherClientWritesUnreadable(\(held))   // value: 12345"
@@ -34,6 +35,17 @@ public enum CheckRender {
         case .online: line = "try await stub.goOnline()"
         case .restart: line = "storage = try SQLiteStorage(path: path)   // the app starts again"
         case .expireToken(let account): line = "server.expireToken(of: \"\(account)\")   // the next request gets 401"
+        case .logout(let account): line = "authentication[\"\(account)\"].update(credential: nil)   // signs out"
+        case .signIn(let account):
+            line = "authentication[\"\(account)\"].update(credential: server.token(of: \"\(account)\"))   // signs in"
+        case .both(let first, let second):
+            var one = step
+            one.action = first
+            one.during = nil
+            one.fault = nil
+            var two = one
+            two.action = second
+            line = call(one, shape: shape) + "\n" + call(two, shape: shape)
         }
         if let during = step.during {
             var inner = step
@@ -92,6 +104,9 @@ extension CheckRender {
         if shape.refreshesTokens { flags.append("$0.refreshesTokens = true") }
         if shape.lowercaseIDs { flags.append("$0.lowercaseIDs = true") }
         if shape.incremental { flags.append("$0.incremental = true") }
+        if shape.replica { flags.append("$0.replica = true") }
+        if shape.cookies { flags.append("$0.cookies = true") }
+        if shape.wholeSecondTimeout { flags.append("$0.wholeSecondTimeout = true") }
         flags.append("$0.pageSize = \(shape.pageSize)")
         var lines = ["CheckProgram(seed: \(program.seed), shape: .with { \(flags.joined(separator: "; ")) }, steps: ["]
         for step in program.steps {
@@ -124,6 +139,9 @@ extension CheckRender {
         case .online: ".online"
         case .restart: ".restart"
         case .expireToken(let account): ".expireToken(account: \"\(account)\")"
+        case .logout(let account): ".logout(account: \"\(account)\")"
+        case .signIn(let account): ".signIn(account: \"\(account)\")"
+        case .both(let first, let second): ".both(\(Self.action(first)), \(Self.action(second)))"
         }
     }
 }

@@ -28,6 +28,14 @@ public struct CheckServerShape: Sendable, Hashable, CustomStringConvertible {
     public var pageSize = 3
     /// The store is SQLite (else in memory).
     public var sqlite = true
+    /// A second replica runs on the same SQLite file: its own `SQLiteStorage` and forwarder, as
+    /// account A (steps of account `R`).
+    public var replica = false
+    /// Sessions are told apart by a `Cookie` (`session=A`) instead of `Authorization`; answers
+    /// that vary by caller say `Vary: Cookie`.
+    public var cookies = false
+    /// The client's timeout is a whole second (1 s, URLSession's own idle timeout) instead of 800 ms.
+    public var wholeSecondTimeout = false
 
     /// The classic shape: client ids, no validators, SQLite.
     public init() {}
@@ -38,7 +46,8 @@ public struct CheckServerShape: Sendable, Hashable, CustomStringConvertible {
         servesETags = Bool.random(using: &random)
         variesByCaller = Int.random(in: 0..<3, using: &random) == 0
         summarizesLists = Bool.random(using: &random)
-        cacheControl = [nil, nil, "max-age=300", "max-age=0"][Int.random(in: 0..<4, using: &random)]
+        cacheControl = [nil, nil, "max-age=300", "max-age=0", "max-age=99999999999999999999"][
+            Int.random(in: 0..<5, using: &random)]
         batchRoute = Int.random(in: 0..<3, using: &random) == 0
         conflictsInFlight = Int.random(in: 0..<3, using: &random) == 0
         refreshesTokens = Int.random(in: 0..<3, using: &random) == 0
@@ -46,7 +55,13 @@ public struct CheckServerShape: Sendable, Hashable, CustomStringConvertible {
         incremental = Int.random(in: 0..<3, using: &random) == 0
         pageSize = Int.random(in: 2...5, using: &random)
         sqlite = Bool.random(using: &random)
+        replica = sqlite && Int.random(in: 0..<4, using: &random) == 0
+        cookies = !refreshesTokens && Int.random(in: 0..<4, using: &random) == 0
+        wholeSecondTimeout = Int.random(in: 0..<3, using: &random) == 0
     }
+
+    /// The client's timeout.
+    public var timeout: Duration { wholeSecondTimeout ? .seconds(1) : CheckRunner.timeout }
 
     /// The words of the shape, as a round's report prints them.
     public var description: String {
@@ -60,6 +75,9 @@ public struct CheckServerShape: Sendable, Hashable, CustomStringConvertible {
         if refreshesTokens { words.append("tokens expire") }
         if lowercaseIDs { words.append("lowercase UUIDs") }
         if incremental { words.append("incremental pulls") }
+        if replica { words.append("a second replica") }
+        if cookies { words.append("cookie sessions") }
+        if wholeSecondTimeout { words.append("1 s timeout") }
         words.append("pages of \(pageSize)")
         return words.joined(separator: ", ")
     }

@@ -36,6 +36,15 @@ public enum CheckAction: Sendable, Hashable {
     /// The server expires the account's token: its next request is answered 401 until the
     /// interceptor refreshes it (rounds whose tokens expire).
     case expireToken(account: String)
+    /// The account signs out: `update(credential: nil)` on its session's
+    /// ``AuthenticationInterceptor`` (rounds whose tokens expire); from then on none of its
+    /// requests may carry a token until it signs in again.
+    case logout(account: String)
+    /// The account signs in again: `update(credential:)` with its current token.
+    case signIn(account: String)
+    /// Two actions, one after the other (as a step's `during`: several things happen while its
+    /// first request is held, e.g. the app's own write answered and another client's write).
+    indirect case both(CheckAction, CheckAction)
 }
 
 /// A strategy a step's call goes through.
@@ -64,6 +73,10 @@ public enum CheckFault: String, Sendable, Hashable, CaseIterable {
     /// The first request is answered; the second (the token refresh after a 401, in rounds whose
     /// tokens expire) is applied, then the server stops listening.
     case secondGoesOffline
+    /// The write is applied, then its answer trickles out one byte every 400 ms for 40 s: a
+    /// request must still end within its timeout (rounds with a whole-second timeout meet
+    /// URLSession's idle timeout).
+    case trickle
 }
 
 /// One step: an action, through a strategy, as an account, meeting a fault.
@@ -72,7 +85,8 @@ public struct CheckStep: Sendable, Hashable {
     public var action: CheckAction
     /// The strategy of the call.
     public var strategy: CheckStrategy
-    /// The account (`A` or `B`) whose session sends it.
+    /// The account (`A` or `B`) whose session sends it; `R` is account A on a second replica (its
+    /// own `SQLiteStorage` and forwarder on the same file, rounds with ``CheckServerShape/replica``).
     public var account: String
     /// The fault its first request meets.
     public var fault: CheckFault?
@@ -102,6 +116,9 @@ public struct CheckStep: Sendable, Hashable {
 
     /// Whether the step sends anything (so a fault can meet it).
     public var sends: Bool { callsRepository || action == .flush }
+
+    /// The account whose token the step's requests carry (`R`, the replica, is account A).
+    public var caller: String { account == "R" ? "A" : account }
 }
 
 /// A whole program: the server's shape and the steps.
@@ -130,7 +147,16 @@ public struct CheckProgram: Sendable, Hashable {
         var live: [Int] = []
         var next = 1
         var offlineFor = 0
+        // Steps until a signed-out account signs in again.
+        var signedOut: (account: String, steps: Int)?
         for index in 0..<count {
+            if let out = signedOut {
+                signedOut = out.steps > 1 ? (out.account, out.steps - 1) : nil
+                if signedOut == nil {
+                    steps.append(CheckStep(.signIn(account: out.account)))
+                    continue
+                }
+            }
             if offlineFor > 0 {
                 offlineFor -= 1
                 if offlineFor == 0 {
@@ -173,15 +199,22 @@ public struct CheckProgram: Sendable, Hashable {
                     if shape.refreshesTokens, Bool.random(using: &random) {
                         steps.append(CheckStep(.expireToken(account: "A")))
                     }
-                case 97..<99 where shape.refreshesTokens:
+                case 97..<98 where shape.refreshesTokens:
                     action = .expireToken(account: Bool.random(using: &random) ? "A" : "B")
+                case 98..<99 where shape.refreshesTokens && signedOut == nil:
+                    let account = Bool.random(using: &random) ? "A" : "B"
+                    action = .logout(account: account)
+                    signedOut = (account, Int.random(in: 1...4, using: &random))
                 default: action = shape.sqlite ? .restart : .readAll
                 }
             }
             var step = CheckStep(action)
             step.strategy = CheckStrategy.allCases[Int.random(in: 0..<4, using: &random)]
             // A second account on the same store; often when answers vary by caller.
-            if Int.random(in: 0..<100, using: &random) < (shape.variesByCaller ? 35 : 12) {
+            if shape.replica, Int.random(in: 0..<100, using: &random) < 20 {
+                // Account A on the second replica (its own store instance and forwarder, one file).
+                step.account = "R"
+            } else if Int.random(in: 0..<100, using: &random) < (shape.variesByCaller ? 35 : 12) {
                 step.account = "B"
                 // The other account mostly looks at the list (what a second user of the device does).
                 if shape.variesByCaller, step.callsRepository, Int.random(in: 0..<100, using: &random) < 40 {
@@ -196,23 +229,41 @@ public struct CheckProgram: Sendable, Hashable {
                 }
             }
             if step.sends, offlineFor == 0, Int.random(in: 0..<100, using: &random) < 15, let some = live.last {
-                let other = live[Int.random(in: 0..<live.count, using: &random)]
-                let choices: [CheckAction] = [
-                    .create(handle: next, value: "w\(index)"), .update(handle: some, value: "w\(index)"),
-                    .delete(handle: other), .otherWrite(handle: other, value: "p\(index)"),
-                    .otherWrite(handle: some, value: "p\(index)"), .readAll,
-                    shape.assignsIDs
-                        ? .patch(handle: other, value: "w\(index)") : .recreate(handle: other, value: "w\(index)"),
-                ]
-                step.during = choices[Int.random(in: 0..<choices.count, using: &random)]
-                if case .create = step.during {
-                    live.append(next)
-                    next += 1
+                // One to three things at once while the step's first request is held (the app's own
+                // write answered and other clients writing two entities while a page is out, say).
+                var parts: [CheckAction] = []
+                for part in 0..<3 where part == 0 || Int.random(in: 0..<100, using: &random) < 30 {
+                    let other = live[Int.random(in: 0..<live.count, using: &random)]
+                    var choices: [CheckAction] = [
+                        .create(handle: next, value: "w\(index)-\(part)"),
+                        .update(handle: some, value: "w\(index)-\(part)"), .delete(handle: other),
+                        .otherWrite(handle: other, value: "p\(index)-\(part)"),
+                        .otherWrite(handle: some, value: "p\(index)-\(part)"), .readAll,
+                        shape.assignsIDs
+                            ? .patch(handle: other, value: "w\(index)-\(part)")
+                            : .recreate(handle: other, value: "w\(index)-\(part)"),
+                    ]
+                    // A sign-out while the step's token refresh is under way (the token expires first).
+                    if shape.refreshesTokens, part == 0, signedOut == nil, step.account != "R" {
+                        choices.append(.logout(account: step.account))
+                    }
+                    let choice = choices[Int.random(in: 0..<choices.count, using: &random)]
+                    if case .create = choice {
+                        live.append(next)
+                        next += 1
+                    }
+                    if case .logout(let account) = choice {
+                        steps.append(CheckStep(.expireToken(account: account)))
+                        signedOut = (account, Int.random(in: 1...3, using: &random))
+                    }
+                    parts.append(choice)
                 }
+                step.during = parts.dropLast().reversed().reduce(parts[parts.count - 1]) { .both($1, $0) }
             }
             if !step.callsRepository {
                 step.strategy = .remoteFirst
-                step.account = "A"
+                // A flush may run on the second replica's forwarder.
+                if !(step.action == .flush && step.account == "R") { step.account = "A" }
             }
             steps.append(step)
         }
