@@ -44,6 +44,15 @@ extension CheckApp {
             model.acknowledged(handle!, state: nil, remote: origin == .remote)
         case (.read, .one(let item?, _)) where concurrent:
             held[handle!] = item
+        case (.readV2, .one(let item?, let origin)) where !concurrent:
+            checkRead(item, handle: handle!, origin: origin, step: step, flag: flag)
+        case (.readV2, .failed("decoding")) where !concurrent && !offline && step.fault == nil:
+            // Version 2 reads what version 1 stored: the server always sent the new field, so a
+            // record v1 stored from an answer decodes (a stored copy that does not is a cache miss).
+            guard step.strategy != .localFirst, let entity = model.entities[handle!], entity.lastRemote,
+                entity.uncertain.isEmpty, !entity.unreadable, !refused(handle!), serverObject(handle!) != nil
+            else { break }
+            flag("UNREADABLE", "v2 read(\(held[handle!]?.id ?? "-")) failed .decoding: a stored copy v2 cannot read is an error, not a cache miss")
         case (.readAll, .list) where concurrent:
             break
         case (.read, .one(let item?, let origin)):
@@ -131,7 +140,7 @@ extension CheckApp {
     }
 
     func checkAccount(_ item: CheckItem, step: CheckStep, flag: (String, String) -> Void) {
-        if let viewer = item.viewer, viewer != step.account {
+        if let viewer = item.viewer, viewer != step.caller {
             flag("ACCOUNT", "account \(step.account) was answered \(viewer)'s copy of \(item.id) by the server side")
         }
     }

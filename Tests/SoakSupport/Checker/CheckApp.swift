@@ -317,6 +317,10 @@ final class CheckApp {
                 case .read:
                     let answer = try await items.read(held!.id).value
                     return .one(answer.value, answer.origin)
+                case .readV2:
+                    let answer = try await CheckRepository<CheckItemV2>(items).read(held!.id).value
+                    let item = answer.value
+                    return .one(CheckItem(id: item.id, value: item.value), answer.origin)
                 case .readAll:
                     let answer = try await items.readAll().value
                     return .list(answer.value, answer.origin)
@@ -357,7 +361,7 @@ extension CheckStep {
     var handle: Int? {
         switch action {
         case .create(let handle, _), .update(let handle, _), .patch(let handle, _), .delete(let handle),
-            .read(let handle), .otherWrite(let handle, _), .otherDelete(let handle), .otherCorrupt(let handle),
+            .read(let handle), .readV2(let handle), .otherWrite(let handle, _), .otherDelete(let handle), .otherCorrupt(let handle),
             .recreate(let handle, _):
             handle
         default: nil

@@ -32,11 +32,26 @@ public struct CheckItem: Codable, Identifiable, Sendable, Equatable {
     }
 }
 
-/// The checker's repository over `items`: its strategy, session (account) and push configuration
-/// are drawn per step and per round.
-public struct CheckItems: CRUDNetworkingStorageRepository, SynchronizableRepository {
-    /// ``CheckItem``.
-    public typealias Entity = CheckItem
+/// Version 2 of the app's entity: ``CheckItem`` with a new required field, `kind`, that the
+/// server has always sent (version 1 ignored it). A v2 read of what v1 stored must still work.
+public struct CheckItemV2: Codable, Identifiable, Sendable, Equatable {
+    /// As in ``CheckItem``.
+    public var id: String
+    /// As in ``CheckItem``.
+    public var value: String
+    /// The field v2 requires (`item`).
+    public var kind: String
+}
+
+/// The checker's repository over `items` (of ``CheckItem``, or of ``CheckItemV2`` for version 2
+/// of the app): its strategy, session (account) and push configuration are drawn per step and
+/// per round.
+public typealias CheckItems = CheckRepository<CheckItem>
+
+/// The checker's repository over `items`, for one version of the entity.
+public struct CheckRepository<Entity: Codable & Identifiable & Sendable>: CRUDNetworkingStorageRepository,
+    SynchronizableRepository
+where Entity.ID == String {
     /// The transport of the step's account.
     public let store: Networking
     /// The round's store.
@@ -51,6 +66,14 @@ public struct CheckItems: CRUDNetworkingStorageRepository, SynchronizableReposit
     public var synchronization: SynchronizationConfiguration
     /// Keys the server owns are not the app's to send; headers name nothing else.
     public var configuration: RepositoryConfiguration { RepositoryConfiguration() }
+
+    /// The same repository for another version of the entity (version 2 of the app).
+    public init<Other>(_ other: CheckRepository<Other>) {
+        store = other.store
+        storage = other.storage
+        strategy = other.strategy
+        synchronization = other.synchronization
+    }
 
     /// Makes the repository; `prune` removes local records the server no longer lists after a full
     /// pull; `incremental` pulls what changed since the last pull (`updated_after`, `deleted`).

@@ -250,7 +250,9 @@ public final class CheckServer: Sendable {
 
     /// The object as `account` sees it; `full` adds `body`.
     func representation(_ object: Object, account: String, full: Bool) -> JSONObject {
-        var json: JSONObject = ["id": .string(object.id), "value": object.corrupt ? 12345 : .string(object.value)]
+        var json: JSONObject = [
+            "id": .string(object.id), "value": object.corrupt ? 12345 : .string(object.value), "kind": "item",
+        ]
         if full { json["body"] = .string("b-" + object.value) }
         if shape.variesByCaller { json["viewer"] = .string(account) }
         if let clientID = object.clientID, shape.assignsIDs { json["client_id"] = .string(clientID) }

@@ -13,6 +13,9 @@ public enum CheckAction: Sendable, Hashable {
     case delete(handle: Int)
     /// `read(held.id)`.
     case read(handle: Int)
+    /// `read(held.id)` by version 2 of the app (``CheckItemV2``: a new required field the server
+    /// always sent), on the same store.
+    case readV2(handle: Int)
     /// `readAll()`.
     case readAll
     /// `synchronize()`.
@@ -109,7 +112,7 @@ public struct CheckStep: Sendable, Hashable {
     /// Whether the step calls a repository (so strategy and account matter).
     public var callsRepository: Bool {
         switch action {
-        case .create, .update, .patch, .delete, .read, .readAll, .synchronize, .recreate: true
+        case .create, .update, .patch, .delete, .read, .readV2, .readAll, .synchronize, .recreate: true
         default: false
         }
     }
@@ -184,7 +187,8 @@ public struct CheckProgram: Sendable, Hashable {
                 case 46..<54:
                     action = .delete(handle: handle)
                     if Bool.random(using: &random) { live.removeAll { $0 == handle } }
-                case 54..<66: action = .read(handle: handle)
+                case 54..<58: action = .readV2(handle: handle)
+                case 58..<66: action = .read(handle: handle)
                 case 66..<72: action = .readAll
                 case 72..<78: action = .synchronize
                 case 78..<84: action = .flush
