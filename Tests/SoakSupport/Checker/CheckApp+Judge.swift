@@ -40,6 +40,7 @@ extension CheckApp {
             held[handle!] = item
             model.acknowledged(handle!, state: item.value, remote: origin == .remote)
             if origin == .remote { checkAccount(item, step: step, flag: flag) }
+            if origin != .remote, step.isCreate { model.createdLocally(handle!, refusals: server.refusals.count) }
         case (.delete, .one(_, let origin)):
             model.acknowledged(handle!, state: nil, remote: origin == .remote)
         case (.read, .one(let item?, _)) where concurrent:

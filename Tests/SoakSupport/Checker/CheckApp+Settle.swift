@@ -109,6 +109,24 @@ extension CheckApp {
                 flag("LOST", "the server holds \(state ?? "no object") for e\(handle); the model allows \(states)")
             }
         }
+        // A create the store acknowledged, sent later as an update and refused 404 (a pending
+        // create turned into an update by an earlier write's answer, say).
+        let refusals = server.refusals
+        for (handle, entity) in model.entities.sorted(by: { $0.key < $1.key }) {
+            guard let since = entity.createdLocally, case .some(.some(let value)) = entity.last,
+                entity.uncertain.isEmpty, entity.otherAfter.isEmpty
+            else { continue }
+            let ids = Set([createdID(handle), held[handle]?.id].compactMap { $0 }.map(server.canonical))
+            for refusal in refusals.dropFirst(since)
+            where refusal.status == 404 && (refusal.method == "PUT" || refusal.method == "PATCH")
+                && ids.contains(refusal.id) && refusal.value == value
+            {
+                flag(
+                    "CREATE REFUSED",
+                    "e\(handle)'s create (acknowledged by the store) went out as \(refusal.method) \(refusal.id) and was refused 404"
+                )
+            }
+        }
         for write in server.applied where write.silentOverwrite {
             flag(
                 "OVERWRITE",

@@ -255,6 +255,10 @@ final class CheckApp {
             inner.action = during
             inner.during = nil
             inner.fault = nil
+            // With a second replica, what runs meanwhile runs on the other one (account A on R, R on A).
+            if program.shape.replica, program.shape.sqlite, inner.account != "B" {
+                inner.account = inner.account == "R" ? "A" : "R"
+            }
             concurrent = true
             let line = await run(inner, index: index, outcome: &outcome)
             concurrent = true  // the inner step's judging reset it

@@ -39,6 +39,10 @@ public struct CheckModel: Sendable {
         var values: Set<String> = []
         /// Another client wrote a value the app cannot read: its states are judged no further.
         var unreadable = false
+        /// When the last acknowledged app write was a create (or re-create) the store acknowledged:
+        /// how many refusals the server had made by then (a later 404 to a PUT or PATCH of it means
+        /// the create went out as an update).
+        var createdLocally: Int?
 
         /// The states a read or the final server may show; nil when anything goes (no write acknowledged).
         var allowed: Set<String?>? {
@@ -70,8 +74,12 @@ public struct CheckModel: Sendable {
         entity.lastRemote = remote
         entity.uncertain = []
         entity.otherAfter = []
+        entity.createdLocally = nil
         entities[handle] = entity
     }
+
+    /// The store acknowledged a create of `handle` when the server had made `refusals` refusals.
+    mutating func createdLocally(_ handle: Int, refusals: Int) { entities[handle]?.createdLocally = refusals }
 
     /// The app's write of `state` to `handle` failed: it may still land.
     mutating func failed(_ handle: Int, state: String?) {

@@ -265,8 +265,9 @@ public struct CheckProgram: Sendable, Hashable {
                 step.during = parts.dropLast().reversed().reduce(parts[parts.count - 1]) { .both($1, $0) }
             }
             if !step.callsRepository {
-                step.strategy = .remoteFirst
-                // A flush may run on the second replica's forwarder.
+                // A flush keeps its strategy for what runs during it (a local-first delete and
+                // re-create queued behind the update it sends), and may run on the second replica.
+                if step.action != .flush || step.during == nil { step.strategy = .remoteFirst }
                 if !(step.action == .flush && step.account == "R") { step.account = "A" }
             }
             steps.append(step)
