@@ -184,6 +184,9 @@ final class CheckApp {
             return "other client deleted \(object.id)"
         case .otherCorrupt(let handle):
             guard let object = serverObject(handle) else { return "skipped: no server object" }
+            // Its value names the entity, so another client can make it readable again later (the
+            // quarantined row released, not re-merged over the newer value).
+            model.began(handle, state: "x\(index)")
             model.corrupted(handle)
             server.otherWrite(id: object.id, value: "x\(index)", corrupt: true)
             return "other client wrote an unreadable \(object.id)"

@@ -75,6 +75,8 @@ public struct CheckModel: Sendable {
         entity.uncertain = []
         entity.otherAfter = []
         entity.createdLocally = nil
+        // The server took the app's readable version over an unreadable one.
+        if remote { entity.unreadable = false }
         entities[handle] = entity
     }
 
@@ -90,6 +92,8 @@ public struct CheckModel: Sendable {
     mutating func other(_ handle: Int, state: String?) {
         began(handle, state: state)
         entities[handle, default: Entity()].otherAfter.insert(state)
+        // A readable version (or a deletion) over an unreadable one: judged again from here.
+        entities[handle, default: Entity()].unreadable = false
     }
 
     /// Another client made `handle`'s server object unreadable.
