@@ -4,8 +4,11 @@ import Foundation
 
 extension CheckApp {
     /// Whether the server refused a write of `handle` as a conflict (409, 412): the conflict
-    /// policy decided, so its states are judged no further (a 404 is not a conflict: it is judged).
+    /// policy decided, so its states are judged no further (a 404 is not a conflict: it is judged);
+    /// under `.clientWins` nothing is refused that way.
     func refused(_ handle: Int) -> Bool {
+        // Under `.clientWins` the app's write is sent again over the server's version: it lands.
+        if program.shape.clientWins { return false }
         let ids = Set(server.applied.filter { model.owner(of: $0.value) == handle }.map(\.id))
             .union([createdID(handle)]).union(held[handle].map { [$0.id] } ?? [])
         return server.refusals.contains {

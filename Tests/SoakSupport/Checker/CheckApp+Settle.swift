@@ -24,7 +24,7 @@ extension CheckApp {
         let items = CheckItems(
             store: sessions["A"]!, storage: storage, strategy: .remoteFirst, batch: program.shape.batchRoute,
             assignsIDs: program.shape.assignsIDs, pageSize: program.shape.pageSize, prune: true,
-            incremental: program.shape.incremental)
+            incremental: program.shape.incremental, clientWins: program.shape.clientWins)
         let storage = self.storage
         let server = self.server
         let incremental = program.shape.incremental

@@ -92,7 +92,8 @@ final class CheckApp {
     static func forwarder(storage: Storage, session: Networking, shape: CheckServerShape) -> Forwarder {
         let items = CheckItems(
             store: session, storage: storage, strategy: .localFirst, batch: shape.batchRoute,
-            assignsIDs: shape.assignsIDs, pageSize: shape.pageSize, incremental: shape.incremental)
+            assignsIDs: shape.assignsIDs, pageSize: shape.pageSize, incremental: shape.incremental,
+            clientWins: shape.clientWins)
         return Forwarder(
             for: items,
             configuration: ForwarderConfiguration(
@@ -113,7 +114,7 @@ final class CheckApp {
             store: sessions[account == "R" ? "A" : account]!, storage: onReplica ? replicaStorage! : storage,
             strategy: rule, batch: program.shape.batchRoute,
             assignsIDs: program.shape.assignsIDs, pageSize: program.shape.pageSize,
-            incremental: program.shape.incremental)
+            incremental: program.shape.incremental, clientWins: program.shape.clientWins)
     }
 
     /// The id a create of `handle` sends.

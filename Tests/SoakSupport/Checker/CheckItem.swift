@@ -60,8 +60,10 @@ where Entity.ID == String {
     public let path = "items"
     /// The step's strategy.
     public var strategy: Strategy
+    /// Whether the round's conflict policy is `.clientWins` (else `.serverWins`).
+    public var clientWins = false
     /// The round's conflict policy.
-    public var conflictPolicy: ConflictPolicy { .serverWins }
+    public var conflictPolicy: ConflictPolicy { clientWins ? .clientWins : .serverWins }
     /// Pull in pages; push in a batch when the round's server has a batch route.
     public var synchronization: SynchronizationConfiguration
     /// Keys the server owns are not the app's to send; headers name nothing else.
@@ -73,17 +75,20 @@ where Entity.ID == String {
         storage = other.storage
         strategy = other.strategy
         synchronization = other.synchronization
+        clientWins = other.clientWins
     }
 
     /// Makes the repository; `prune` removes local records the server no longer lists after a full
-    /// pull; `incremental` pulls what changed since the last pull (`updated_after`, `deleted`).
+    /// pull; `incremental` pulls what changed since the last pull (`updated_after`, `deleted`); `clientWins`
+    /// resolves conflicts for the app's write.
     public init(
         store: Networking, storage: Storage, strategy: Strategy, batch: Bool, assignsIDs: Bool, pageSize: Int,
-        prune: Bool = false, incremental: Bool = false
+        prune: Bool = false, incremental: Bool = false, clientWins: Bool = false
     ) {
         self.store = store
         self.storage = storage
         self.strategy = strategy
+        self.clientWins = clientWins
         synchronization = SynchronizationConfiguration(
             batchSize: 4, pagination: .pageQuery(page: "_page", limit: "_limit", size: pageSize), prune: prune,
             identityKey: assignsIDs ? "client_id" : "id",

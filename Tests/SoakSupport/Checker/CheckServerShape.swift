@@ -34,6 +34,9 @@ public struct CheckServerShape: Sendable, Hashable, CustomStringConvertible {
     /// Sessions are told apart by a `Cookie` (`session=A`) instead of `Authorization`; answers
     /// that vary by caller say `Vary: Cookie`.
     public var cookies = false
+    /// The app's conflict policy is `.clientWins` (else `.serverWins`): a write refused 409 or
+    /// 412 is sent again over the server's version, so it is judged as any other.
+    public var clientWins = false
     /// The client's timeout is a whole second (1 s, URLSession's own idle timeout) instead of 800 ms.
     public var wholeSecondTimeout = false
 
@@ -58,6 +61,7 @@ public struct CheckServerShape: Sendable, Hashable, CustomStringConvertible {
         replica = sqlite && Int.random(in: 0..<4, using: &random) == 0
         cookies = !refreshesTokens && Int.random(in: 0..<4, using: &random) == 0
         wholeSecondTimeout = Int.random(in: 0..<3, using: &random) == 0
+        clientWins = Int.random(in: 0..<3, using: &random) == 0
     }
 
     /// The client's timeout.
@@ -78,6 +82,7 @@ public struct CheckServerShape: Sendable, Hashable, CustomStringConvertible {
         if replica { words.append("a second replica") }
         if cookies { words.append("cookie sessions") }
         if wholeSecondTimeout { words.append("1 s timeout") }
+        if clientWins { words.append("client wins") }
         words.append("pages of \(pageSize)")
         return words.joined(separator: ", ")
     }

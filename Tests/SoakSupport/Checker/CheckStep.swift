@@ -246,7 +246,11 @@ public struct CheckProgram: Sendable, Hashable {
                         shape.assignsIDs
                             ? .patch(handle: other, value: "w\(index)-\(part)")
                             : .recreate(handle: other, value: "w\(index)-\(part)"),
+                        // Two flushes or two synchronizations at once (on the other replica, in
+                        // rounds with one), another client's delete, a token expiring mid-call.
+                        .flush, .synchronize, .otherDelete(handle: other),
                     ]
+                    if shape.refreshesTokens { choices.append(.expireToken(account: step.account == "B" ? "B" : "A")) }
                     // A sign-out while the step's token refresh is under way (the token expires first).
                     if shape.refreshesTokens, part == 0, signedOut == nil, step.account != "R" {
                         choices.append(.logout(account: step.account))
