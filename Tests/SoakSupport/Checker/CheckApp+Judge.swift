@@ -57,8 +57,15 @@ extension CheckApp {
                 entity.uncertain.isEmpty, !entity.unreadable, !refused(handle!), serverObject(handle!) != nil
             else { break }
             flag("UNREADABLE", "v2 read(\(held[handle!]?.id ?? "-")) failed .decoding: a stored copy v2 cannot read is an error, not a cache miss")
-        case (.readAll, .list) where concurrent:
+        case (.readAll, .list) where concurrent, (.readQuery, .list) where concurrent:
             break
+        case (.readQuery, .list(let list, let origin)):
+            // Every object matches the filter; a list cached before the app's own write never answers
+            // an older state after it (a stored record without the field may be left out locally).
+            for item in list {
+                guard let owner = model.owner(of: item.value) else { continue }
+                checkRead(item, handle: owner, origin: origin, step: step, flag: flag)
+            }
         case (.read, .one(let item?, let origin)):
             held[handle!] = item
             checkRead(item, handle: handle!, origin: origin, step: step, flag: flag)

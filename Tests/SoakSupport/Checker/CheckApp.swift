@@ -329,6 +329,9 @@ final class CheckApp {
                     let answer = try await CheckRepository<CheckItemV2>(items).read(held!.id).value
                     let item = answer.value
                     return .one(CheckItem(id: item.id, value: item.value), answer.origin)
+                case .readQuery:
+                    let answer = try await items.readAll(query: ["kind": "item"]).value
+                    return .list(answer.value, answer.origin)
                 case .readAll:
                     let answer = try await items.readAll().value
                     return .list(answer.value, answer.origin)

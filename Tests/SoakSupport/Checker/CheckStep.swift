@@ -18,6 +18,9 @@ public enum CheckAction: Sendable, Hashable {
     case readV2(handle: Int)
     /// `readAll()`.
     case readAll
+    /// `readAll(query: ["kind": "item"])`: a filtered list (every object matches), cached under a
+    /// URL of its own.
+    case readQuery
     /// `synchronize()`.
     case synchronize
     /// `forwarder.flush()`.
@@ -112,7 +115,7 @@ public struct CheckStep: Sendable, Hashable {
     /// Whether the step calls a repository (so strategy and account matter).
     public var callsRepository: Bool {
         switch action {
-        case .create, .update, .patch, .delete, .read, .readV2, .readAll, .synchronize, .recreate: true
+        case .create, .update, .patch, .delete, .read, .readV2, .readAll, .readQuery, .synchronize, .recreate: true
         default: false
         }
     }
@@ -189,7 +192,8 @@ public struct CheckProgram: Sendable, Hashable {
                     if Bool.random(using: &random) { live.removeAll { $0 == handle } }
                 case 54..<58: action = .readV2(handle: handle)
                 case 58..<66: action = .read(handle: handle)
-                case 66..<72: action = .readAll
+                case 66..<70: action = .readAll
+                case 70..<72: action = .readQuery
                 case 72..<78: action = .synchronize
                 case 78..<84: action = .flush
                 case 84..<90: action = .otherWrite(handle: handle, value: "o\(index)")
