@@ -80,6 +80,8 @@ public final class CheckServer: Sendable {
         var slowNextToken: Duration?
         /// Whether the next answer trickles (``CheckFault/trickle``).
         var trickleNext = false
+        /// The version counter when the last full pull's page (paged, no `updated_after`) was served.
+        var fullPullVersion = 0
     }
 
     /// The shape of the round's server.
@@ -133,6 +135,13 @@ public final class CheckServer: Sendable {
         state.withLock { state in
             if out { state.signedOut.insert(account) } else { state.signedOut.remove(account) }
         }
+    }
+
+    /// Whether the object `id` was deleted before the last full pull's page was served: that pull
+    /// told its deletion only by leaving it out (a pull that does not prune keeps the record, and
+    /// no later incremental page tells it).
+    public func deletedBeforeFullPull(_ id: String) -> Bool {
+        state.withLock { state in state.tombstones[id].map { $0 < state.fullPullVersion } ?? false }
     }
 
     /// Requests that carried the token of an account signed out at the time.
@@ -286,6 +295,7 @@ public final class CheckServer: Sendable {
         let query = request.query
         var all = state.order.compactMap { state.objects[$0] }
         var deleted: [(id: String, version: Int)] = []
+        if query["updated_after"] == nil, query["_limit"] != nil { state.fullPullVersion = state.nextVersion }
         if shape.incremental, let after = query["updated_after"].flatMap(Int.init) {
             all = all.filter { $0.version > after }
             deleted = state.tombstones.filter { $0.value > after }.map { ($0.key, $0.value) }.sorted {
