@@ -297,8 +297,8 @@ public final class CheckServer: Sendable {
         var deleted: [(id: String, version: Int)] = []
         if query["updated_after"] == nil, query["_limit"] != nil { state.fullPullVersion = state.nextVersion }
         if shape.incremental, let after = query["updated_after"].flatMap(Int.init) {
-            all = all.filter { $0.version > after }
-            deleted = state.tombstones.filter { $0.value > after }.map { ($0.key, $0.value) }.sorted {
+            all = all.filter { $0.version >= after }
+            deleted = state.tombstones.filter { $0.value >= after }.map { ($0.key, $0.value) }.sorted {
                 $0.version < $1.version
             }
         }

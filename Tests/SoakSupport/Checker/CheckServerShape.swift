@@ -21,8 +21,8 @@ public struct CheckServerShape: Sendable, Hashable, CustomStringConvertible {
     public var refreshesTokens = false
     /// Client ids are UUIDs the app spells in uppercase and the server prints in lowercase.
     public var lowercaseIDs = false
-    /// Lists take `updated_after=<version>` and tell deletions with `deleted: true`; the app pulls
-    /// incrementally.
+    /// Lists take `updated_after=<version>` (inclusive, as `IncrementalPull` asks) and tell
+    /// deletions with `deleted: true`; the app pulls incrementally.
     public var incremental = false
     /// The page size the app asks for.
     public var pageSize = 3
