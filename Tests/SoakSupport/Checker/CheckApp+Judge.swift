@@ -56,7 +56,10 @@ extension CheckApp {
             guard step.strategy != .localFirst, let entity = model.entities[handle!], entity.lastRemote,
                 entity.uncertain.isEmpty, !entity.unreadable, !refused(handle!), serverObject(handle!) != nil
             else { break }
-            flag("UNREADABLE", "v2 read(\(held[handle!]?.id ?? "-")) failed .decoding: a stored copy v2 cannot read is an error, not a cache miss")
+            flag(
+                "UNREADABLE",
+                "v2 read(\(held[handle!]?.id ?? "-")) failed .decoding: a stored copy v2 cannot read is an error, not a cache miss"
+            )
         case (.readAll, .list) where concurrent, (.readQuery, .list) where concurrent:
             break
         case (.readQuery, .list(let list, let origin)):

@@ -25,7 +25,9 @@ public enum CheckRender {
             line = "\(held).value = \"\(value)\"; \(held) = try await \(items).patch(\(held)).value.value"
         case .delete: line = "_ = try await \(items).delete(id: \(held).id).value"
         case .read: line = "\(held) = try await \(items).read(\(held).id).value.value"
-        case .readV2: line = "_ = try await itemsV2(.\(step.strategy.rawValue), as: \"\(step.account)\").read(\(held).id).value   // v2 of the app"
+        case .readV2:
+            line =
+                "_ = try await itemsV2(.\(step.strategy.rawValue), as: \"\(step.account)\").read(\(held).id).value   // v2 of the app"
         case .readAll: line = "_ = try await \(items).readAll().value"
         case .readQuery: line = "_ = try await \(items).readAll(query: [\"kind\": \"item\"]).value"
         case .synchronize: line = "_ = try await \(items).synchronize().value"

@@ -49,8 +49,9 @@ public struct CheckServerShape: Sendable, Hashable, CustomStringConvertible {
         servesETags = Bool.random(using: &random)
         variesByCaller = Int.random(in: 0..<3, using: &random) == 0
         summarizesLists = Bool.random(using: &random)
-        cacheControl = [nil, nil, "max-age=300", "max-age=0", "max-age=99999999999999999999"][
-            Int.random(in: 0..<5, using: &random)]
+        cacheControl =
+            [nil, nil, "max-age=300", "max-age=0", "max-age=99999999999999999999"][
+                Int.random(in: 0..<5, using: &random)]
         batchRoute = Int.random(in: 0..<3, using: &random) == 0
         conflictsInFlight = Int.random(in: 0..<3, using: &random) == 0
         refreshesTokens = Int.random(in: 0..<3, using: &random) == 0
