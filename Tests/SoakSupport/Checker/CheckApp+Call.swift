@@ -34,7 +34,11 @@ extension CheckApp {
                 case .readV2:
                     let answer = try await CheckRepository<CheckItemV2>(items).read(held!.id).value
                     let item = answer.value
-                    return .one(CheckItem(id: item.id, value: item.value), answer.origin)
+                    return .one(
+                        CheckItem(
+                            id: item.id, value: item.value, body: item.body, viewer: item.viewer,
+                            updatedAt: item.updatedAt),
+                        answer.origin)
                 case .readQuery:
                     let answer = try await items.readAll(query: ["kind": "item"]).value
                     return .list(answer.value, answer.origin)

@@ -50,6 +50,11 @@ extension CheckApp {
             held[handle!] = item
         case (.readV2, .one(let item?, let origin)) where !concurrent:
             checkRead(item, handle: handle!, origin: origin, step: step, flag: flag)
+            if origin == .remote, program.shape.summarizesLists, item.body == nil {
+                flag(
+                    "SUMMARY",
+                    "v2 read(\(item.id)) answered from the server without body: a list summary confirmed as the record")
+            }
         case (.readV2, .failed("decoding")) where !concurrent && !offline && step.fault == nil:
             // Version 2 reads what version 1 stored: the server always sent the new field, so a
             // record v1 stored from an answer decodes (a stored copy that does not is a cache miss).

@@ -32,15 +32,27 @@ public struct CheckItem: Codable, Identifiable, Sendable, Equatable {
     }
 }
 
-/// Version 2 of the app's entity: ``CheckItem`` with a new required field, `kind`, that the
-/// server has always sent (version 1 ignored it). A v2 read of what v1 stored must still work.
+/// Version 2 of the app's entity: every field of ``CheckItem`` and a new required one, `kind`,
+/// that the server has always sent (version 1 ignored it). A v2 read of what v1 stored must still
+/// work.
 public struct CheckItemV2: Codable, Identifiable, Sendable, Equatable {
     /// As in ``CheckItem``.
     public var id: String
     /// As in ``CheckItem``.
     public var value: String
+    /// As in ``CheckItem``.
+    public var body: String?
+    /// As in ``CheckItem``.
+    public var viewer: String?
+    /// As in ``CheckItem``.
+    public var updatedAt: Int?
     /// The field v2 requires (`item`).
     public var kind: String
+
+    enum CodingKeys: String, CodingKey {
+        case id, value, body, viewer, kind
+        case updatedAt = "updated_at"
+    }
 }
 
 /// The checker's repository over `items` (of ``CheckItem``, or of ``CheckItemV2`` for version 2
