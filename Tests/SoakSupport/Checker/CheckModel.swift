@@ -2,7 +2,8 @@ import Depot
 import Foundation
 
 /// A way a round broke the reference model: a kind (`LOST`, `DOUBLED`, `STALE`, `ACCOUNT`,
-/// `SUMMARY`, `MISSING`, `NOT FOUND`, `REFUSED OFFLINE`, `OVERWRITE`, `DIVERGED`, `STUCK`, `HANG`),
+/// `SUMMARY`, `MISSING`, `UNREADABLE`, `NOT FOUND`, `FALSE CONFLICT`, `REFUSED OFFLINE`,
+/// `OVERWRITE`, `CREATE REFUSED`, `LOGOUT`, `CURSOR`, `DIVERGED`, `STUCK`, `HANG`),
 /// the step where it showed (nil: at the end), and what was seen.
 public struct CheckViolation: Sendable, Hashable, CustomStringConvertible {
     /// The kind: shrinking keeps a program that still breaks the model this way.
