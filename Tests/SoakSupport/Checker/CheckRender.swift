@@ -112,6 +112,7 @@ extension CheckRender {
         if shape.cookies { flags.append("$0.cookies = true") }
         if shape.wholeSecondTimeout { flags.append("$0.wholeSecondTimeout = true") }
         if shape.clientWins { flags.append("$0.clientWins = true") }
+        if shape.tinyCache { flags.append("$0.tinyCache = true") }
         flags.append("$0.pageSize = \(shape.pageSize)")
         var lines = ["CheckProgram(seed: \(program.seed), shape: .with { \(flags.joined(separator: "; ")) }, steps: ["]
         for step in program.steps {

@@ -37,6 +37,9 @@ public struct CheckServerShape: Sendable, Hashable, CustomStringConvertible {
     /// The app's conflict policy is `.clientWins` (else `.serverWins`): a write refused 409 or
     /// 412 is sent again over the server's version, so it is judged as any other.
     public var clientWins = false
+    /// The store's HTTP cache holds at most 3 entries (`setHTTPCacheLimit`): entries are evicted
+    /// all the time, under records and lists that named them.
+    public var tinyCache = false
     /// The client's timeout is a whole second (1 s, URLSession's own idle timeout) instead of 800 ms.
     public var wholeSecondTimeout = false
 
@@ -63,6 +66,7 @@ public struct CheckServerShape: Sendable, Hashable, CustomStringConvertible {
         cookies = !refreshesTokens && Int.random(in: 0..<4, using: &random) == 0
         wholeSecondTimeout = Int.random(in: 0..<3, using: &random) == 0
         clientWins = Int.random(in: 0..<3, using: &random) == 0
+        tinyCache = cacheControl != nil && Int.random(in: 0..<3, using: &random) == 0
     }
 
     /// The client's timeout.
@@ -84,6 +88,7 @@ public struct CheckServerShape: Sendable, Hashable, CustomStringConvertible {
         if cookies { words.append("cookie sessions") }
         if wholeSecondTimeout { words.append("1 s timeout") }
         if clientWins { words.append("client wins") }
+        if tinyCache { words.append("a 3-entry HTTP cache") }
         words.append("pages of \(pageSize)")
         return words.joined(separator: ", ")
     }
