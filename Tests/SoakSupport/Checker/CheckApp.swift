@@ -83,14 +83,19 @@ final class CheckApp {
         if program.shape.replica, program.shape.sqlite {
             let replica = try SQLiteStorage(path: path)
             replicaStorage = replica
-            replicaForwarder = Self.forwarder(storage: replica, session: sessions["A"]!, shape: program.shape)
+            replicaForwarder = Self.forwarder(
+                storage: replica, session: sessions["A"]!, shape: program.shape, fast: true)
         } else {
             replicaStorage = nil
             replicaForwarder = nil
         }
     }
 
-    static func forwarder(storage: Storage, session: Networking, shape: CheckServerShape) -> Forwarder {
+    /// A forwarder over `storage` (the replica's: its clock 30 s fast); leases last 2 s in rounds
+    /// with a replica (renewed while a request is out), else 60 s.
+    static func forwarder(
+        storage: Storage, session: Networking, shape: CheckServerShape, fast: Bool = false
+    ) -> Forwarder {
         let items = CheckItems(
             store: session, storage: storage, strategy: .localFirst, batch: shape.batchRoute,
             assignsIDs: shape.assignsIDs, pageSize: shape.pageSize, incremental: shape.incremental,
@@ -99,7 +104,8 @@ final class CheckApp {
             for: items,
             configuration: ForwarderConfiguration(
                 baseDelay: .milliseconds(5), maximumDelay: .milliseconds(20), pollInterval: .milliseconds(200),
-                leaseDuration: .seconds(60)))
+                leaseDuration: shape.replica ? .seconds(2) : .seconds(60),
+                clock: fast ? FastClock() as any ForwarderClock : SystemForwarderClock()))
     }
 
     func items(_ strategy: CheckStrategy, as account: String) -> CheckItems {
