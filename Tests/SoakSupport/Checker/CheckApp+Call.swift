@@ -15,6 +15,9 @@ extension CheckApp {
                 case .create(_, let value), .recreate(_, let value):
                     let answer = try await items.create(CheckItem(id: createdID!, value: value)).value
                     return .one(answer.value, answer.origin)
+                case .recreateJSON(_, let value):
+                    let answer = try await items.create(["id": .string(createdID!), "value": .string(value)]).value
+                    return .one(answer.value, answer.origin)
                 case .update(_, let value):
                     var entity = held!
                     entity.value = value
@@ -84,7 +87,7 @@ extension CheckStep {
         case .create(let handle, _), .update(let handle, _), .patch(let handle, _), .delete(let handle),
             .read(let handle), .readV2(let handle), .otherWrite(let handle, _), .otherDelete(let handle),
             .otherCorrupt(let handle),
-            .recreate(let handle, _):
+            .recreate(let handle, _), .recreateJSON(let handle, _):
             handle
         default: nil
         }
@@ -93,7 +96,7 @@ extension CheckStep {
     /// Whether it creates.
     var isCreate: Bool {
         switch action {
-        case .create, .recreate: true
+        case .create, .recreate, .recreateJSON: true
         default: false
         }
     }
@@ -101,7 +104,9 @@ extension CheckStep {
     /// The state an app write leaves: `.some(value)`, `.some(nil)` for a delete; nil for others.
     var writtenState: String?? {
         switch action {
-        case .create(_, let value), .update(_, let value), .patch(_, let value), .recreate(_, let value): .some(value)
+        case .create(_, let value), .update(_, let value), .patch(_, let value), .recreate(_, let value),
+            .recreateJSON(_, let value):
+            .some(value)
         case .delete: .some(nil)
         default: nil
         }

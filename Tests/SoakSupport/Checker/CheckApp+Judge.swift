@@ -38,6 +38,7 @@ extension CheckApp {
         let handle = step.handle
         switch (step.action, answer) {
         case (.create, .one(let item?, let origin)), (.recreate, .one(let item?, let origin)),
+            (.recreateJSON, .one(let item?, let origin)),
             (.update, .one(let item?, let origin)),
             (.patch, .one(let item?, let origin)):
             held[handle!] = item

@@ -19,6 +19,10 @@ public enum CheckRender {
             let id = shape.assignsIDs ? "tmp-\(handle)" : shape.lowercaseIDs ? "ABCDEF00-…-\(handle)" : "i\(handle)"
             line =
                 "e\(handle) = try await \(items).create(CheckItem(id: \"\(id)\", value: \"\(value)\")).value.value   // again"
+        case .recreateJSON(let handle, let value):
+            let id = shape.lowercaseIDs ? "ABCDEF00-…-\(handle)" : "i\(handle)"
+            line =
+                "e\(handle) = try await \(items).create([\"id\": \"\(id)\", \"value\": \"\(value)\"]).value.value   // again, as JSON"
         case .update(_, let value):
             line = "\(held).value = \"\(value)\"; \(held) = try await \(items).update(\(held)).value.value"
         case .patch(_, let value):
@@ -143,6 +147,7 @@ extension CheckRender {
         case .otherDelete(let handle): ".otherDelete(handle: \(handle))"
         case .otherCorrupt(let handle): ".otherCorrupt(handle: \(handle))"
         case .recreate(let handle, let value): ".recreate(handle: \(handle), value: \"\(value)\")"
+        case .recreateJSON(let handle, let value): ".recreateJSON(handle: \(handle), value: \"\(value)\")"
         case .offline: ".offline"
         case .online: ".online"
         case .restart: ".restart"

@@ -33,6 +33,9 @@ public enum CheckAction: Sendable, Hashable {
     case otherCorrupt(handle: Int)
     /// `create` again under the entity's first id (after a delete: the app re-creates it).
     case recreate(handle: Int, value: String)
+    /// `create(["id": …, "value": value])` again under the entity's first id: the JSON-object
+    /// create (its earlier entries must go first as an entity's do).
+    case recreateJSON(handle: Int, value: String)
     /// The server stops listening.
     case offline
     /// The server listens again.
@@ -115,7 +118,9 @@ public struct CheckStep: Sendable, Hashable {
     /// Whether the step calls a repository (so strategy and account matter).
     public var callsRepository: Bool {
         switch action {
-        case .create, .update, .patch, .delete, .read, .readV2, .readAll, .readQuery, .synchronize, .recreate: true
+        case .create, .update, .patch, .delete, .read, .readV2, .readAll, .readQuery, .synchronize, .recreate,
+            .recreateJSON:
+            true
         default: false
         }
     }
@@ -186,7 +191,10 @@ public struct CheckProgram: Sendable, Hashable {
                 case 20..<36: action = .update(handle: handle, value: "v\(index)")
                 case 36..<46: action = .patch(handle: handle, value: "v\(index)")
                 case 46..<50 where !shape.assignsIDs && !live.isEmpty:
-                    action = .recreate(handle: handle, value: "v\(index)")
+                    action =
+                        Bool.random(using: &random)
+                        ? .recreate(handle: handle, value: "v\(index)")
+                        : .recreateJSON(handle: handle, value: "v\(index)")
                 case 46..<54:
                     action = .delete(handle: handle)
                     if Bool.random(using: &random) { live.removeAll { $0 == handle } }
