@@ -162,6 +162,7 @@ final class CheckApp {
         case .pastTimeout: stub.inject(.delay(timeout + .milliseconds(300)))
         case .slowAnswer: server.slowNextWrite(timeout + .milliseconds(400))
         case .trickle: server.trickleNext()
+        case .cancel: stub.inject(.delay(.milliseconds(300)))
         case .dieMidResponse: stub.inject(.dieMidResponse)
         case .secondGoesOffline:
             stub.inject(.delay(.zero))
@@ -279,6 +280,13 @@ final class CheckApp {
             // Which interleaving this was: the first call's answer came after the second's unless
             // the second outlasted the 300 ms hold.
             meanwhile = " | meanwhile\(sent ? "" : " (after: the first sent nothing)"): \(line)"
+        } else if step.fault == .cancel {
+            // Cancelled once its first request is at the server (or after 1 s if it sends nothing).
+            let requests = stub.requests.count
+            let task = Task { await call() }
+            for _ in 0..<200 where stub.requests.count == requests { try? await Task.sleep(for: .milliseconds(5)) }
+            task.cancel()
+            answer = await CheckRunner.limited(CheckRunner.stepLimit) { await task.value }
         } else {
             answer = await CheckRunner.limited(CheckRunner.stepLimit, call)
         }

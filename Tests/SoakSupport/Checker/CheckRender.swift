@@ -65,7 +65,12 @@ public enum CheckRender {
                 + "/* meanwhile */ \(call(inner, shape: shape).replacingOccurrences(of: "var ", with: ""))\n"
                 + "try await first"
         }
-        if let fault = step.fault { line = "stub.inject(.\(fault.rawValue))   // the next request\n" + line }
+        if step.fault == .cancel {
+            line =
+                "let task = Task { \(line) }; task.cancel()   // once its first request is at the server (held 300 ms)"
+        } else if let fault = step.fault {
+            line = "stub.inject(.\(fault.rawValue))   // the next request\n" + line
+        }
         return line
     }
 

@@ -86,6 +86,9 @@ public enum CheckFault: String, Sendable, Hashable, CaseIterable {
     /// request must still end within its timeout (rounds with a whole-second timeout meet
     /// URLSession's idle timeout).
     case trickle
+    /// The call's task is cancelled once its first request is at the server (its answer held
+    /// 300 ms there, the write applied).
+    case cancel
 }
 
 /// One step: an action, through a strategy, as an account, meeting a fault.
