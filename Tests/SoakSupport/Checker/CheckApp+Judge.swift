@@ -111,6 +111,17 @@ extension CheckApp {
                         "NOT FOUND",
                         "\(CheckRender.call(step, shape: program.shape)) failed .notFound, though e\(handle) exists")
                 }
+                // A create needs no object on the server: refused as not found, when the server
+                // refused no POST of it, it was turned down for an earlier write's refusal.
+                let postRefused = server.refusals.dropFirst(refusalsBefore.refusals).contains {
+                    $0.method == "POST" && $0.status == 404
+                }
+                if code == "notFound", step.isCreate, !exists, step.fault == nil, !offline, !concurrent, !postRefused {
+                    flag(
+                        "CREATE REFUSED",
+                        "\(CheckRender.call(step, shape: program.shape)) failed .notFound: a create needs no object on the server"
+                    )
+                }
                 // (A create of an id the app holds live is a conflict whatever the server said.)
                 if code == "conflict", !(step.isCreate && exists), refusalsBefore.refusals == server.refusals.count,
                     refusalsBefore.inFlight < server.inFlightConflicts
