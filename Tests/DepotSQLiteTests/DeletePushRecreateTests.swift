@@ -68,4 +68,44 @@ import Testing
             #expect(stored.syncState == .synced && stored.object["text"] == "again")
         }
     }
+
+    @Test(
+        "a synchronize() deletes on the server the entity a create whose answer was lost made (seed 7919297726193721499)",
+        arguments: StoreKind.allCases)
+    func deleteBehindCreateWithLostAnswer(kind: StoreKind) async throws {
+        try await withOutboxFixture(kind, timeout: .milliseconds(300)) { fixture in
+            // Given: a server that assigns ids, an offline create whose POST the server applied but
+            // answered only after the client gave up, and a local delete of it queued behind
+            fixture.server.assignIDs(startingAt: 1, for: "messages")
+            let writes = fixture.repository(strategy: recordOnly)
+            _ = try await writes.create(Message(id: "tmp-1", text: "a")).value
+            let key = try #require(try await fixture.outbox().first?.idempotencyKey)
+            let forwarder = Forwarder(
+                for: writes,
+                configuration: ForwarderConfiguration(
+                    baseDelay: .seconds(1), jitter: 0, requestTimeout: .milliseconds(300), clock: fixture.clock))
+            fixture.server.inject(.delay(.seconds(1)), pathPrefix: "/messages")
+            #expect(try await forwarder.flush().value.retrying == 1)
+            #expect(await eventuallyTrue { fixture.server.objects(in: "messages").count == 1 })
+            _ = try await writes.delete(id: "tmp-1").value
+            #expect(try await fixture.outbox().map(\.operation) == [.create, .delete])
+
+            // When: synchronize() pushes (batch route, then deletes)
+            let sync = SyncMessages(
+                store: fixture.session, storage: fixture.storage, synchronization: SynchronizationConfiguration())
+            let report = try await sync.synchronize().value
+
+            // Then: the create went again under its key (the server replayed its answer), and the
+            // delete went to the id the server gave: nothing is left, on the server or the store
+            #expect(report.errors.isEmpty)
+            #expect(report.pushed == 1 && report.deleted == 1)
+            #expect(fixture.server.appliedCount(idempotencyKey: key) == 1)
+            #expect(!fixture.server.requests.contains { $0.method == "DELETE" && $0.path == "/messages/tmp-1" })
+            #expect(fixture.server.requests.contains { $0.method == "DELETE" && $0.path == "/messages/1" })
+            #expect(fixture.server.objects(in: "messages").isEmpty)
+            #expect(try await fixture.stored("tmp-1") == nil)
+            #expect(try await fixture.stored("1") == nil)
+            #expect(try await fixture.outbox().isEmpty)
+        }
+    }
 }

@@ -35,6 +35,25 @@ public struct ForwarderConfiguration: Sendable {
     /// of a process that crashed are taken once they lapse: this long after their last renewal.
     /// Lease times are on the store's clock (`OutboxTransaction.leaseTime()`), never on ``clock``.
     public var leaseDuration: Duration
+    /// How long a `409 Conflict` to a resend of an entry under its `Idempotency-Key` is taken for
+    /// "the key's first request is still being processed" (the IETF idempotency-key draft,
+    /// Stripe), counted on ``clock`` from the first such answer to that key; nil (the default) for
+    /// six times ``requestTimeout`` (a minute with the default timeout; a minute with none).
+    ///
+    /// Within the window such an answer is no conflict: the entry waits for a retry, with
+    /// backoff, and goes again under the same key, so the server replays the first request's
+    /// answer once it has one; nothing reads the entity to resolve it (a temporary id the server
+    /// never had would read as gone). A `409` to an entry's first send, or to a send under a new
+    /// key (a conflict resolution's), is a conflict at once, for the repository's
+    /// ``ConflictPolicy``.
+    ///
+    /// The trade-off: a real conflict met by a resend is resolved only once the window has
+    /// passed (the entity's later writes wait that long too), and a server still processing a
+    /// key's first request after the window is taken to conflict: its ``ConflictPolicy`` decides
+    /// then, and ``ConflictPolicy/clientWins`` sends the write again under a new key, which such a
+    /// server may apply besides the first. Make the window longer than the longest time the
+    /// server may take over one request.
+    public var keyInFlightWindow: Duration?
     /// The time the forwarder reads and waits on; inject a manual clock in tests.
     public var clock: any ForwarderClock
 
@@ -50,10 +69,12 @@ public struct ForwarderConfiguration: Sendable {
         maximumConflictRounds: Int = 3,
         requestTimeout: Duration? = .seconds(10),
         leaseDuration: Duration = .seconds(60),
+        keyInFlightWindow: Duration? = nil,
         clock: any ForwarderClock = SystemForwarderClock()
     ) {
         self.requestTimeout = requestTimeout
         self.leaseDuration = leaseDuration
+        self.keyInFlightWindow = keyInFlightWindow
         precondition(maximumConcurrency >= 1, "maximumConcurrency must be at least 1")
         precondition(pageSize >= 1, "pageSize must be at least 1")
         self.maximumConcurrency = maximumConcurrency
@@ -74,6 +95,14 @@ public struct ForwarderConfiguration: Sendable {
         let retryAfter = error.responseHeaders["retry-after"].flatMap { RetryAfter.seconds($0) }
         let backoff = Backoff(base: baseDelay, multiplier: multiplier, maximum: maximumDelay, jitter: jitter)
         return backoff.delay(failures: attempts, retryAfter: retryAfter)
+    }
+
+    /// ``keyInFlightWindow`` in seconds: six times ``requestTimeout`` (ten seconds without one)
+    /// when it is nil.
+    var keyInFlightSeconds: TimeInterval {
+        let window = keyInFlightWindow ?? (requestTimeout ?? .seconds(10)) * 6
+        let (seconds, attoseconds) = window.components
+        return max(Double(seconds) + Double(attoseconds) / 1e18, 0)
     }
 
     /// ``leaseDuration`` in seconds, at least one.

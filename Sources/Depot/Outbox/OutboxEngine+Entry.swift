@@ -92,9 +92,12 @@ extension OutboxEngine {
         case .reject(let error):
             return try await reject(entry, error, &report)
         case .conflict(let error):
-            if round == 0, Self.mayBeKeyInFlight(entry, error) {
-                // The key's first request may still be being processed: the same key goes again later.
-                return try await scheduleRetry(entry, error, &report)
+            // A 409 to a resend under the entry's key: its first request may still be being
+            // processed, and within the window the same key goes again later.
+            if round == 0, Self.isResendConflict(entry, error),
+                let waiting = try await waitForKeyInFlight(entry, error, &report)
+            {
+                return waiting
             }
             return try await resolveConflict(entry, error, channel: channel, &report, round: round)
         }
@@ -118,7 +121,7 @@ extension OutboxEngine {
         return .done
     }
 
-    private func scheduleRetry(_ entry: OutboxEntry, _ error: DepotError, _ report: inout ForwardingReport)
+    func scheduleRetry(_ entry: OutboxEntry, _ error: DepotError, _ report: inout ForwardingReport)
         async throws -> EntryResult
     {
         let failures = entry.failures + 1
@@ -205,13 +208,6 @@ extension OutboxEngine {
         if Self.isApplied(entry, on: server?.json) {
             return try await delivered(entry, server, channel: channel, &report)
         }
-        if server == nil, entry.operation == .create, entry.attempts > 1 {
-            // A resent create refused 409 while the server has no entity under its id (it assigns
-            // ids, or the first request is not applied yet): no existing entity to resolve against,
-            // so the key's first request is still being processed. Dropping the entry would lose
-            // that request's answer (the id move); sending under a new key could create it twice.
-            return try await scheduleRetry(entry, error, &report)
-        }
         let local = try await storage.fetch(collection: entry.collection, id: entry.entityID)
         let resolution: ConflictResolution
         switch channel.conflictPolicy {
@@ -285,20 +281,6 @@ extension OutboxEngine {
             again.operation, entityID: again.entityID, payload: again.payload, idempotencyKey: again.idempotencyKey,
             etag: server?.etag, base: server?.json, timeout: configuration.requestTimeout)
         return try await settle(again, outcome, channel: channel, report: &report, round: round + 1)
-    }
-
-    /// How many times in a row a 409 to a resend is taken for "the key's first request is still
-    /// being processed" before it goes to the conflict policy.
-    static let keyInFlightRetries = 5
-
-    /// Whether a 409 may say only that the first request under `entry`'s key is still being
-    /// processed (the IETF idempotency-key draft, Stripe): `entry` was sent under its key before
-    /// (a resend), and fewer than ``keyInFlightRetries`` failures ago. Such an answer is no
-    /// conflict to resolve (reading the entity could name a temporary id the server never had):
-    /// the entry waits and goes again under the same key, and the server replays the first
-    /// request's answer once it has one.
-    static func mayBeKeyInFlight(_ entry: OutboxEntry, _ error: DepotError) -> Bool {
-        error.status == 409 && entry.attempts > 1 && entry.failures < keyInFlightRetries
     }
 
     /// Whether the server's version already holds what `entry` asked for: an earlier send of it

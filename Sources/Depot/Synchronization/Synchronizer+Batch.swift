@@ -38,7 +38,7 @@ extension Synchronizer {
     /// Sends the pending entries of each entity of `ids` on their own, in order, each under its
     /// key (the entity-by-entity road): entities an entry of which was sent on its own before,
     /// whose answer is not known, so a batch under another key could apply it twice.
-    private func pushSingly(_ ids: [String], _ report: inout SynchronizationReport) async throws {
+    func pushSingly(_ ids: [String], _ report: inout SynchronizationReport) async throws {
         guard let channel, !ids.isEmpty else { return }
         let forwarding = OutboxCoordinator.configuration(of: storage) ?? ForwarderConfiguration()
         let engine = OutboxEngine(storage: storage, channels: [collection: channel], configuration: forwarding)

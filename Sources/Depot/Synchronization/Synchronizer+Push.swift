@@ -187,6 +187,13 @@ extension Synchronizer {
     /// The page of tombstones only names candidates: each DELETE is built from the entity's
     /// entries and record as its claim's own transaction read them, so a tombstone delivered or
     /// re-created meanwhile (by a remote-first write, the forwarder) sends nothing.
+    ///
+    /// One `DELETE` stands for the entity's whole chain of pending writes only when the server
+    /// holds the entity under the tombstone's id: a chain with a create in it (one sent before
+    /// whose answer is not known, so the server may hold the entity under an id of its own, or
+    /// not yet) goes entity by entity instead, each entry under its own key, so the create's
+    /// answer moves the delete to the server's id (a `DELETE` of the temporary id would meet a
+    /// `404`, taken as done, and the entity would stay on the server).
     func pushDeletes(_ report: inout SynchronizationReport, progress: Progress?) async throws {
         var after: String?
         let collection = self.collection
@@ -205,15 +212,33 @@ extension Synchronizer {
                 let (lease, entries, record) = try await OutboxClaim.take(
                     entityOf: collection, id: tombstone.id, in: storage, duration: leaseSeconds)
                 let claim = Claim(lease: lease, entries: entries)
-                let sent = try await claim.lease.releasing {
+                let sent = try await claim.lease.releasing { () -> Bool? in
                     // Held by another sender or refused (nothing claimed), delivered meanwhile (no
-                    // tombstone left), or created again (its last write no delete): nothing to send.
-                    guard let record, record.syncState == .deleted, entries.last?.operation == .delete else {
-                        return false
+                    // tombstone left), created again (its last write no delete), or a chain with a
+                    // create in it (it goes entity by entity): nothing sent here, the attempts the
+                    // claim counted taken back.
+                    guard let record, record.syncState == .deleted, entries.last?.operation == .delete,
+                        !entries.contains(where: { $0.operation == .create })
+                    else {
+                        try await storage.takeBackAttempts(entries.map(\.sequence), owner: lease.owner)
+                        let chain = record?.syncState == .deleted && entries.contains { $0.operation == .create }
+                        return chain ? nil : false
                     }
                     return try await claim.lease.renewing { try await pushDelete(record, claim: claim, &report) }
                 }
-                if sent { report.deleted += 1 }
+                switch sent {
+                case true?: report.deleted += 1
+                case false?: break
+                case nil:
+                    // Counted as pushes, but for the deletes the chain delivered.
+                    let (pushed, deletes) = (report.pushed, entries.filter { $0.operation == .delete }.map(\.sequence))
+                    try await pushSingly([tombstone.id], &report)
+                    let gone = try await storage.transaction { tx in
+                        try deletes.filter { try tx.outboxEntry(sequence: $0) == nil }.count
+                    }
+                    report.deleted += gone
+                    report.pushed = max(report.pushed - gone, pushed)
+                }
             }
             progress?(report)
         }
