@@ -17,7 +17,9 @@ import Foundation
 /// A graceful stop (``ActionProxy/stop()``, ``AutoSync/stop()``, an executor's graceful
 /// shutdown) ends it after the entry, batch, delete or page in flight, its answer stored: the
 /// report has ``SynchronizationReport/stoppedEarly``, and what is left stays pending for the next
-/// run. A cancellation instead cancels the request in flight.
+/// run. A pull reads one page ahead while it merges a page: a stop seen after that merge drops the
+/// page read ahead (its request cancelled, nothing of it stored). A cancellation instead cancels
+/// the request in flight.
 public struct SynchronizeAction<Repository: SynchronizableRepository>: Action
 where Repository.Entity.ID: PathComponentConvertible {
     /// The repository synchronized.

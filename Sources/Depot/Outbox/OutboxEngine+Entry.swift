@@ -205,7 +205,7 @@ extension OutboxEngine {
             case .delivered, .reject: return try await reject(entry, failure, &report)
             }
         }
-        if Self.isApplied(entry, on: server?.json) {
+        if Self.isApplied(entry, on: server?.json, serverOwnedKeys: channel.configuration.serverOwnedKeys) {
             return try await delivered(entry, server, channel: channel, &report)
         }
         let local = try await storage.fetch(collection: entry.collection, id: entry.entityID)
@@ -284,17 +284,25 @@ extension OutboxEngine {
     }
 
     /// Whether the server's version already holds what `entry` asked for: an earlier send of it
-    /// (whose answer was lost) was applied.
-    static func isApplied(_ entry: OutboxEntry, on server: JSONObject?) -> Bool {
+    /// (whose answer was lost) was applied. Only what a send of the entry carries is compared: the
+    /// `serverOwnedKeys` (a stamp, an id the server assigns) are never sent, so the server's
+    /// values for them say nothing about the write.
+    static func isApplied(_ entry: OutboxEntry, on server: JSONObject?, serverOwnedKeys: Set<String>) -> Bool {
+        func sent(_ object: JSONObject) -> JSONObject {
+            RepositoryConfiguration.writeBody(
+                object, serverOwnedKeys: serverOwnedKeys, creating: entry.operation == .create,
+                entityID: entry.entityID)
+        }
         switch entry.operation {
         case .delete:
             return server == nil
         case .create, .update:
             guard let server, let payload = entry.payload?.objectValue else { return false }
-            return payload.allSatisfy { key, value in (server[key] ?? .null) == value }
+            return sent(payload).allSatisfy { key, value in (server[key] ?? .null) == value }
         case .patch:
             guard let server, let patch = entry.payload else { return false }
-            return JSON.object(server).applyingMergePatch(patch) == .object(server)
+            let body = patch.objectValue.map { JSON.object(sent($0)) } ?? patch
+            return JSON.object(server).applyingMergePatch(body) == .object(server)
         }
     }
 

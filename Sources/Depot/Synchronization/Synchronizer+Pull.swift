@@ -18,8 +18,9 @@ extension Synchronizer {
         var unreadable: [Int] = []
     }
 
-    /// Reads the server's list page by page, merging each page in one transaction and holding no
-    /// more than one page (plus, with `prune`, the set of ids seen). Prunes after a complete pull.
+    /// Reads the server's list page by page, merging each page in one transaction while the next
+    /// one is read, holding no more than two pages (plus, with `prune`, the set of ids seen).
+    /// Prunes after a complete pull.
     func pull(_ report: inout SynchronizationReport, progress: Progress?) async throws {
         let incremental = configuration.incremental
         let cursorID = PullCursors.id(collection: collection, query: configuration.query.sortedQueryItems)
@@ -51,7 +52,8 @@ extension Synchronizer {
         // Pages of a full pull go through the store's HTTP cache; an incremental pull's ask for
         // changes since a cursor that moves, so they do not.
         let cachesPages = incremental == nil
-        let complete = try await walk(&errors, extraQuery: extra, cachesPages: cachesPages) {
+        // The next page is read while this one merges (one page ahead).
+        let complete = try await walk(&errors, extraQuery: extra, cachesPages: cachesPages, readsAhead: true) {
             request, elements, response, document, caching in
             if case .notModified(let ids, let refreshed, let key)? = caching {
                 // A 304: the stored records are current; only their ids count (for prune).
@@ -95,8 +97,16 @@ extension Synchronizer {
     }
 
     /// Reads the server's list page by page as ``SynchronizationConfiguration/pagination`` says,
-    /// handing each page's elements to `onPage` (one page held at a time). Returns true when it
-    /// read to the real end of the list; false after a failure, which is in `errors`.
+    /// handing each page's elements to `onPage`. Returns true when it read to the real end of the
+    /// list; false after a failure, which is in `errors`, or a graceful stop.
+    ///
+    /// With `readsAhead`, the next page's request goes out as soon as a page is read, and its
+    /// answer comes in while `onPage` merges that page: at most one page ahead, so at most two are
+    /// held. The walk's contract stays the sequential one's: `onPage` gets pages in order, one at
+    /// a time; a page read ahead is dropped, its request cancelled, when `onPage` throws, the task
+    /// is cancelled or a graceful stop is asked for during the merge; a failure of the page read
+    /// ahead is only seen after the page before it was merged, and nothing is asked after it.
+    /// Without `readsAhead` (a ``PageSequence``, which waits for its loop), one page at a time.
     ///
     /// With `cachesPages`, each page's GET goes through the store's HTTP cache: conditional when
     /// the store holds the page's validators, a `304` replayed from the stored entry (its ids as
@@ -104,134 +114,71 @@ extension Synchronizer {
     /// does to the cache.
     func walk(
         _ errors: inout [DepotError], extraQuery: [URLQueryItem] = [], cachesPages: Bool = false,
+        readsAhead: Bool = false,
         onPage: (NetworkRequest, [JSON], NetworkResponse, JSON, PageCaching?) async throws -> Void
     ) async throws -> Bool {
         let baseQuery = configuration.query.sortedQueryItems + extraQuery
         var pageNumber = 1
-        var request = try firstRequest(baseQuery, pageNumber)
-        var visited: Set<String> = []
+        let request = try firstRequest(baseQuery, pageNumber)
+        var visited: Set<String> = [summary(of: request).url]
         var previousFirstID: String?
         var read = 0
-        pages: while true {
-            try checkCancellation()
-            // A graceful stop: after the page in flight, merged; the list is not complete.
-            if shouldStop() { return false }
-            visited.insert(summary(of: request).url)
-            var response: NetworkResponse
-            var elements: [JSON]
-            var document: JSON
-            let lookup = cachesPages ? try await pageLookup(request) : nil
-            switch try await send(Self.conditional(request, lookup?.entry)) {
-            case .failure(let error) where Self.endsList(error, pageNumber: pageNumber, configuration.pagination):
-                break pages
-            case .failure(let error):
+        try checkCancellation()
+        // A graceful stop: after the page in flight, merged; the list is not complete.
+        if shouldStop() { return false }
+        var fetched = try await fetchPage(
+            request, lookup: cachesPages ? try await pageLookup(request) : nil, pageNumber: pageNumber)
+        while true {
+            let page: FetchedPage
+            switch fetched {
+            case .endOfList: return true
+            case .failed(let error):
                 errors.append(error)
                 return false
-            case .success(let answer):
-                response = answer
+            case .page(let answer): page = answer
             }
-            var caching: PageCaching?
-            if response.status == 304, let lookup, let entry = lookup.entry {
-                // The page is as stored: no body, nothing to decode or merge.
-                var replayed: NetworkResponse
-                (elements, replayed, document) = Self.replay(
-                    entry, notModified: response, identityKey: configuration.identityKey)
-                // A pull always revalidates, so a page's freshness is never renewed: no write.
-                caching = .notModified(ids: entry.ids ?? [], refreshed: nil, key: lookup.key)
-                replayed.status = 200
-                response = replayed
-            } else {
-                switch page(in: response, of: request) {
-                case .failure(let error):
-                    errors.append(error)
-                    return false
-                case .success(let answer):
-                    (elements, document) = answer
-                }
-                if let lookup {
-                    caching = pageCaching(
-                        response, lookup: lookup, elements: elements, document: document, now: Date())
-                }
-            }
-            let firstID = elements.first.flatMap { Self.idText($0["id"]) }
+            let firstID = page.elements.first.flatMap { Self.idText($0["id"]) }
             if pageNumber > 1, firstID != nil, firstID == previousFirstID {
                 errors.append(
                     DepotError(
                         .decoding, "page \(pageNumber) repeats the previous page; the server ignores paging",
-                        request: summary(of: request), status: response.status))
+                        request: summary(of: page.request), status: page.response.status))
                 return false
             }
             previousFirstID = firstID
-            try await onPage(request, elements, response, document, caching)
-            read += elements.count
-
-            switch configuration.pagination {
-            case .none:
-                break
-            case .pageQuery:
-                // A short page is not the end: servers cap page sizes. The list ends on an empty
-                // page, a 404 past the first page, or once a known total has been read.
-                guard !elements.isEmpty else { break }
-                if let total = Self.totalCount(response), read >= total { break }
-                pageNumber += 1
-                request = try firstRequest(baseQuery, pageNumber)
-                continue
-            case .offset:
-                guard !elements.isEmpty else { break }
-                if let total = Self.totalCount(response) ?? Self.count(in: document), read >= total { break }
-                pageNumber += 1
-                request = try firstRequest(baseQuery, pageNumber, offset: read)
-                continue
-            case .cursor(let parameter, let next):
-                guard let cursor = Self.text(at: next, in: document), !cursor.isEmpty else { break pages }
-                var query = baseQuery.filter { $0.name != parameter }
-                query.append(URLQueryItem(name: parameter, value: cursor))
-                request = try makeRequest(
-                    listRoute.method, listRoute.resolvedPath(id: nil), query: query, headers: headers)
-            case .startingAfter(let parameter, let hasMore):
-                guard Self.value(at: hasMore, in: document) == .bool(true),
-                    let last = elements.last.flatMap({ Self.idText($0[configuration.identityKey]) })
-                else { break pages }
-                var query = baseQuery.filter { $0.name != parameter }
-                query.append(URLQueryItem(name: parameter, value: last))
-                request = try makeRequest(
-                    listRoute.method, listRoute.resolvedPath(id: nil), query: query, headers: headers)
-            case .linkHeader, .nextLink, .automatic:
-                let target: String? =
-                    switch configuration.pagination {
-                    case .nextLink(let pointer): Self.text(at: pointer, in: document)
-                    case .automatic:
-                        LinkHeader.next(in: response.headerValues("link"))
-                            ?? ["next", "/links/next", "/_links/next/href"].lazy.compactMap {
-                                Self.text(at: $0, in: document)
-                            }.first
-                    default: LinkHeader.next(in: response.headerValues("link"))
-                    }
-                guard let target, !target.isEmpty else { break pages }
-                do {
-                    request = try LinkHeader.request(
-                        for: target, after: request, base: store.baseURL)
-                } catch var error as DepotError {
-                    error.status = response.status
+            read += page.elements.count
+            let next = nextPage(after: page, baseQuery: baseQuery, pageNumber: pageNumber, read: read, visited: visited)
+            guard case .request(let nextRequest) = next else {
+                try await onPage(page.request, page.elements, page.response, page.document, page.caching)
+                switch next {
+                case .failed(let error):
                     errors.append(error)
                     return false
+                case .thrown(let error): throw error
+                case .end, .request: return true
                 }
             }
-            if case .none = configuration.pagination { break }
-            if case .pageQuery = configuration.pagination { break }
-            if case .offset = configuration.pagination { break }
-            // A link, cursor or id: a page already read means the server goes round in circles.
             pageNumber += 1
-            guard !visited.contains(summary(of: request).url) else {
-                errors.append(
-                    DepotError(
-                        .decoding, "the next page \(summary(of: request).url) was already read",
-                        request: summary(of: request), status: response.status))
-                return false
+            visited.insert(summary(of: nextRequest).url)
+            if readsAhead, !shouldStop() {
+                // The cache look-up before the merge: its transaction would wait for the merge's.
+                let lookup = cachesPages ? try await pageLookup(nextRequest) : nil
+                // Left unawaited when the merge throws or a stop returns: cancelled, its answer
+                // dropped.
+                let number = pageNumber
+                async let ahead = fetchPage(nextRequest, lookup: lookup, pageNumber: number)
+                try await onPage(page.request, page.elements, page.response, page.document, page.caching)
+                try checkCancellation()
+                if shouldStop() { return false }
+                fetched = try await ahead
+            } else {
+                try await onPage(page.request, page.elements, page.response, page.document, page.caching)
+                try checkCancellation()
+                if shouldStop() { return false }
+                let lookup = cachesPages ? try await pageLookup(nextRequest) : nil
+                fetched = try await fetchPage(nextRequest, lookup: lookup, pageNumber: pageNumber)
             }
-            continue
         }
-        return true
     }
 
     /// Whether `error` (to the request for page `pageNumber`) is how a page-numbered list ends:

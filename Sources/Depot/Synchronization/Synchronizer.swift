@@ -20,7 +20,8 @@ struct Synchronizer<Entity: Identifiable & Sendable>: Sendable where Entity.ID: 
     /// True once a graceful stop was asked for (``ActionContext/isStopping``): the push and the
     /// pull end after the entry, batch, delete or page in flight, its answer stored, and the run
     /// returns what it did (``SynchronizationReport/stoppedEarly``). Unlike task cancellation,
-    /// which cancels the request in flight, it is only read between requests.
+    /// which cancels the request in flight, it is only read between requests, and after each
+    /// page's merge (a page read ahead meanwhile is then dropped, never stored).
     var shouldStop: @Sendable () -> Bool = { false }
     /// The app's headers that identify a caller: every cached page varies on them too
     /// (``RepositoryConfiguration/identifyingHeaders``).

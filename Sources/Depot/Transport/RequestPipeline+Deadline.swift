@@ -8,15 +8,12 @@ import Foundation
 extension RequestPipeline {
     /// `attempt` bounded by its timeout: when the timeout passes first, `completion` gets
     /// `DepotError` `.timeout` and the attempt is cancelled; whichever comes first settles it,
-    /// once.
+    /// once. Every attempt of the returned function shares one ``DeadlineTimer``.
     package static func limitingTime(_ attempt: @escaping StartAttempt) -> StartAttempt {
-        { request, url, summary, timeout, completion in
-            let call = DeadlineCall(completion: completion)
-            // Weak: once the attempt settled, nothing keeps the call alive until the deadline.
-            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(clampedNanoseconds(timeout))) {
-                [weak call] in
-                call?.settle(.failure(DepotError(.timeout, "no answer within \(timeout)", request: summary)))
-            }
+        let timer = DeadlineTimer()
+        return { request, url, summary, timeout, completion in
+            let call = DeadlineCall(timer: timer, request: summary, timeout: timeout, completion: completion)
+            timer.add(call, timeout: timeout)
             call.hold(attempt(request, url, summary, timeout) { call.settle($0) })
             return call
         }
@@ -32,7 +29,7 @@ extension RequestPipeline {
 }
 
 /// One attempt under a deadline: settles once, with the attempt's answer or the timeout; a
-/// timeout cancels the attempt.
+/// timeout cancels the attempt. Watched by its transport's ``DeadlineTimer`` until it settles.
 final class DeadlineCall: NetworkCall {
     private struct State {
         var completion: (@Sendable (Result<NetworkResponse, any Error>) -> Void)?
@@ -43,9 +40,19 @@ final class DeadlineCall: NetworkCall {
     }
 
     private let state: LockedValue<State>
+    private let timer: DeadlineTimer
+    /// What the timeout error names.
+    private let request: DepotError.Request
+    private let timeout: Duration
 
-    init(completion: @escaping @Sendable (Result<NetworkResponse, any Error>) -> Void) {
+    init(
+        timer: DeadlineTimer, request: DepotError.Request, timeout: Duration,
+        completion: @escaping @Sendable (Result<NetworkResponse, any Error>) -> Void
+    ) {
         state = LockedValue(State(completion: completion))
+        self.timer = timer
+        self.request = request
+        self.timeout = timeout
     }
 
     /// Keeps the attempt under way; cancels it at once when the deadline passed (or the call was
@@ -59,6 +66,11 @@ final class DeadlineCall: NetworkCall {
         if cancel { call.cancel() }
     }
 
+    /// The deadline passed: settles with `DepotError` `.timeout` unless settled already.
+    func expire() {
+        settle(.failure(DepotError(.timeout, "no answer within \(timeout)", request: request)))
+    }
+
     /// Settles with `result` unless settled already; a timeout cancels the attempt under way.
     func settle(_ result: Result<NetworkResponse, any Error>) {
         let (completion, call) = state.withLock { state in
@@ -66,6 +78,7 @@ final class DeadlineCall: NetworkCall {
             return (state.completion, state.call)
         }
         guard let completion else { return }
+        timer.remove(self)
         if case .failure(let error as DepotError) = result, error.code == .timeout { call?.cancel() }
         completion(result)
     }

@@ -100,6 +100,43 @@ struct StampedNotes: CRUDNetworkingStorageRepository, SynchronizableRepository {
         }
     }
 
+    @Test("a stale If-Match whose write the server applied and stamped anew is delivered, not a conflict")
+    func appliedWriteWithServerStamp() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        try await withStubServer { server in
+            // Given: note 1 read with the server's stamp, then edited offline
+            server.resource(
+                "notes", idStyle: .integer, objects: [["id": 1, "title": "a", "updated_at": "2026-01-01T00:00:00"]])
+            let session = NetworkingSession(url: server.url)
+            let notes = StampedNotes(store: session, storage: try SQLiteStorage(path: directory.path("n.sqlite")))
+            var note = try await notes.read(1).value.value
+            var offline = notes
+            offline.strategy = recordOnly
+            note.title = "b"
+            _ = try await offline.update(note).value
+            // The same edit reached the server earlier (its answer was lost), which stamped it anew:
+            // the entry's If-Match is stale now.
+            _ = try await session.request(
+                .patch, "notes/1", headers: ["Content-Type": "application/merge-patch+json"],
+                body: ["title": "b", "updated_at": "2026-01-02T00:00:00"]
+            ).value
+
+            // When: the forwarder sends the entry, meets 412 and reads the server's version
+            let forwarder = Forwarder(
+                for: notes,
+                configuration: ForwarderConfiguration(baseDelay: .seconds(1), jitter: 0, clock: ManualForwarderClock()))
+            let report = try await forwarder.flush().value
+            await forwarder.stop()
+
+            // Then: the server holds the write (its own stamp aside): delivered, no conflict
+            #expect(report.delivered == 1 && report.conflicts == 0 && report.rejected.isEmpty)
+            #expect(server.requests.filter { $0.method == "PUT" }.count == 1)
+            let stored = try #require(try await notes.storage.fetch(collection: "notes", id: "1"))
+            #expect(stored.syncState == .synced && stored.object["title"] == "b")
+        }
+    }
+
     @Test("the push's array to the collection leaves out server-owned keys and temporary ids")
     func bulkPush() async throws {
         try await withNotes { server, notes in

@@ -24,7 +24,8 @@ extension CheckApp {
         let items = CheckItems(
             store: sessions["A"]!, storage: storage, strategy: .remoteFirst, batch: program.shape.batchRoute,
             assignsIDs: program.shape.assignsIDs, pageSize: program.shape.pageSize, prune: true,
-            incremental: program.shape.incremental, clientWins: program.shape.clientWins)
+            incremental: program.shape.incremental, clientWins: program.shape.clientWins,
+            declaresServerKeys: program.shape.declaresServerKeys)
         let storage = self.storage
         let server = self.server
         let incremental = program.shape.incremental

@@ -99,7 +99,7 @@ final class CheckApp {
         let items = CheckItems(
             store: session, storage: storage, strategy: .localFirst, batch: shape.batchRoute,
             assignsIDs: shape.assignsIDs, pageSize: shape.pageSize, incremental: shape.incremental,
-            clientWins: shape.clientWins)
+            clientWins: shape.clientWins, declaresServerKeys: shape.declaresServerKeys)
         return Forwarder(
             for: items,
             configuration: ForwarderConfiguration(
@@ -121,7 +121,8 @@ final class CheckApp {
             store: sessions[account == "R" ? "A" : account]!, storage: onReplica ? replicaStorage! : storage,
             strategy: rule, batch: program.shape.batchRoute,
             assignsIDs: program.shape.assignsIDs, pageSize: program.shape.pageSize,
-            incremental: program.shape.incremental, clientWins: program.shape.clientWins)
+            incremental: program.shape.incremental, clientWins: program.shape.clientWins,
+            declaresServerKeys: program.shape.declaresServerKeys)
     }
 
     /// The id a create of `handle` sends.

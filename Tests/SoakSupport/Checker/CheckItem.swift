@@ -78,8 +78,17 @@ where Entity.ID == String {
     public var conflictPolicy: ConflictPolicy { clientWins ? .clientWins : .serverWins }
     /// Pull in pages; push in a batch when the round's server has a batch route.
     public var synchronization: SynchronizationConfiguration
+    /// The keys the app declares as the server's (``CheckServerShape/declaresServerKeys``).
+    public var serverOwnedKeys: Set<String>
     /// Keys the server owns are not the app's to send; headers name nothing else.
-    public var configuration: RepositoryConfiguration { RepositoryConfiguration() }
+    public var configuration: RepositoryConfiguration {
+        var configuration = RepositoryConfiguration()
+        configuration.serverOwnedKeys = serverOwnedKeys
+        return configuration
+    }
+
+    /// The server's own keys: its detail field, the caller it names and its stamp.
+    public static let serverKeys: Set<String> = ["body", "viewer", "updated_at"]
 
     /// The same repository for another version of the entity (version 2 of the app).
     public init<Other>(_ other: CheckRepository<Other>) {
@@ -88,19 +97,21 @@ where Entity.ID == String {
         strategy = other.strategy
         synchronization = other.synchronization
         clientWins = other.clientWins
+        serverOwnedKeys = other.serverOwnedKeys
     }
 
     /// Makes the repository; `prune` removes local records the server no longer lists after a full
     /// pull; `incremental` pulls what changed since the last pull (`updated_after`, `deleted`); `clientWins`
-    /// resolves conflicts for the app's write.
+    /// resolves conflicts for the app's write; `declaresServerKeys` names ``serverKeys`` as the server's.
     public init(
         store: Networking, storage: Storage, strategy: Strategy, batch: Bool, assignsIDs: Bool, pageSize: Int,
-        prune: Bool = false, incremental: Bool = false, clientWins: Bool = false
+        prune: Bool = false, incremental: Bool = false, clientWins: Bool = false, declaresServerKeys: Bool = false
     ) {
         self.store = store
         self.storage = storage
         self.strategy = strategy
         self.clientWins = clientWins
+        serverOwnedKeys = declaresServerKeys ? Self.serverKeys : []
         synchronization = SynchronizationConfiguration(
             batchSize: 4, pagination: .pageQuery(page: "_page", limit: "_limit", size: pageSize), prune: prune,
             identityKey: assignsIDs ? "client_id" : "id",

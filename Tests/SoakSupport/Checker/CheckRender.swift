@@ -122,6 +122,7 @@ extension CheckRender {
         if shape.wholeSecondTimeout { flags.append("$0.wholeSecondTimeout = true") }
         if shape.clientWins { flags.append("$0.clientWins = true") }
         if shape.tinyCache { flags.append("$0.tinyCache = true") }
+        if shape.declaresServerKeys { flags.append("$0.declaresServerKeys = true") }
         flags.append("$0.pageSize = \(shape.pageSize)")
         var lines = ["CheckProgram(seed: \(program.seed), shape: .with { \(flags.joined(separator: "; ")) }, steps: ["]
         for step in program.steps {

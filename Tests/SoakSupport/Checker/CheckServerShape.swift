@@ -42,6 +42,10 @@ public struct CheckServerShape: Sendable, Hashable, CustomStringConvertible {
     public var tinyCache = false
     /// The client's timeout is a whole second (1 s, URLSession's own idle timeout) instead of 800 ms.
     public var wholeSecondTimeout = false
+    /// The app declares the server's own keys (`body`, `viewer`, `updated_at`) in
+    /// ``RepositoryConfiguration/serverOwnedKeys``: its writes leave them out, and a resend the
+    /// server applied is told by the keys the app sends only.
+    public var declaresServerKeys = false
 
     /// The classic shape: client ids, no validators, SQLite.
     public init() {}
@@ -71,6 +75,12 @@ public struct CheckServerShape: Sendable, Hashable, CustomStringConvertible {
 
     /// The client's timeout.
     public var timeout: Duration { wholeSecondTimeout ? .seconds(1) : CheckRunner.timeout }
+    /// Whether a program drawn from `seed` declares the server's keys: drawn apart from the rest
+    /// of the program, so the programs of seeds found before this option keep their steps.
+    static func drawsServerKeys(seed: UInt64) -> Bool {
+        var random = SeededGenerator(seed: seed ^ 0x5E4B_E20A_4B45_5953)
+        return Int.random(in: 0..<3, using: &random) == 0
+    }
 
     /// The words of the shape, as a round's report prints them.
     public var description: String {
@@ -89,6 +99,7 @@ public struct CheckServerShape: Sendable, Hashable, CustomStringConvertible {
         if wholeSecondTimeout { words.append("1 s timeout") }
         if clientWins { words.append("client wins") }
         if tinyCache { words.append("a 3-entry HTTP cache") }
+        if declaresServerKeys { words.append("server keys declared") }
         words.append("pages of \(pageSize)")
         return words.joined(separator: ", ")
     }

@@ -157,6 +157,7 @@ public struct CheckProgram: Sendable, Hashable {
         var random = SeededGenerator(seed: seed)
         self.seed = seed
         shape = CheckServerShape(using: &random)
+        shape.declaresServerKeys = CheckServerShape.drawsServerKeys(seed: seed)
         steps = []
         var live: [Int] = []
         var next = 1
