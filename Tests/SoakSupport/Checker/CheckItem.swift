@@ -88,7 +88,7 @@ where Entity.ID == String {
     }
 
     /// The server's own keys: its detail field, the caller it names and its stamp.
-    public static let serverKeys: Set<String> = ["body", "viewer", "updated_at"]
+    public static var serverKeys: Set<String> { ["body", "viewer", "updated_at"] }
 
     /// The same repository for another version of the entity (version 2 of the app).
     public init<Other>(_ other: CheckRepository<Other>) {
