@@ -4,8 +4,11 @@ import Foundation
 
 extension CheckApp {
     /// Whether the server refused a write of `handle` as a conflict (409, 412): the conflict
-    /// policy decided, so its states are judged no further (a 404 is not a conflict: it is judged).
+    /// policy decided, so its states are judged no further (a 404 is not a conflict: it is judged);
+    /// under `.clientWins` nothing is refused that way.
     func refused(_ handle: Int) -> Bool {
+        // Under `.clientWins` the app's write is sent again over the server's version: it lands.
+        if program.shape.clientWins { return false }
         let ids = Set(server.applied.filter { model.owner(of: $0.value) == handle }.map(\.id))
             .union([createdID(handle)]).union(held[handle].map { [$0.id] } ?? [])
         return server.refusals.contains {
@@ -35,17 +38,43 @@ extension CheckApp {
         let handle = step.handle
         switch (step.action, answer) {
         case (.create, .one(let item?, let origin)), (.recreate, .one(let item?, let origin)),
+            (.recreateJSON, .one(let item?, let origin)),
             (.update, .one(let item?, let origin)),
             (.patch, .one(let item?, let origin)):
             held[handle!] = item
             model.acknowledged(handle!, state: item.value, remote: origin == .remote)
             if origin == .remote { checkAccount(item, step: step, flag: flag) }
+            if origin != .remote, step.isCreate { model.createdLocally(handle!, refusals: server.refusals.count) }
         case (.delete, .one(_, let origin)):
             model.acknowledged(handle!, state: nil, remote: origin == .remote)
         case (.read, .one(let item?, _)) where concurrent:
             held[handle!] = item
-        case (.readAll, .list) where concurrent:
+        case (.readV2, .one(let item?, let origin)) where !concurrent:
+            checkRead(item, handle: handle!, origin: origin, step: step, flag: flag)
+            if origin == .remote, program.shape.summarizesLists, item.body == nil {
+                flag(
+                    "SUMMARY",
+                    "v2 read(\(item.id)) answered from the server without body: a list summary confirmed as the record")
+            }
+        case (.readV2, .failed("decoding")) where !concurrent && !offline && step.fault == nil:
+            // Version 2 reads what version 1 stored: the server always sent the new field, so a
+            // record v1 stored from an answer decodes (a stored copy that does not is a cache miss).
+            guard step.strategy != .localFirst, let entity = model.entities[handle!], entity.lastRemote,
+                entity.uncertain.isEmpty, !entity.unreadable, !refused(handle!), serverObject(handle!) != nil
+            else { break }
+            flag(
+                "UNREADABLE",
+                "v2 read(\(held[handle!]?.id ?? "-")) failed .decoding: a stored copy v2 cannot read is an error, not a cache miss"
+            )
+        case (.readAll, .list) where concurrent, (.readQuery, .list) where concurrent:
             break
+        case (.readQuery, .list(let list, let origin)):
+            // Every object matches the filter; a list cached before the app's own write never answers
+            // an older state after it (a stored record without the field may be left out locally).
+            for item in list {
+                guard let owner = model.owner(of: item.value) else { continue }
+                checkRead(item, handle: owner, origin: origin, step: step, flag: flag)
+            }
         case (.read, .one(let item?, let origin)):
             held[handle!] = item
             checkRead(item, handle: handle!, origin: origin, step: step, flag: flag)
@@ -81,6 +110,17 @@ extension CheckApp {
                     flag(
                         "NOT FOUND",
                         "\(CheckRender.call(step, shape: program.shape)) failed .notFound, though e\(handle) exists")
+                }
+                // A create needs no object on the server: refused as not found, when the server
+                // refused no POST of it, it was turned down for an earlier write's refusal.
+                let postRefused = server.refusals.dropFirst(refusalsBefore.refusals).contains {
+                    $0.method == "POST" && $0.status == 404
+                }
+                if code == "notFound", step.isCreate, !exists, step.fault == nil, !offline, !concurrent, !postRefused {
+                    flag(
+                        "CREATE REFUSED",
+                        "\(CheckRender.call(step, shape: program.shape)) failed .notFound: a create needs no object on the server"
+                    )
                 }
                 // (A create of an id the app holds live is a conflict whatever the server said.)
                 if code == "conflict", !(step.isCreate && exists), refusalsBefore.refusals == server.refusals.count,
@@ -131,7 +171,7 @@ extension CheckApp {
     }
 
     func checkAccount(_ item: CheckItem, step: CheckStep, flag: (String, String) -> Void) {
-        if let viewer = item.viewer, viewer != step.account {
+        if let viewer = item.viewer, viewer != step.caller {
             flag("ACCOUNT", "account \(step.account) was answered \(viewer)'s copy of \(item.id) by the server side")
         }
     }

@@ -13,13 +13,22 @@ extension CheckApp {
         if offline { try? await stub.goOnline() }
         offline = false
         stub.clearFaults()
+        for (account, authentication) in authentications where authentication.credential == nil {
+            authentication.update(credential: server.token(of: account))
+            server.signedOut(account, false)
+        }
+        for request in server.afterLogout {
+            flag("LOGOUT", "\(request): a request carried the token of an account signed out at the time")
+        }
         let forwarder = self.forwarder
         let items = CheckItems(
             store: sessions["A"]!, storage: storage, strategy: .remoteFirst, batch: program.shape.batchRoute,
             assignsIDs: program.shape.assignsIDs, pageSize: program.shape.pageSize, prune: true,
-            incremental: program.shape.incremental, declaresServerKeys: program.shape.declaresServerKeys)
+            incremental: program.shape.incremental, clientWins: program.shape.clientWins,
+            declaresServerKeys: program.shape.declaresServerKeys)
         let storage = self.storage
         let server = self.server
+        let incremental = program.shape.incremental
         let settled = await CheckRunner.limited(CheckRunner.stepLimit) {
             // A write the server still processes (its answer held past the client's timeout) is
             // answered first: until then a resend under its key is answered 409, to retry later.
@@ -40,24 +49,28 @@ extension CheckApp {
             } while true
             _ = try? await items.synchronize().value
             _ = try? await forwarder.flush().value
+            // An incremental pull with nothing pending brings the store to what the server holds,
+            // as a full pull does (its cursor moved only past rows it merged).
+            if incremental { _ = try? await items.synchronize().value }
+            let beforeFullPull = incremental ? await Self.contents(of: storage) : nil
             // A full pull (an incremental one prunes nothing), whatever cursor the program left.
             _ = try? await items.resetPullCursor().value
             _ = try? await items.synchronize().value
-            return true
+            return beforeFullPull
         }
-        guard settled != nil else {
+        guard let settled else {
             flag("HANG", "the final flush and pull did not end within \(CheckRunner.stepLimit)")
             return
         }
-        let entries: [OutboxEntry]
-        let records: [StoredRecord]
-        do {
-            entries = try await storage.outbox(OutboxQuery(selection: .all))
-            records = try await storage.fetch(
-                collection: "items", syncStates: Set(SyncState.allCases), after: nil, limit: 100_000)
-        } catch {
-            flag("STORAGE", "reading the store failed: \(error)")
+        guard let (entries, records) = await Self.contents(of: storage) else {
+            flag("STORAGE", "reading the store failed")
             return
+        }
+        // The incremental pull before the full one: the same comparison, as `CURSOR`.
+        if let (entries, records) = settled, entries.allSatisfy({ $0.rejection != nil }) {
+            for message in divergences(entries: entries, records: records, incremental: true) {
+                flag("CURSOR", "after an incremental pull with nothing pending, " + message)
+            }
         }
         for entry in entries where entry.rejection == nil {
             flag(
@@ -97,12 +110,53 @@ extension CheckApp {
                 flag("LOST", "the server holds \(state ?? "no object") for e\(handle); the model allows \(states)")
             }
         }
+        // A create the store acknowledged, sent later as an update and refused 404 (a pending
+        // create turned into an update by an earlier write's answer, say).
+        let refusals = server.refusals
+        for (handle, entity) in model.entities.sorted(by: { $0.key < $1.key }) {
+            guard let since = entity.createdLocally, case .some(.some(let value)) = entity.last,
+                entity.uncertain.isEmpty, entity.otherAfter.isEmpty
+            else { continue }
+            let ids = Set([createdID(handle), held[handle]?.id].compactMap { $0 }.map(server.canonical))
+            for refusal in refusals.dropFirst(since)
+            where refusal.status == 404 && (refusal.method == "PUT" || refusal.method == "PATCH")
+                && ids.contains(refusal.id) && refusal.value == value
+            {
+                flag(
+                    "CREATE REFUSED",
+                    "e\(handle)'s create (acknowledged by the store) went out as \(refusal.method) \(refusal.id) and was refused 404"
+                )
+            }
+        }
         for write in server.applied where write.silentOverwrite {
             flag(
                 "OVERWRITE",
                 "\(write.method) \(write.id) (\(write.value ?? "delete")) replaced another client's version without If-Match, though the app had its ETag"
             )
         }
+        for message in divergences(entries: entries, records: records) { flag("DIVERGED", message) }
+    }
+
+    /// The outbox and the records of `storage`; nil when reading fails.
+    static func contents(of storage: Storage) async -> ([OutboxEntry], [StoredRecord])? {
+        do {
+            let entries = try await storage.outbox(OutboxQuery(selection: .all))
+            let records = try await storage.fetch(
+                collection: "items", syncStates: Set(SyncState.allCases), after: nil, limit: 100_000)
+            return (entries, records)
+        } catch {
+            return nil
+        }
+    }
+
+    /// How the store (`records`, with the outbox `entries`) differs from the server: every server
+    /// object in the store, synced, with its value; nothing else in the store.
+    /// After an `incremental` pull, a record deleted before the last full pull (which did not prune)
+    /// may stay: no page tells its deletion.
+    func divergences(entries: [OutboxEntry], records: [StoredRecord], incremental: Bool = false) -> [String] {
+        var found: [String] = []
+        func flag(_ kind: String, _ message: String) { found.append(message) }
+        let objects = server.objects
         let rejected = Set(entries.filter { $0.rejection != nil }.map(\.entityID))
         // Ids compare in the server's one spelling; two local records of one id are a divergence.
         let serverByID = Dictionary(objects.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
@@ -131,7 +185,9 @@ extension CheckApp {
         for record in records where serverByID[server.canonical(record.id)] == nil && !rejected.contains(record.id) {
             let value = record.object["value"]?.stringValue
             if let owner = model.owner(of: value), refused(owner) { continue }
+            if incremental, server.deletedBeforeFullPull(server.canonical(record.id)) { continue }
             flag("DIVERGED", "the store holds \(record.id)=\(value ?? "-") (\(record.syncState)), not on the server")
         }
+        return found
     }
 }

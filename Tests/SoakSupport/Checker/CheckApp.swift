@@ -24,7 +24,14 @@ final class CheckApp {
     let path: String
     var storage: Storage
     var forwarder: Forwarder
+    /// The second replica on the same SQLite file (rounds with ``CheckServerShape/replica``).
+    let replicaStorage: Storage?
+    let replicaForwarder: Forwarder?
     let sessions: [String: NetworkingSession]
+    /// Each account's interceptor (rounds whose tokens expire).
+    let authentications: [String: AuthenticationInterceptor<String>]
+    /// The client's timeout.
+    let timeout: Duration
     /// The last answer the app got for each handle.
     var held: [Int: CheckItem] = [:]
     var model = CheckModel()
@@ -38,18 +45,23 @@ final class CheckApp {
         self.stub = stub
         self.path = path
         server = CheckServer(shape: program.shape, on: stub)
+        let timeout = program.shape.timeout
+        self.timeout = timeout
         var sessions: [String: NetworkingSession] = [:]
+        var authentications: [String: AuthenticationInterceptor<String>] = [:]
         let retries = RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(5), maximumDelay: .milliseconds(50))
         for account in ["A", "B"] {
             guard program.shape.refreshesTokens else {
+                let header =
+                    program.shape.cookies ? ["Cookie": "session=\(account)"] : ["Authorization": "Bearer \(account)"]
                 sessions[account] = NetworkingSession(
-                    url: stub.url, headers: ["Authorization": "Bearer \(account)"],
-                    configuration: SessionConfiguration(timeout: CheckRunner.timeout, retryPolicy: retries))
+                    url: stub.url, headers: header,
+                    configuration: SessionConfiguration(timeout: timeout, retryPolicy: retries))
                 continue
             }
             // The token service: the same server, a session of its own.
             let tokens = NetworkingSession(
-                url: stub.url, configuration: SessionConfiguration(timeout: CheckRunner.timeout))
+                url: stub.url, configuration: SessionConfiguration(timeout: timeout))
             let authentication = AuthenticationInterceptor(token: "\(account)-1") { _ in
                 let response = try await tokens.send(
                     NetworkRequest(method: .post, path: "/token", body: Data("{\"account\": \"\(account)\"}".utf8)))
@@ -58,26 +70,42 @@ final class CheckApp {
                 }
                 return token
             }
+            authentications[account] = authentication
             sessions[account] = NetworkingSession(
                 url: stub.url,
                 configuration: SessionConfiguration(
-                    timeout: CheckRunner.timeout, interceptors: [authentication], retryPolicy: retries))
+                    timeout: timeout, interceptors: [authentication], retryPolicy: retries))
         }
         self.sessions = sessions
+        self.authentications = authentications
         storage = program.shape.sqlite ? try SQLiteStorage(path: path) : InMemoryStorage()
         forwarder = Self.forwarder(storage: storage, session: sessions["A"]!, shape: program.shape)
+        if program.shape.replica, program.shape.sqlite {
+            let replica = try SQLiteStorage(path: path)
+            replicaStorage = replica
+            replicaForwarder = Self.forwarder(
+                storage: replica, session: sessions["A"]!, shape: program.shape, fast: true)
+        } else {
+            replicaStorage = nil
+            replicaForwarder = nil
+        }
     }
 
-    static func forwarder(storage: Storage, session: Networking, shape: CheckServerShape) -> Forwarder {
+    /// A forwarder over `storage` (the replica's: its clock 30 s fast); leases last 2 s in rounds
+    /// with a replica (renewed while a request is out), else 60 s.
+    static func forwarder(
+        storage: Storage, session: Networking, shape: CheckServerShape, fast: Bool = false
+    ) -> Forwarder {
         let items = CheckItems(
             store: session, storage: storage, strategy: .localFirst, batch: shape.batchRoute,
             assignsIDs: shape.assignsIDs, pageSize: shape.pageSize, incremental: shape.incremental,
-            declaresServerKeys: shape.declaresServerKeys)
+            clientWins: shape.clientWins, declaresServerKeys: shape.declaresServerKeys)
         return Forwarder(
             for: items,
             configuration: ForwarderConfiguration(
                 baseDelay: .milliseconds(5), maximumDelay: .milliseconds(20), pollInterval: .milliseconds(200),
-                leaseDuration: .seconds(60)))
+                leaseDuration: shape.replica ? .seconds(2) : .seconds(60),
+                clock: fast ? FastClock() as any ForwarderClock : SystemForwarderClock()))
     }
 
     func items(_ strategy: CheckStrategy, as account: String) -> CheckItems {
@@ -88,10 +116,13 @@ final class CheckApp {
             case .cacheFirst: .cacheFirst
             case .staleWhileRevalidate: .staleWhileRevalidate
             }
+        let onReplica = account == "R" && replicaStorage != nil
         return CheckItems(
-            store: sessions[account]!, storage: storage, strategy: rule, batch: program.shape.batchRoute,
+            store: sessions[account == "R" ? "A" : account]!, storage: onReplica ? replicaStorage! : storage,
+            strategy: rule, batch: program.shape.batchRoute,
             assignsIDs: program.shape.assignsIDs, pageSize: program.shape.pageSize,
-            incremental: program.shape.incremental, declaresServerKeys: program.shape.declaresServerKeys)
+            incremental: program.shape.incremental, clientWins: program.shape.clientWins,
+            declaresServerKeys: program.shape.declaresServerKeys)
     }
 
     /// The id a create of `handle` sends.
@@ -129,8 +160,10 @@ final class CheckApp {
         case .drop: stub.inject(.dropConnection)
         case .unavailable: stub.inject(.status(503, headers: ["Retry-After": "0"]))
         case .serverError: stub.inject(.status(500))
-        case .pastTimeout: stub.inject(.delay(CheckRunner.timeout + .milliseconds(300)))
-        case .slowAnswer: server.slowNextWrite(CheckRunner.timeout + .milliseconds(400))
+        case .pastTimeout: stub.inject(.delay(timeout + .milliseconds(300)))
+        case .slowAnswer: server.slowNextWrite(timeout + .milliseconds(400))
+        case .trickle: server.trickleNext()
+        case .cancel: stub.inject(.delay(.milliseconds(300)))
         case .dieMidResponse: stub.inject(.dieMidResponse)
         case .secondGoesOffline:
             stub.inject(.delay(.zero))
@@ -161,12 +194,36 @@ final class CheckApp {
             return "other client deleted \(object.id)"
         case .otherCorrupt(let handle):
             guard let object = serverObject(handle) else { return "skipped: no server object" }
+            // Its value names the entity, so another client can make it readable again later (the
+            // quarantined row released, not re-merged over the newer value).
+            model.began(handle, state: "x\(index)")
             model.corrupted(handle)
             server.otherWrite(id: object.id, value: "x\(index)", corrupt: true)
             return "other client wrote an unreadable \(object.id)"
         case .expireToken(let account):
             server.expireToken(of: account)
             return "\(account)'s token expired"
+        case .logout(let account):
+            guard let authentication = authentications[account] else { return "skipped: no interceptor" }
+            server.signedOut(account, true)
+            authentication.update(credential: nil)
+            return "\(account) signed out"
+        case .signIn(let account):
+            guard let authentication = authentications[account] else { return "skipped: no interceptor" }
+            authentication.update(credential: server.token(of: account))
+            server.signedOut(account, false)
+            return "\(account) signed in"
+        case .both(let first, let second):
+            // Both run as the step's parts, judged as concurrent as the step is.
+            let wasConcurrent = concurrent
+            var part = step
+            part.action = first
+            let one = await run(part, index: index, outcome: &outcome)
+            concurrent = wasConcurrent
+            part.action = second
+            let two = await run(part, index: index, outcome: &outcome)
+            concurrent = wasConcurrent
+            return one + "; " + two
         case .restart:
             guard program.shape.sqlite else { return "skipped: in memory" }
             do {
@@ -193,10 +250,19 @@ final class CheckApp {
         var meanwhile = ""
         if let during = step.during {
             let requests = stub.requests.count
+            // A sign-out meant to meet a token refresh waits for the refresh's request (held there).
+            let refreshes = server.tokenRequests
+            let meetsRefresh = program.shape.refreshesTokens && during.parts.contains { $0.isLogout }
+            if meetsRefresh { server.slowNextToken(.milliseconds(300)) }
             let first = Task { await CheckRunner.limited(CheckRunner.stepLimit, call) }
             // Until its first request is at the server (held there 300 ms), or 1 s for a call
             // that sends nothing.
             for _ in 0..<200 where stub.requests.count == requests { try? await Task.sleep(for: .milliseconds(5)) }
+            if meetsRefresh {
+                for _ in 0..<100 where server.tokenRequests == refreshes {
+                    try? await Task.sleep(for: .milliseconds(5))
+                }
+            }
             let sent = stub.requests.count > requests
             // Until it is answered, the first call's write may or may not have happened.
             if let handle = step.handle, let written = step.writtenState { model.failed(handle, state: written) }
@@ -204,6 +270,10 @@ final class CheckApp {
             inner.action = during
             inner.during = nil
             inner.fault = nil
+            // With a second replica, what runs meanwhile runs on the other one (account A on R, R on A).
+            if program.shape.replica, program.shape.sqlite, inner.account != "B" {
+                inner.account = inner.account == "R" ? "A" : "R"
+            }
             concurrent = true
             let line = await run(inner, index: index, outcome: &outcome)
             concurrent = true  // the inner step's judging reset it
@@ -211,6 +281,13 @@ final class CheckApp {
             // Which interleaving this was: the first call's answer came after the second's unless
             // the second outlasted the 300 ms hold.
             meanwhile = " | meanwhile\(sent ? "" : " (after: the first sent nothing)"): \(line)"
+        } else if step.fault == .cancel {
+            // Cancelled once its first request is at the server (or after 1 s if it sends nothing).
+            let requests = stub.requests.count
+            let task = Task { await call() }
+            for _ in 0..<200 where stub.requests.count == requests { try? await Task.sleep(for: .milliseconds(5)) }
+            task.cancel()
+            answer = await CheckRunner.limited(CheckRunner.stepLimit) { await task.value }
         } else {
             answer = await CheckRunner.limited(CheckRunner.stepLimit, call)
         }
@@ -227,90 +304,14 @@ final class CheckApp {
         concurrent = false
         if let during = step.during, let handle = step.handle {
             // Two writes of one entity in flight at once land in either order.
-            var inner = step
-            inner.action = during
-            if inner.handle == handle, let state = inner.writtenState { model.failed(handle, state: state) }
-            if case .otherWrite(handle, let value) = during { model.other(handle, state: value) }
-            if case .otherDelete(handle) = during { model.other(handle, state: nil) }
-        }
-        return CheckRender.words(answer) + meanwhile
-    }
-
-    /// The step's call, as a closure that captures only values.
-    func makeCall(_ step: CheckStep) -> @Sendable () async -> CheckAnswer {
-        let items = self.items(step.strategy, as: step.account)
-        let forwarder = self.forwarder
-        let held = step.handle.flatMap { self.held[$0] }
-        let createdID = step.handle.map(createdID)
-        return {
-            do {
-                switch step.action {
-                case .create(_, let value), .recreate(_, let value):
-                    let answer = try await items.create(CheckItem(id: createdID!, value: value)).value
-                    return .one(answer.value, answer.origin)
-                case .update(_, let value):
-                    var entity = held!
-                    entity.value = value
-                    let answer = try await items.update(entity).value
-                    return .one(answer.value, answer.origin)
-                case .patch(_, let value):
-                    var entity = held!
-                    entity.value = value
-                    let answer = try await items.patch(entity).value
-                    return .one(answer.value, answer.origin)
-                case .delete:
-                    let answer = try await items.delete(id: held!.id).value
-                    return .one(nil, answer.origin)
-                case .read:
-                    let answer = try await items.read(held!.id).value
-                    return .one(answer.value, answer.origin)
-                case .readAll:
-                    let answer = try await items.readAll().value
-                    return .list(answer.value, answer.origin)
-                case .synchronize:
-                    _ = try await items.synchronize().value
-                    return .done
-                case .flush:
-                    _ = try await forwarder.flush().value
-                    return .done
-                default:
-                    return .done
-                }
-            } catch let error as DepotError {
-                return .failed(error.code.description)
-            } catch {
-                return .failed("\(type(of: error))")
+            for part in during.parts {
+                var inner = step
+                inner.action = part
+                if inner.handle == handle, let state = inner.writtenState { model.failed(handle, state: state) }
+                if case .otherWrite(handle, let value) = part { model.other(handle, state: value) }
+                if case .otherDelete(handle) = part { model.other(handle, state: nil) }
             }
         }
-    }
-}
-
-extension CheckStep {
-    /// The entity the step names.
-    var handle: Int? {
-        switch action {
-        case .create(let handle, _), .update(let handle, _), .patch(let handle, _), .delete(let handle),
-            .read(let handle), .otherWrite(let handle, _), .otherDelete(let handle), .otherCorrupt(let handle),
-            .recreate(let handle, _):
-            handle
-        default: nil
-        }
-    }
-
-    /// Whether it creates.
-    var isCreate: Bool {
-        switch action {
-        case .create, .recreate: true
-        default: false
-        }
-    }
-
-    /// The state an app write leaves: `.some(value)`, `.some(nil)` for a delete; nil for others.
-    var writtenState: String?? {
-        switch action {
-        case .create(_, let value), .update(_, let value), .patch(_, let value), .recreate(_, let value): .some(value)
-        case .delete: .some(nil)
-        default: nil
-        }
+        return CheckRender.words(answer) + meanwhile
     }
 }

@@ -32,11 +32,38 @@ public struct CheckItem: Codable, Identifiable, Sendable, Equatable {
     }
 }
 
-/// The checker's repository over `items`: its strategy, session (account) and push configuration
-/// are drawn per step and per round.
-public struct CheckItems: CRUDNetworkingStorageRepository, SynchronizableRepository {
-    /// ``CheckItem``.
-    public typealias Entity = CheckItem
+/// Version 2 of the app's entity: every field of ``CheckItem`` and a new required one, `kind`,
+/// that the server has always sent (version 1 ignored it). A v2 read of what v1 stored must still
+/// work.
+public struct CheckItemV2: Codable, Identifiable, Sendable, Equatable {
+    /// As in ``CheckItem``.
+    public var id: String
+    /// As in ``CheckItem``.
+    public var value: String
+    /// As in ``CheckItem``.
+    public var body: String?
+    /// As in ``CheckItem``.
+    public var viewer: String?
+    /// As in ``CheckItem``.
+    public var updatedAt: Int?
+    /// The field v2 requires (`item`).
+    public var kind: String
+
+    enum CodingKeys: String, CodingKey {
+        case id, value, body, viewer, kind
+        case updatedAt = "updated_at"
+    }
+}
+
+/// The checker's repository over `items` (of ``CheckItem``, or of ``CheckItemV2`` for version 2
+/// of the app): its strategy, session (account) and push configuration are drawn per step and
+/// per round.
+public typealias CheckItems = CheckRepository<CheckItem>
+
+/// The checker's repository over `items`, for one version of the entity.
+public struct CheckRepository<Entity: Codable & Identifiable & Sendable>: CRUDNetworkingStorageRepository,
+    SynchronizableRepository
+where Entity.ID == String {
     /// The transport of the step's account.
     public let store: Networking
     /// The round's store.
@@ -45,8 +72,10 @@ public struct CheckItems: CRUDNetworkingStorageRepository, SynchronizableReposit
     public let path = "items"
     /// The step's strategy.
     public var strategy: Strategy
+    /// Whether the round's conflict policy is `.clientWins` (else `.serverWins`).
+    public var clientWins = false
     /// The round's conflict policy.
-    public var conflictPolicy: ConflictPolicy { .serverWins }
+    public var conflictPolicy: ConflictPolicy { clientWins ? .clientWins : .serverWins }
     /// Pull in pages; push in a batch when the round's server has a batch route.
     public var synchronization: SynchronizationConfiguration
     /// The keys the app declares as the server's (``CheckServerShape/declaresServerKeys``).
@@ -59,18 +88,29 @@ public struct CheckItems: CRUDNetworkingStorageRepository, SynchronizableReposit
     }
 
     /// The server's own keys: its detail field, the caller it names and its stamp.
-    public static let serverKeys: Set<String> = ["body", "viewer", "updated_at"]
+    public static var serverKeys: Set<String> { ["body", "viewer", "updated_at"] }
+
+    /// The same repository for another version of the entity (version 2 of the app).
+    public init<Other>(_ other: CheckRepository<Other>) {
+        store = other.store
+        storage = other.storage
+        strategy = other.strategy
+        synchronization = other.synchronization
+        clientWins = other.clientWins
+        serverOwnedKeys = other.serverOwnedKeys
+    }
 
     /// Makes the repository; `prune` removes local records the server no longer lists after a full
-    /// pull; `incremental` pulls what changed since the last pull (`updated_after`, `deleted`);
-    /// `declaresServerKeys` names ``serverKeys`` as the server's.
+    /// pull; `incremental` pulls what changed since the last pull (`updated_after`, `deleted`); `clientWins`
+    /// resolves conflicts for the app's write; `declaresServerKeys` names ``serverKeys`` as the server's.
     public init(
         store: Networking, storage: Storage, strategy: Strategy, batch: Bool, assignsIDs: Bool, pageSize: Int,
-        prune: Bool = false, incremental: Bool = false, declaresServerKeys: Bool = false
+        prune: Bool = false, incremental: Bool = false, clientWins: Bool = false, declaresServerKeys: Bool = false
     ) {
         self.store = store
         self.storage = storage
         self.strategy = strategy
+        self.clientWins = clientWins
         serverOwnedKeys = declaresServerKeys ? Self.serverKeys : []
         synchronization = SynchronizationConfiguration(
             batchSize: 4, pagination: .pageQuery(page: "_page", limit: "_limit", size: pageSize), prune: prune,

@@ -2,7 +2,8 @@ import Depot
 import Foundation
 
 /// A way a round broke the reference model: a kind (`LOST`, `DOUBLED`, `STALE`, `ACCOUNT`,
-/// `SUMMARY`, `MISSING`, `NOT FOUND`, `REFUSED OFFLINE`, `OVERWRITE`, `DIVERGED`, `STUCK`, `HANG`),
+/// `SUMMARY`, `MISSING`, `UNREADABLE`, `NOT FOUND`, `FALSE CONFLICT`, `REFUSED OFFLINE`,
+/// `OVERWRITE`, `CREATE REFUSED`, `LOGOUT`, `CURSOR`, `DIVERGED`, `STUCK`, `HANG`),
 /// the step where it showed (nil: at the end), and what was seen.
 public struct CheckViolation: Sendable, Hashable, CustomStringConvertible {
     /// The kind: shrinking keeps a program that still breaks the model this way.
@@ -39,6 +40,10 @@ public struct CheckModel: Sendable {
         var values: Set<String> = []
         /// Another client wrote a value the app cannot read: its states are judged no further.
         var unreadable = false
+        /// When the last acknowledged app write was a create (or re-create) the store acknowledged:
+        /// how many refusals the server had made by then (a later 404 to a PUT or PATCH of it means
+        /// the create went out as an update).
+        var createdLocally: Int?
 
         /// The states a read or the final server may show; nil when anything goes (no write acknowledged).
         var allowed: Set<String?>? {
@@ -70,8 +75,14 @@ public struct CheckModel: Sendable {
         entity.lastRemote = remote
         entity.uncertain = []
         entity.otherAfter = []
+        entity.createdLocally = nil
+        // The server took the app's readable version over an unreadable one.
+        if remote { entity.unreadable = false }
         entities[handle] = entity
     }
+
+    /// The store acknowledged a create of `handle` when the server had made `refusals` refusals.
+    mutating func createdLocally(_ handle: Int, refusals: Int) { entities[handle]?.createdLocally = refusals }
 
     /// The app's write of `state` to `handle` failed: it may still land.
     mutating func failed(_ handle: Int, state: String?) {
@@ -82,6 +93,8 @@ public struct CheckModel: Sendable {
     mutating func other(_ handle: Int, state: String?) {
         began(handle, state: state)
         entities[handle, default: Entity()].otherAfter.insert(state)
+        // A readable version (or a deletion) over an unreadable one: judged again from here.
+        entities[handle, default: Entity()].unreadable = false
     }
 
     /// Another client made `handle`'s server object unreadable.

@@ -7,6 +7,7 @@ public enum CheckRender {
     /// The Swift for one step.
     public static func call(_ step: CheckStep, shape: CheckServerShape) -> String {
         let items = "items(.\(step.strategy.rawValue), as: \"\(step.account)\")"
+        let forwarder = step.account == "R" ? "replicaForwarder" : "forwarder"
         let held = step.handle.map { "e\($0)" } ?? "_"
         var line: String
         switch step.action {
@@ -18,15 +19,23 @@ public enum CheckRender {
             let id = shape.assignsIDs ? "tmp-\(handle)" : shape.lowercaseIDs ? "ABCDEF00-…-\(handle)" : "i\(handle)"
             line =
                 "e\(handle) = try await \(items).create(CheckItem(id: \"\(id)\", value: \"\(value)\")).value.value   // again"
+        case .recreateJSON(let handle, let value):
+            let id = shape.lowercaseIDs ? "ABCDEF00-…-\(handle)" : "i\(handle)"
+            line =
+                "e\(handle) = try await \(items).create([\"id\": \"\(id)\", \"value\": \"\(value)\"]).value.value   // again, as JSON"
         case .update(_, let value):
             line = "\(held).value = \"\(value)\"; \(held) = try await \(items).update(\(held)).value.value"
         case .patch(_, let value):
             line = "\(held).value = \"\(value)\"; \(held) = try await \(items).patch(\(held)).value.value"
         case .delete: line = "_ = try await \(items).delete(id: \(held).id).value"
         case .read: line = "\(held) = try await \(items).read(\(held).id).value.value"
+        case .readV2:
+            line =
+                "_ = try await itemsV2(.\(step.strategy.rawValue), as: \"\(step.account)\").read(\(held).id).value   // v2 of the app"
         case .readAll: line = "_ = try await \(items).readAll().value"
+        case .readQuery: line = "_ = try await \(items).readAll(query: [\"kind\": \"item\"]).value"
         case .synchronize: line = "_ = try await \(items).synchronize().value"
-        case .flush: line = "_ = try await forwarder.flush().value"
+        case .flush: line = "_ = try await \(forwarder).flush().value"
         case .otherWrite(_, let value): line = "server.otherClientWrites(\(held), value: \"\(value)\")"
         case .otherDelete: line = "server.otherClientDeletes(\(held))"
         case .otherCorrupt: line = "server.otherClientWritesUnreadable(\(held))   // value: 12345"
@@ -34,6 +43,17 @@ public enum CheckRender {
         case .online: line = "try await stub.goOnline()"
         case .restart: line = "storage = try SQLiteStorage(path: path)   // the app starts again"
         case .expireToken(let account): line = "server.expireToken(of: \"\(account)\")   // the next request gets 401"
+        case .logout(let account): line = "authentication[\"\(account)\"].update(credential: nil)   // signs out"
+        case .signIn(let account):
+            line = "authentication[\"\(account)\"].update(credential: server.token(of: \"\(account)\"))   // signs in"
+        case .both(let first, let second):
+            var one = step
+            one.action = first
+            one.during = nil
+            one.fault = nil
+            var two = one
+            two.action = second
+            line = call(one, shape: shape) + "\n" + call(two, shape: shape)
         }
         if let during = step.during {
             var inner = step
@@ -45,7 +65,12 @@ public enum CheckRender {
                 + "/* meanwhile */ \(call(inner, shape: shape).replacingOccurrences(of: "var ", with: ""))\n"
                 + "try await first"
         }
-        if let fault = step.fault { line = "stub.inject(.\(fault.rawValue))   // the next request\n" + line }
+        if step.fault == .cancel {
+            line =
+                "let task = Task { \(line) }; task.cancel()   // once its first request is at the server (held 300 ms)"
+        } else if let fault = step.fault {
+            line = "stub.inject(.\(fault.rawValue))   // the next request\n" + line
+        }
         return line
     }
 
@@ -92,6 +117,11 @@ extension CheckRender {
         if shape.refreshesTokens { flags.append("$0.refreshesTokens = true") }
         if shape.lowercaseIDs { flags.append("$0.lowercaseIDs = true") }
         if shape.incremental { flags.append("$0.incremental = true") }
+        if shape.replica { flags.append("$0.replica = true") }
+        if shape.cookies { flags.append("$0.cookies = true") }
+        if shape.wholeSecondTimeout { flags.append("$0.wholeSecondTimeout = true") }
+        if shape.clientWins { flags.append("$0.clientWins = true") }
+        if shape.tinyCache { flags.append("$0.tinyCache = true") }
         if shape.declaresServerKeys { flags.append("$0.declaresServerKeys = true") }
         flags.append("$0.pageSize = \(shape.pageSize)")
         var lines = ["CheckProgram(seed: \(program.seed), shape: .with { \(flags.joined(separator: "; ")) }, steps: ["]
@@ -114,17 +144,23 @@ extension CheckRender {
         case .patch(let handle, let value): ".patch(handle: \(handle), value: \"\(value)\")"
         case .delete(let handle): ".delete(handle: \(handle))"
         case .read(let handle): ".read(handle: \(handle))"
+        case .readV2(let handle): ".readV2(handle: \(handle))"
         case .readAll: ".readAll"
+        case .readQuery: ".readQuery"
         case .synchronize: ".synchronize"
         case .flush: ".flush"
         case .otherWrite(let handle, let value): ".otherWrite(handle: \(handle), value: \"\(value)\")"
         case .otherDelete(let handle): ".otherDelete(handle: \(handle))"
         case .otherCorrupt(let handle): ".otherCorrupt(handle: \(handle))"
         case .recreate(let handle, let value): ".recreate(handle: \(handle), value: \"\(value)\")"
+        case .recreateJSON(let handle, let value): ".recreateJSON(handle: \(handle), value: \"\(value)\")"
         case .offline: ".offline"
         case .online: ".online"
         case .restart: ".restart"
         case .expireToken(let account): ".expireToken(account: \"\(account)\")"
+        case .logout(let account): ".logout(account: \"\(account)\")"
+        case .signIn(let account): ".signIn(account: \"\(account)\")"
+        case .both(let first, let second): ".both(\(Self.action(first)), \(Self.action(second)))"
         }
     }
 }

@@ -33,6 +33,9 @@ public struct CheckRunner: Sendable {
             let stub = try await StubServer.start()
             let app = try CheckApp(
                 program: program, stub: stub, path: directory.appendingPathComponent("check.sqlite").path)
+            if program.shape.tinyCache {
+                try await app.storage.setHTTPCacheLimit(HTTPCacheLimit(entries: 3, bytes: 4_000))
+            }
             await app.runSteps(&outcome)
             if !outcome.violations.contains(where: { $0.kind == "HANG" }) { await app.settle(&outcome) }
             outcome.requests = stub.requests.count

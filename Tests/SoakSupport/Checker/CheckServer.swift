@@ -70,6 +70,18 @@ public final class CheckServer: Sendable {
         var inFlightConflicts = 0
         /// Deleted ids and the version of their deletion (rounds with incremental pulls).
         var tombstones: [String: Int] = [:]
+        /// Accounts signed out (``CheckAction/logout(account:)``) and not signed in again.
+        var signedOut: Set<String> = []
+        /// Requests that carried a signed-out account's token.
+        var afterLogout: [String] = []
+        /// Token requests (`POST /token`) received.
+        var tokenRequests = 0
+        /// A delay for the next token answer (a refresh held while the app signs out).
+        var slowNextToken: Duration?
+        /// Whether the next answer trickles (``CheckFault/trickle``).
+        var trickleNext = false
+        /// The version counter when the last full pull's page (paged, no `updated_after`) was served.
+        var fullPullVersion = 0
     }
 
     /// The shape of the round's server.
@@ -85,8 +97,12 @@ public final class CheckServer: Sendable {
         }
         stub.route(.post, "/token") { [self] request, _ in
             let account = request.json?["account"]?.stringValue ?? "?"
-            let generation = state.withLock { $0.tokens[account, default: 1] }
-            return .json(["token": .string("\(account)-\(generation)")])
+            let (generation, delay) = state.withLock { state in
+                state.tokenRequests += 1
+                defer { state.slowNextToken = nil }
+                return (state.tokens[account, default: 1], state.slowNextToken)
+            }
+            return .json(["token": .string("\(account)-\(generation)")], delay: delay)
         }
     }
 
@@ -107,6 +123,39 @@ public final class CheckServer: Sendable {
 
     /// Expires `account`'s token: requests with it are answered 401 until the app refreshes.
     public func expireToken(of account: String) { state.withLock { $0.tokens[account, default: 1] += 1 } }
+
+    /// `account`'s current token (`A-2`).
+    public func token(of account: String) -> String {
+        state.withLock { "\(account)-\($0.tokens[account, default: 1])" }
+    }
+
+    /// Marks `account` signed out (true) or in again: while it is out, a request with its token
+    /// is a violation (``afterLogout``).
+    public func signedOut(_ account: String, _ out: Bool) {
+        state.withLock { state in
+            if out { state.signedOut.insert(account) } else { state.signedOut.remove(account) }
+        }
+    }
+
+    /// Whether the object `id` was deleted before the last full pull's page was served: that pull
+    /// told its deletion only by leaving it out (a pull that does not prune keeps the record, and
+    /// no later incremental page tells it).
+    public func deletedBeforeFullPull(_ id: String) -> Bool {
+        state.withLock { state in state.tombstones[id].map { $0 < state.fullPullVersion } ?? false }
+    }
+
+    /// Requests that carried the token of an account signed out at the time.
+    public var afterLogout: [String] { state.withLock { $0.afterLogout } }
+
+    /// How many token requests came.
+    public var tokenRequests: Int { state.withLock { $0.tokenRequests } }
+
+    /// Holds the next token answer for `delay` (a refresh under way that long).
+    public func slowNextToken(_ delay: Duration) { state.withLock { $0.slowNextToken = delay } }
+
+    /// Makes the next answer trickle: its status and headers at once, then one byte every 400 ms
+    /// for 40 s (a write is applied first, and its key remembers the real answer).
+    public func trickleNext() { state.withLock { $0.trickleNext = true } }
 
     /// Holds the answer of the next write for `delay` (its key stays in flight that long).
     public func slowNextWrite(_ delay: Duration) { state.withLock { $0.slowNext = delay } }
@@ -148,10 +197,18 @@ public final class CheckServer: Sendable {
     // MARK: Answering
 
     func answer(_ request: RecordedRequest, id: String?) -> StubResponse {
-        let token = request.header("Authorization").map { String($0.dropFirst("Bearer ".count)) } ?? "?"
+        let token: String
+        if shape.cookies {
+            token = request.header("Cookie").map { String($0.dropFirst("session=".count)) } ?? "?"
+        } else {
+            token = request.header("Authorization").map { String($0.dropFirst("Bearer ".count)) } ?? "?"
+        }
         let account = shape.refreshesTokens ? String(token.prefix { $0 != "-" }) : token
         let key = request.header("Idempotency-Key")
         return state.withLock { state in
+            if state.signedOut.contains(account) {
+                state.afterLogout.append("\(request.method) \(request.path) as \(token)")
+            }
             if shape.refreshesTokens, token != "\(account)-\(state.tokens[account, default: 1])" {
                 return Self.error(401, "token expired")
             }
@@ -189,13 +246,22 @@ public final class CheckServer: Sendable {
                 let value = request.json?.objectValue?["value"]?.stringValue
                 state.refusals.append((request.method, id ?? "-", value, response.status))
             }
+            if state.trickleNext {
+                state.trickleNext = false
+                var headers = response.headers
+                headers[.contentLength] = nil
+                response = .stream(
+                    bytes: 100, chunkSize: 1, interval: .milliseconds(400), status: response.status, headers: headers)
+            }
             return response
         }
     }
 
     /// The object as `account` sees it; `full` adds `body`.
     func representation(_ object: Object, account: String, full: Bool) -> JSONObject {
-        var json: JSONObject = ["id": .string(object.id), "value": object.corrupt ? 12345 : .string(object.value)]
+        var json: JSONObject = [
+            "id": .string(object.id), "value": object.corrupt ? 12345 : .string(object.value), "kind": "item",
+        ]
         if full { json["body"] = .string("b-" + object.value) }
         if shape.variesByCaller { json["viewer"] = .string(account) }
         if let clientID = object.clientID, shape.assignsIDs { json["client_id"] = .string(clientID) }
@@ -221,7 +287,7 @@ public final class CheckServer: Sendable {
     func cachingHeaders() -> [String: String] {
         var headers: [String: String] = [:]
         if let cacheControl = shape.cacheControl { headers["Cache-Control"] = cacheControl }
-        if shape.variesByCaller { headers["Vary"] = "Authorization" }
+        if shape.variesByCaller { headers["Vary"] = shape.cookies ? "Cookie" : "Authorization" }
         return headers
     }
 
@@ -229,9 +295,10 @@ public final class CheckServer: Sendable {
         let query = request.query
         var all = state.order.compactMap { state.objects[$0] }
         var deleted: [(id: String, version: Int)] = []
+        if query["updated_after"] == nil, query["_limit"] != nil { state.fullPullVersion = state.nextVersion }
         if shape.incremental, let after = query["updated_after"].flatMap(Int.init) {
-            all = all.filter { $0.version > after }
-            deleted = state.tombstones.filter { $0.value > after }.map { ($0.key, $0.value) }.sorted {
+            all = all.filter { $0.version >= after }
+            deleted = state.tombstones.filter { $0.value >= after }.map { ($0.key, $0.value) }.sorted {
                 $0.version < $1.version
             }
         }

@@ -21,13 +21,27 @@ public struct CheckServerShape: Sendable, Hashable, CustomStringConvertible {
     public var refreshesTokens = false
     /// Client ids are UUIDs the app spells in uppercase and the server prints in lowercase.
     public var lowercaseIDs = false
-    /// Lists take `updated_after=<version>` and tell deletions with `deleted: true`; the app pulls
-    /// incrementally.
+    /// Lists take `updated_after=<version>` (inclusive, as `IncrementalPull` asks) and tell
+    /// deletions with `deleted: true`; the app pulls incrementally.
     public var incremental = false
     /// The page size the app asks for.
     public var pageSize = 3
     /// The store is SQLite (else in memory).
     public var sqlite = true
+    /// A second replica runs on the same SQLite file: its own `SQLiteStorage` and forwarder, as
+    /// account A (steps of account `R`).
+    public var replica = false
+    /// Sessions are told apart by a `Cookie` (`session=A`) instead of `Authorization`; answers
+    /// that vary by caller say `Vary: Cookie`.
+    public var cookies = false
+    /// The app's conflict policy is `.clientWins` (else `.serverWins`): a write refused 409 or
+    /// 412 is sent again over the server's version, so it is judged as any other.
+    public var clientWins = false
+    /// The store's HTTP cache holds at most 3 entries (`setHTTPCacheLimit`): entries are evicted
+    /// all the time, under records and lists that named them.
+    public var tinyCache = false
+    /// The client's timeout is a whole second (1 s, URLSession's own idle timeout) instead of 800 ms.
+    public var wholeSecondTimeout = false
     /// The app declares the server's own keys (`body`, `viewer`, `updated_at`) in
     /// ``RepositoryConfiguration/serverOwnedKeys``: its writes leave them out, and a resend the
     /// server applied is told by the keys the app sends only.
@@ -42,7 +56,9 @@ public struct CheckServerShape: Sendable, Hashable, CustomStringConvertible {
         servesETags = Bool.random(using: &random)
         variesByCaller = Int.random(in: 0..<3, using: &random) == 0
         summarizesLists = Bool.random(using: &random)
-        cacheControl = [nil, nil, "max-age=300", "max-age=0"][Int.random(in: 0..<4, using: &random)]
+        cacheControl =
+            [nil, nil, "max-age=300", "max-age=0", "max-age=99999999999999999999"][
+                Int.random(in: 0..<5, using: &random)]
         batchRoute = Int.random(in: 0..<3, using: &random) == 0
         conflictsInFlight = Int.random(in: 0..<3, using: &random) == 0
         refreshesTokens = Int.random(in: 0..<3, using: &random) == 0
@@ -50,8 +66,15 @@ public struct CheckServerShape: Sendable, Hashable, CustomStringConvertible {
         incremental = Int.random(in: 0..<3, using: &random) == 0
         pageSize = Int.random(in: 2...5, using: &random)
         sqlite = Bool.random(using: &random)
+        replica = sqlite && Int.random(in: 0..<4, using: &random) == 0
+        cookies = !refreshesTokens && Int.random(in: 0..<4, using: &random) == 0
+        wholeSecondTimeout = Int.random(in: 0..<3, using: &random) == 0
+        clientWins = Int.random(in: 0..<3, using: &random) == 0
+        tinyCache = cacheControl != nil && Int.random(in: 0..<3, using: &random) == 0
     }
 
+    /// The client's timeout.
+    public var timeout: Duration { wholeSecondTimeout ? .seconds(1) : CheckRunner.timeout }
     /// Whether a program drawn from `seed` declares the server's keys: drawn apart from the rest
     /// of the program, so the programs of seeds found before this option keep their steps.
     static func drawsServerKeys(seed: UInt64) -> Bool {
@@ -71,6 +94,11 @@ public struct CheckServerShape: Sendable, Hashable, CustomStringConvertible {
         if refreshesTokens { words.append("tokens expire") }
         if lowercaseIDs { words.append("lowercase UUIDs") }
         if incremental { words.append("incremental pulls") }
+        if replica { words.append("a second replica") }
+        if cookies { words.append("cookie sessions") }
+        if wholeSecondTimeout { words.append("1 s timeout") }
+        if clientWins { words.append("client wins") }
+        if tinyCache { words.append("a 3-entry HTTP cache") }
         if declaresServerKeys { words.append("server keys declared") }
         words.append("pages of \(pageSize)")
         return words.joined(separator: ", ")

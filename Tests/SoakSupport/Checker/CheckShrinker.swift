@@ -2,7 +2,7 @@ import Foundation
 
 /// Reduces a failing program to a short one that still fails the same way (a violation of the
 /// same kind), as Hypothesis and QuickCheck do: drop chunks of steps (halves, then quarters, down
-/// to single steps), then drop each fault, then plain each step (remote-first, account A), then
+/// to single steps), then drop each fault, then drop each part of what runs during a step, then plain each step (remote-first, account A), then
 /// turn off each feature of the server's shape, until no change keeps it failing or the budget
 /// of runs is spent.
 public struct CheckShrinker: Sendable {
@@ -62,6 +62,21 @@ public struct CheckShrinker: Sendable {
             candidate.steps[index].during = nil
             _ = await fails(candidate)
         }
+        // Then each part of what runs during a step, dropped.
+        for index in best.steps.indices where runs < budget {
+            var part = 0
+            while let during = best.steps[index].during, during.parts.count > 1, part < during.parts.count,
+                runs < budget
+            {
+                var parts = during.parts
+                parts.remove(at: part)
+                var candidate = best
+                candidate.steps[index].during = parts.dropLast().reversed().reduce(parts[parts.count - 1]) {
+                    .both($1, $0)
+                }
+                if await !fails(candidate) { part += 1 }
+            }
+        }
         for index in best.steps.indices where runs < budget && best.steps[index].callsRepository {
             var candidate = best
             candidate.steps[index].strategy = .remoteFirst
@@ -72,7 +87,9 @@ public struct CheckShrinker: Sendable {
             { $0.variesByCaller = false }, { $0.summarizesLists = false }, { $0.cacheControl = nil },
             { $0.batchRoute = false }, { $0.conflictsInFlight = false }, { $0.servesETags = false },
             { $0.assignsIDs = false }, { $0.sqlite = true }, { $0.refreshesTokens = false },
-            { $0.lowercaseIDs = false }, { $0.incremental = false },
+            { $0.lowercaseIDs = false }, { $0.incremental = false }, { $0.replica = false },
+            { $0.cookies = false }, { $0.wholeSecondTimeout = false }, { $0.clientWins = false },
+            { $0.tinyCache = false },
         ]
         for plain in plainer where runs < budget {
             var candidate = best

@@ -13,8 +13,14 @@ public enum CheckAction: Sendable, Hashable {
     case delete(handle: Int)
     /// `read(held.id)`.
     case read(handle: Int)
+    /// `read(held.id)` by version 2 of the app (``CheckItemV2``: a new required field the server
+    /// always sent), on the same store.
+    case readV2(handle: Int)
     /// `readAll()`.
     case readAll
+    /// `readAll(query: ["kind": "item"])`: a filtered list (every object matches), cached under a
+    /// URL of its own.
+    case readQuery
     /// `synchronize()`.
     case synchronize
     /// `forwarder.flush()`.
@@ -27,6 +33,9 @@ public enum CheckAction: Sendable, Hashable {
     case otherCorrupt(handle: Int)
     /// `create` again under the entity's first id (after a delete: the app re-creates it).
     case recreate(handle: Int, value: String)
+    /// `create(["id": …, "value": value])` again under the entity's first id: the JSON-object
+    /// create (its earlier entries must go first as an entity's do).
+    case recreateJSON(handle: Int, value: String)
     /// The server stops listening.
     case offline
     /// The server listens again.
@@ -36,6 +45,15 @@ public enum CheckAction: Sendable, Hashable {
     /// The server expires the account's token: its next request is answered 401 until the
     /// interceptor refreshes it (rounds whose tokens expire).
     case expireToken(account: String)
+    /// The account signs out: `update(credential: nil)` on its session's
+    /// ``AuthenticationInterceptor`` (rounds whose tokens expire); from then on none of its
+    /// requests may carry a token until it signs in again.
+    case logout(account: String)
+    /// The account signs in again: `update(credential:)` with its current token.
+    case signIn(account: String)
+    /// Two actions, one after the other (as a step's `during`: several things happen while its
+    /// first request is held, e.g. the app's own write answered and another client's write).
+    indirect case both(CheckAction, CheckAction)
 }
 
 /// A strategy a step's call goes through.
@@ -64,6 +82,13 @@ public enum CheckFault: String, Sendable, Hashable, CaseIterable {
     /// The first request is answered; the second (the token refresh after a 401, in rounds whose
     /// tokens expire) is applied, then the server stops listening.
     case secondGoesOffline
+    /// The write is applied, then its answer trickles out one byte every 400 ms for 40 s: a
+    /// request must still end within its timeout (rounds with a whole-second timeout meet
+    /// URLSession's idle timeout).
+    case trickle
+    /// The call's task is cancelled once its first request is at the server (its answer held
+    /// 300 ms there, the write applied).
+    case cancel
 }
 
 /// One step: an action, through a strategy, as an account, meeting a fault.
@@ -72,7 +97,8 @@ public struct CheckStep: Sendable, Hashable {
     public var action: CheckAction
     /// The strategy of the call.
     public var strategy: CheckStrategy
-    /// The account (`A` or `B`) whose session sends it.
+    /// The account (`A` or `B`) whose session sends it; `R` is account A on a second replica (its
+    /// own `SQLiteStorage` and forwarder on the same file, rounds with ``CheckServerShape/replica``).
     public var account: String
     /// The fault its first request meets.
     public var fault: CheckFault?
@@ -95,13 +121,18 @@ public struct CheckStep: Sendable, Hashable {
     /// Whether the step calls a repository (so strategy and account matter).
     public var callsRepository: Bool {
         switch action {
-        case .create, .update, .patch, .delete, .read, .readAll, .synchronize, .recreate: true
+        case .create, .update, .patch, .delete, .read, .readV2, .readAll, .readQuery, .synchronize, .recreate,
+            .recreateJSON:
+            true
         default: false
         }
     }
 
     /// Whether the step sends anything (so a fault can meet it).
     public var sends: Bool { callsRepository || action == .flush }
+
+    /// The account whose token the step's requests carry (`R`, the replica, is account A).
+    public var caller: String { account == "R" ? "A" : account }
 }
 
 /// A whole program: the server's shape and the steps.
@@ -131,7 +162,16 @@ public struct CheckProgram: Sendable, Hashable {
         var live: [Int] = []
         var next = 1
         var offlineFor = 0
+        // Steps until a signed-out account signs in again.
+        var signedOut: (account: String, steps: Int)?
         for index in 0..<count {
+            if let out = signedOut {
+                signedOut = out.steps > 1 ? (out.account, out.steps - 1) : nil
+                if signedOut == nil {
+                    steps.append(CheckStep(.signIn(account: out.account)))
+                    continue
+                }
+            }
             if offlineFor > 0 {
                 offlineFor -= 1
                 if offlineFor == 0 {
@@ -155,12 +195,17 @@ public struct CheckProgram: Sendable, Hashable {
                 case 20..<36: action = .update(handle: handle, value: "v\(index)")
                 case 36..<46: action = .patch(handle: handle, value: "v\(index)")
                 case 46..<50 where !shape.assignsIDs && !live.isEmpty:
-                    action = .recreate(handle: handle, value: "v\(index)")
+                    action =
+                        Bool.random(using: &random)
+                        ? .recreate(handle: handle, value: "v\(index)")
+                        : .recreateJSON(handle: handle, value: "v\(index)")
                 case 46..<54:
                     action = .delete(handle: handle)
                     if Bool.random(using: &random) { live.removeAll { $0 == handle } }
-                case 54..<66: action = .read(handle: handle)
-                case 66..<72: action = .readAll
+                case 54..<58: action = .readV2(handle: handle)
+                case 58..<66: action = .read(handle: handle)
+                case 66..<70: action = .readAll
+                case 70..<72: action = .readQuery
                 case 72..<78: action = .synchronize
                 case 78..<84: action = .flush
                 case 84..<90: action = .otherWrite(handle: handle, value: "o\(index)")
@@ -174,15 +219,22 @@ public struct CheckProgram: Sendable, Hashable {
                     if shape.refreshesTokens, Bool.random(using: &random) {
                         steps.append(CheckStep(.expireToken(account: "A")))
                     }
-                case 97..<99 where shape.refreshesTokens:
+                case 97..<98 where shape.refreshesTokens:
                     action = .expireToken(account: Bool.random(using: &random) ? "A" : "B")
+                case 98..<99 where shape.refreshesTokens && signedOut == nil:
+                    let account = Bool.random(using: &random) ? "A" : "B"
+                    action = .logout(account: account)
+                    signedOut = (account, Int.random(in: 1...4, using: &random))
                 default: action = shape.sqlite ? .restart : .readAll
                 }
             }
             var step = CheckStep(action)
             step.strategy = CheckStrategy.allCases[Int.random(in: 0..<4, using: &random)]
             // A second account on the same store; often when answers vary by caller.
-            if Int.random(in: 0..<100, using: &random) < (shape.variesByCaller ? 35 : 12) {
+            if shape.replica, Int.random(in: 0..<100, using: &random) < 20 {
+                // Account A on the second replica (its own store instance and forwarder, one file).
+                step.account = "R"
+            } else if Int.random(in: 0..<100, using: &random) < (shape.variesByCaller ? 35 : 12) {
                 step.account = "B"
                 // The other account mostly looks at the list (what a second user of the device does).
                 if shape.variesByCaller, step.callsRepository, Int.random(in: 0..<100, using: &random) < 40 {
@@ -197,23 +249,46 @@ public struct CheckProgram: Sendable, Hashable {
                 }
             }
             if step.sends, offlineFor == 0, Int.random(in: 0..<100, using: &random) < 15, let some = live.last {
-                let other = live[Int.random(in: 0..<live.count, using: &random)]
-                let choices: [CheckAction] = [
-                    .create(handle: next, value: "w\(index)"), .update(handle: some, value: "w\(index)"),
-                    .delete(handle: other), .otherWrite(handle: other, value: "p\(index)"),
-                    .otherWrite(handle: some, value: "p\(index)"), .readAll,
-                    shape.assignsIDs
-                        ? .patch(handle: other, value: "w\(index)") : .recreate(handle: other, value: "w\(index)"),
-                ]
-                step.during = choices[Int.random(in: 0..<choices.count, using: &random)]
-                if case .create = step.during {
-                    live.append(next)
-                    next += 1
+                // One to three things at once while the step's first request is held (the app's own
+                // write answered and other clients writing two entities while a page is out, say).
+                var parts: [CheckAction] = []
+                for part in 0..<3 where part == 0 || Int.random(in: 0..<100, using: &random) < 30 {
+                    let other = live[Int.random(in: 0..<live.count, using: &random)]
+                    var choices: [CheckAction] = [
+                        .create(handle: next, value: "w\(index)-\(part)"),
+                        .update(handle: some, value: "w\(index)-\(part)"), .delete(handle: other),
+                        .otherWrite(handle: other, value: "p\(index)-\(part)"),
+                        .otherWrite(handle: some, value: "p\(index)-\(part)"), .readAll,
+                        shape.assignsIDs
+                            ? .patch(handle: other, value: "w\(index)-\(part)")
+                            : .recreate(handle: other, value: "w\(index)-\(part)"),
+                        // Two flushes or two synchronizations at once (on the other replica, in
+                        // rounds with one), another client's delete, a token expiring mid-call.
+                        .flush, .synchronize, .otherDelete(handle: other),
+                    ]
+                    if shape.refreshesTokens { choices.append(.expireToken(account: step.account == "B" ? "B" : "A")) }
+                    // A sign-out while the step's token refresh is under way (the token expires first).
+                    if shape.refreshesTokens, part == 0, signedOut == nil, step.account != "R" {
+                        choices.append(.logout(account: step.account))
+                    }
+                    let choice = choices[Int.random(in: 0..<choices.count, using: &random)]
+                    if case .create = choice {
+                        live.append(next)
+                        next += 1
+                    }
+                    if case .logout(let account) = choice {
+                        steps.append(CheckStep(.expireToken(account: account)))
+                        signedOut = (account, Int.random(in: 1...3, using: &random))
+                    }
+                    parts.append(choice)
                 }
+                step.during = parts.dropLast().reversed().reduce(parts[parts.count - 1]) { .both($1, $0) }
             }
             if !step.callsRepository {
-                step.strategy = .remoteFirst
-                step.account = "A"
+                // A flush keeps its strategy for what runs during it (a local-first delete and
+                // re-create queued behind the update it sends), and may run on the second replica.
+                if step.action != .flush || step.during == nil { step.strategy = .remoteFirst }
+                if !(step.action == .flush && step.account == "R") { step.account = "A" }
             }
             steps.append(step)
         }
