@@ -124,8 +124,8 @@ auto.start(); auto.pause(); auto.resume(); await auto.stop()
 #sourceLocation()
 }
 
-func snippet_README_md_221() async throws {
-#sourceLocation(file: "README.md", line: 222)
+func snippet_README_md_223() async throws {
+#sourceLocation(file: "README.md", line: 224)
 struct RecentNotes: CRUDNetworkingStorageRepository {
     typealias Entity = Message
     let store: Networking
@@ -137,8 +137,8 @@ struct RecentNotes: CRUDNetworkingStorageRepository {
 #sourceLocation()
 }
 
-func snippet_README_md_238() async throws {
-#sourceLocation(file: "README.md", line: 239)
+func snippet_README_md_240() async throws {
+#sourceLocation(file: "README.md", line: 241)
 struct Notes: CRUDNetworkingStorageRepository, SynchronizableRepository {
     typealias Entity = Note            // struct Note: Codable, Identifiable { var id: Int; … }
     let store: Networking
@@ -150,8 +150,8 @@ struct Notes: CRUDNetworkingStorageRepository, SynchronizableRepository {
 #sourceLocation()
 }
 
-@MainActor func snippet_README_md_268() async throws {
-#sourceLocation(file: "README.md", line: 269)
+@MainActor func snippet_README_md_270() async throws {
+#sourceLocation(file: "README.md", line: 271)
 var synchronization: SynchronizationConfiguration {
     SynchronizationConfiguration(
         pagination: .nextLink("next"),
@@ -170,8 +170,8 @@ for await waiting in forwarder.pendingCounts { badge(waiting) }  // "3 changes w
 #sourceLocation()
 }
 
-func snippet_README_md_300() async throws {
-#sourceLocation(file: "README.md", line: 301)
+func snippet_README_md_302() async throws {
+#sourceLocation(file: "README.md", line: 303)
 let notes = CollectionSchema(
     "notes", entity: Note.self,
     migrations: [Migration(to: 2) { record in record["kind"] = record["kind"] ?? "plain" }])
