@@ -568,12 +568,7 @@ import Testing
                 CheckStep(.patch(handle: 21, value: "v69")),
                 CheckStep(.readAll),
             ])
-        await withKnownIssue(
-            "issue 32 #11: a pending patch under the temporary id is not put on top of the server's row under its own id",
-            isIntermittent: true
-        ) {
-            await Self.expectHolds(program)
-        }
+        await Self.expectHolds(program)
     }
 
     @Test(
@@ -588,12 +583,7 @@ import Testing
             steps: [
                 CheckStep(.create(handle: 4, value: "v6"), fault: .slowAnswer, during: .readAll)
             ])
-        await withKnownIssue(
-            "issue 33 #6: the create's local fallback finds the listed copy of itself and throws .conflict (LocalStore.create)",
-            isIntermittent: true
-        ) {
-            await Self.expectHolds(program)
-        }
+        await Self.expectHolds(program)
     }
 
     @Test(
