@@ -28,7 +28,8 @@ extension StorageTransaction {
     ///   UUID spelled another way, a record of another id with a pending local change whose
     ///   create was sent (a create whose answer was lost: the server made the entity under its
     ///   own id or spelling, the store does not know it yet) writes nothing: that record, the
-    ///   entity as the app has it, stays, and its outbox entries bring the server up to date.
+    ///   entity as the app has it, stays under its id with its pending change on top of the copy
+    ///   (as above), and its outbox entries bring the server up to date.
     ///
     /// The record's HTTP-cache entry is written only by its own `GET` (200 or 304) and dropped by
     /// any other write of the record: the validators it kept no longer describe what the store
@@ -129,7 +130,9 @@ extension StorageTransaction {
         let current = server.absent.contains(.record) ? nil : try fetch(collection: collection, id: copy.id)
         // A copy of an entity the store does not hold under this id may be one it holds under another.
         if current == nil, let pending = try sentCreate(of: copy, echoing: server.clientID) {
-            return (.kept(pending), false)
+            // The app's pending change stays, on top of what the server holds (a field only the
+            // server fills comes from it), under the id the store knows the entity by.
+            return try keepPending(pending, over: copy)
         }
         if let reader = server.reader, try reader.deliveredSince(collection: collection, id: copy.id, in: self) {
             return (.kept(current), false)
@@ -137,13 +140,7 @@ extension StorageTransaction {
         if let current, current.syncState != .synced {
             guard current.syncState != .deleted else { return (.kept(current), false) }
             // The app's pending change stays, on top of what the server holds now.
-            let decoded = try copy.decoded()
-            var record = current
-            record.object = PendingChange(current).applied(to: decoded.object)
-            record.snapshot = decoded.snapshot ?? decoded.object
-            guard record != current else { return (.kept(record), false) }
-            try upsert(record)
-            return (.kept(record), true)
+            return try keepPending(current, over: copy)
         }
         if copy.etag == nil, let current, try Self.holds(current, copy) { return (.unchanged, false) }
         var written = copy
@@ -151,6 +148,18 @@ extension StorageTransaction {
         if written.etag == nil { written.etag = current?.etag }
         try upsert(encoded: written)
         return (.written, false)
+    }
+
+    /// Keeps `current`, a record with a pending local change, with that change on top of `copy`:
+    /// the copy becomes its snapshot, its object the copy with the keys the app set over it.
+    private func keepPending(_ current: StoredRecord, over copy: EncodedRecord) throws -> (RecordWrite, rewrote: Bool) {
+        let decoded = try copy.decoded()
+        var record = current
+        record.object = PendingChange(current).applied(to: decoded.object)
+        record.snapshot = decoded.snapshot ?? decoded.object
+        guard record != current else { return (.kept(record), false) }
+        try upsert(record)
+        return (.kept(record), true)
     }
 
     /// Stores a list or page entry after its records were written (nil: forgets the entry), with

@@ -572,6 +572,22 @@ import Testing
     }
 
     @Test(
+        "a remote read of a pending create whose answer was lost, the server spelling its UUID in lower case, shows the server's fields under it (seed 8416259369615328911)"
+    )
+    func pendingCreateOfLowercasedUUIDReadKeepsServerFields() async {
+        let program = CheckProgram(
+            seed: 8_416_259_369_615_328_911,
+            shape: .with {
+                $0.summarizesLists = true; $0.lowercaseIDs = true; $0.pageSize = 4
+            },
+            steps: [
+                CheckStep(.create(handle: 8, value: "v25"), fault: .applyThenGoOffline),
+                CheckStep(.read(handle: 8)),
+            ])
+        await Self.expectHolds(program)
+    }
+
+    @Test(
         "a remote-first create met by a 409 in flight falls back, though a list read stored the server's copy meanwhile (seed 12477057583214888394)"
     )
     func createInFlightFallsBackOverListedCopy() async {
