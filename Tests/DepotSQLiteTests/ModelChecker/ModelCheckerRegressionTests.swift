@@ -615,12 +615,7 @@ import Testing
                 CheckStep(.offline),
                 CheckStep(.patch(handle: 2, value: "v29")),
             ])
-        await withKnownIssue(
-            "issue 33 #9: a refresh that failed with 503 is reported as .authentication and replayed for the failure window (AuthenticationInterceptor.failure)",
-            isIntermittent: true
-        ) {
-            await Self.expectHolds(program)
-        }
+        await Self.expectHolds(program)
     }
 
     @Test(
