@@ -630,12 +630,7 @@ import Testing
                 CheckStep(.patch(handle: 1, value: "v3"), strategy: .localFirst, during: .delete(handle: 1)),
                 CheckStep(.recreateJSON(handle: 1, value: "v35"), strategy: .localFirst),
             ])
-        await withKnownIssue(
-            "issue 33 #5: a 404 to a write refuses the entity's writes past its next delete; the re-create waits for ever",
-            isIntermittent: true
-        ) {
-            await Self.expectHolds(program)
-        }
+        await Self.expectHolds(program)
     }
 
     @Test(
