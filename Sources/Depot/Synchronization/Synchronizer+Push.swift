@@ -217,18 +217,17 @@ extension Synchronizer {
                 let claim = Claim(lease: lease, entries: entries)
                 let sent = try await claim.lease.releasing { () -> Bool? in
                     // Held by another sender or refused (nothing claimed), delivered meanwhile (no
-                    // tombstone left), created again (its last write no delete), or a chain with a
-                    // create in it (it goes entity by entity): nothing sent here, the attempts the
-                    // claim counted taken back.
+                    // tombstone left), created again (its last write no delete), a chain with a
+                    // create in it, or a DELETE under If-Match (both go entity by entity): nothing
+                    // sent here, the attempts the claim counted taken back.
                     guard let record, record.syncState == .deleted, entries.last?.operation == .delete,
                         !entries.contains(where: { $0.operation == .create }), !isConditional(record)
                     else {
                         try await storage.takeBackAttempts(entries.map(\.sequence), owner: lease.owner)
-                        let singly =
-                            record.map { $0.syncState == .deleted && entries.last?.operation == .delete && isConditional($0) }
-                            ?? false
-                        let chain = record?.syncState == .deleted && entries.contains { $0.operation == .create }
-                        return chain || singly ? nil : false
+                        // A chain with a create in it, or a DELETE under If-Match: entity by entity.
+                        guard let record, record.syncState == .deleted else { return false }
+                        let conditional = entries.last?.operation == .delete && isConditional(record)
+                        return entries.contains { $0.operation == .create } || conditional ? nil : false
                     }
                     return try await claim.lease.renewing { try await pushDelete(record, claim: claim, &report) }
                 }
