@@ -548,10 +548,7 @@ import Testing
                 CheckStep(.online),
                 CheckStep(.synchronize),
             ])
-        await withKnownIssue("issue 32 #2: the batch push's DELETE goes out without If-Match (Synchronizer.pushDelete)")
-        {
-            await Self.expectHolds(program)
-        }
+        await Self.expectHolds(program)
     }
 
     @Test(
@@ -649,12 +646,7 @@ import Testing
                 CheckStep(.recreateJSON(handle: 1, value: "v6")),
                 CheckStep(.readAll),
             ])
-        await withKnownIssue(
-            "issue 32 #7: create(_ dictionary:) looks for the entity's earlier entries under the app's spelling of the id",
-            isIntermittent: true
-        ) {
-            await Self.expectHolds(program)
-        }
+        await Self.expectHolds(program)
     }
 
     @Test(
@@ -673,11 +665,6 @@ import Testing
                 CheckStep(.recreate(handle: 1, value: "v7")),
                 CheckStep(.update(handle: 1, value: "v8")),
             ])
-        await withKnownIssue(
-            "issue 32 #7: the patch refused as gone, kept under the server's spelling, refuses the update after the re-create",
-            isIntermittent: true
-        ) {
-            await Self.expectHolds(program)
-        }
+        await Self.expectHolds(program)
     }
 }
