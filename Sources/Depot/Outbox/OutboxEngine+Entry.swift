@@ -94,10 +94,13 @@ extension OutboxEngine {
         case .conflict(let error):
             // A 409 to a resend under the entry's key: its first request may still be being
             // processed, and within the window the same key goes again later.
-            if round == 0, Self.isResendConflict(entry, error),
-                let waiting = try await waitForKeyInFlight(entry, error, &report)
-            {
-                return waiting
+            if round == 0, Self.isResendConflict(entry, error) {
+                // A server that ignores keys answers a resend of a write it applied with 409: the
+                // server's copy shows it, and the entry is delivered.
+                if let applied = try await appliedCopy(of: entry, channel: channel) {
+                    return try await delivered(entry, applied, channel: channel, &report)
+                }
+                if let waiting = try await waitForKeyInFlight(entry, error, &report) { return waiting }
             }
             return try await resolveConflict(entry, error, channel: channel, &report, round: round)
         }

@@ -9,6 +9,19 @@ extension OutboxEngine {
         error.status == 409 && entry.attempts > 1
     }
 
+    /// The server's copy of `entry`'s entity when it shows `entry` applied (what a server that
+    /// ignores idempotency keys answers a resend of a write it applied with); nil when it does not,
+    /// or when the read fails or finds nothing (a temporary id the server never knew reads as
+    /// nothing): the key may then still be in flight.
+    func appliedCopy(of entry: OutboxEntry, channel: OutboxChannel) async throws -> OutboxChannel.Answer? {
+        guard entry.operation != .delete,
+            case .success(let server?) = try await channel.current(
+                entityID: entry.entityID, timeout: configuration.requestTimeout),
+            Self.isApplied(entry, on: server.json, serverOwnedKeys: channel.configuration.serverOwnedKeys)
+        else { return nil }
+        return server
+    }
+
     /// Takes a `409` to a resend of `entry` under its key (``isResendConflict(_:_:)``) for "the
     /// key's first request is still being processed" while the key's window
     /// (``ForwarderConfiguration/keyInFlightWindow``) lasts: the entry waits for a retry under the

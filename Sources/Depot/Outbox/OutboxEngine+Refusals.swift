@@ -48,23 +48,41 @@ extension OutboxEngine {
 
 extension OutboxEngine {
     /// Refuses, in one transaction, the entries of `refused`'s entity queued behind it, a write
-    /// the server refused with a 404 (the entity is gone there): none of them could ever follow
-    /// it, so they are refused with it, as a new write of the entity is at once
-    /// (``LocalStore/refuseBehindGone(collection:id:in:)``), and the app resolves them together
-    /// (``Forwarder/retry(_:)``, ``Forwarder/discard(_:)``) instead of finding them pending for
-    /// ever. Returns the entries refused.
+    /// the server refused with a 404 (the entity is gone there), up to the entity's next delete:
+    /// none of them could ever follow it, so they are refused with it, as a new write of the
+    /// entity is at once (``LocalStore/refuseBehindGone(collection:id:in:)``), and the app
+    /// resolves them together (``Forwarder/retry(_:)``, ``Forwarder/discard(_:)``) instead of
+    /// finding them pending for ever. Returns the entries refused.
+    ///
+    /// The pending writes of an entity are a chain that ends at its next delete. When the app
+    /// deleted the entity behind the refused write, the server and the app agree it is gone: the
+    /// delete is done (as a 404 to a delete is), and the refused writes before it are settled with
+    /// it (reported refused, removed from the outbox), so a create behind that delete, which
+    /// makes the entity anew, goes as the start of a new chain.
     func refuseBehind(_ refused: OutboxEntry) async throws -> [OutboxEntry] {
         let message = "an earlier write to \(refused.entityID) was refused: it is gone from the server"
+        let storage = self.storage
         return try await storage.transaction { tx in
+            let (collection, entityID) = (refused.collection, refused.entityID)
+            let later = try tx.outboxEntries(collection: collection, entityID: entityID).filter {
+                $0.sequence > refused.sequence
+            }
+            let end = later.first { $0.operation == .delete }
             var behind: [OutboxEntry] = []
-            for var entry in try tx.outboxEntries(collection: refused.collection, entityID: refused.entityID)
-            where entry.sequence > refused.sequence && !entry.isRejected {
+            for var entry in later where end.map({ entry.sequence < $0.sequence }) ?? true {
+                guard !entry.isRejected else { continue }
                 entry.lastError = message
                 entry.rejection = OutboxRejection(
                     status: 404, body: refused.rejection?.body ?? Data(), message: message)
                 try tx.replaceOutbox(entry)
                 behind.append(entry)
             }
+            guard let end else { return behind }
+            // Deleted by the app behind the refusal: the chain up to that delete is settled.
+            for entry in [refused] + later where entry.sequence <= end.sequence {
+                try tx.removeOutbox(sequence: entry.sequence)
+            }
+            try tx.storeServerAnswer(nil, collection: collection, sentID: entityID, in: storage)
             return behind
         }
     }

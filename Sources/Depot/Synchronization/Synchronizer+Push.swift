@@ -193,7 +193,10 @@ extension Synchronizer {
     /// whose answer is not known, so the server may hold the entity under an id of its own, or
     /// not yet) goes entity by entity instead, each entry under its own key, so the create's
     /// answer moves the delete to the server's id (a `DELETE` of the temporary id would meet a
-    /// `404`, taken as done, and the entity would stay on the server).
+    /// `404`, taken as done, and the entity would stay on the server). A tombstone with a strong
+    /// `ETag`, with ``RepositoryConfiguration/conditionalWrites`` on, goes entity by entity too:
+    /// its `DELETE` carries `If-Match`, and a `412` (another client changed the entity since)
+    /// goes to the repository's conflict policy instead of deleting that change.
     func pushDeletes(_ report: inout SynchronizationReport, progress: Progress?) async throws {
         var after: String?
         let collection = self.collection
@@ -214,15 +217,17 @@ extension Synchronizer {
                 let claim = Claim(lease: lease, entries: entries)
                 let sent = try await claim.lease.releasing { () -> Bool? in
                     // Held by another sender or refused (nothing claimed), delivered meanwhile (no
-                    // tombstone left), created again (its last write no delete), or a chain with a
-                    // create in it (it goes entity by entity): nothing sent here, the attempts the
-                    // claim counted taken back.
+                    // tombstone left), created again (its last write no delete), a chain with a
+                    // create in it, or a DELETE under If-Match (both go entity by entity): nothing
+                    // sent here, the attempts the claim counted taken back.
                     guard let record, record.syncState == .deleted, entries.last?.operation == .delete,
-                        !entries.contains(where: { $0.operation == .create })
+                        !entries.contains(where: { $0.operation == .create }), !isConditional(record)
                     else {
                         try await storage.takeBackAttempts(entries.map(\.sequence), owner: lease.owner)
-                        let chain = record?.syncState == .deleted && entries.contains { $0.operation == .create }
-                        return chain ? nil : false
+                        // A chain with a create in it, or a DELETE under If-Match: entity by entity.
+                        guard let record, record.syncState == .deleted else { return false }
+                        let conditional = entries.last?.operation == .delete && isConditional(record)
+                        return entries.contains { $0.operation == .create } || conditional ? nil : false
                     }
                     return try await claim.lease.renewing { try await pushDelete(record, claim: claim, &report) }
                 }
@@ -242,6 +247,13 @@ extension Synchronizer {
             }
             progress?(report)
         }
+    }
+
+    /// Whether a `DELETE` of `tombstone` goes under `If-Match`: conditional writes on and a strong
+    /// `ETag` known, as the entity-by-entity road sends it.
+    private func isConditional(_ tombstone: StoredRecord) -> Bool {
+        guard let channel, channel.configuration.conditionalWrites, let etag = tombstone.etag else { return false }
+        return ETag.isStrong(etag)
     }
 
     /// Sends one tombstone; returns whether it went through (a 2xx or a 404).

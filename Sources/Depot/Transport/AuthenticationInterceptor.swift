@@ -10,8 +10,9 @@ extension DepotError.Code {
 /// sent again with the new credential. A refresh that fails fails every request waiting on it
 /// with one `DepotError` `.authentication` (status 401), so the outbox keeps those writes for a
 /// retry instead of refusing them; a refresh that fails because the network is down (a
-/// `DepotError` `.transport` or `.timeout`, or a `URLError`) fails them with that error instead,
-/// so a rule with a fallback falls back to the local store as for any unreachable server.
+/// `DepotError` `.transport` or `.timeout`, or a `URLError`) or because the server asked to come
+/// back later (a `DepotError` `.status` 5xx, 408 or 429) fails them with that error instead, so a
+/// rule with a fallback falls back to the local store as for any unreachable server.
 ///
 /// ```swift
 /// let auth = AuthenticationInterceptor(credential: storedToken) { expired in
@@ -92,8 +93,8 @@ public final class AuthenticationInterceptor<Credential: Sendable>: RequestInter
     /// made after a logout, is returned as it is.
     ///
     /// - Throws: `DepotError` `.authentication` when the refresh it waited for failed (or that
-    ///   refresh's `.transport` or `.timeout` error), `.cancelled` when the task was cancelled
-    ///   while it waited.
+    ///   refresh's `.transport`, `.timeout` or 5xx/408/429 `.status` error), `.cancelled` when the
+    ///   task was cancelled while it waited.
     public func adapt(_ request: NetworkRequest) async throws -> NetworkRequest {
         if isOwnRefresh { return request }
         guard let credential = try await current() else { return request }
@@ -205,9 +206,17 @@ public final class AuthenticationInterceptor<Credential: Sendable>: RequestInter
     }
 
     /// The error a failed refresh reports: the network's own when it failed for a transport reason
-    /// or a timeout (so a rule with a fallback falls back), else `.authentication` (status 401).
+    /// or a timeout, or the server's status error when it answered 5xx, 408 or 429 (come back
+    /// later: so a rule with a fallback falls back, and the outbox retries); else, the server
+    /// refused the refresh (401, 403, 400 `invalid_grant`…) or it threw, `.authentication`
+    /// (status 401).
     static func failure(_ error: any Error) -> DepotError {
         if let error = error as? DepotError, [.authentication, .transport, .timeout].contains(error.code) {
+            return error
+        }
+        if let error = error as? DepotError, error.code == .status, let status = error.status,
+            status >= 500 || status == 408 || status == 429
+        {
             return error
         }
         if let urlError = error as? URLError {

@@ -548,10 +548,7 @@ import Testing
                 CheckStep(.online),
                 CheckStep(.synchronize),
             ])
-        await withKnownIssue("issue 32 #2: the batch push's DELETE goes out without If-Match (Synchronizer.pushDelete)")
-        {
-            await Self.expectHolds(program)
-        }
+        await Self.expectHolds(program)
     }
 
     @Test(
@@ -621,12 +618,7 @@ import Testing
                 CheckStep(.offline),
                 CheckStep(.patch(handle: 2, value: "v29")),
             ])
-        await withKnownIssue(
-            "issue 33 #9: a refresh that failed with 503 is reported as .authentication and replayed for the failure window (AuthenticationInterceptor.failure)",
-            isIntermittent: true
-        ) {
-            await Self.expectHolds(program)
-        }
+        await Self.expectHolds(program)
     }
 
     @Test(
@@ -641,12 +633,7 @@ import Testing
                 CheckStep(.patch(handle: 1, value: "v3"), strategy: .localFirst, during: .delete(handle: 1)),
                 CheckStep(.recreateJSON(handle: 1, value: "v35"), strategy: .localFirst),
             ])
-        await withKnownIssue(
-            "issue 33 #5: a 404 to a write refuses the entity's writes past its next delete; the re-create waits for ever",
-            isIntermittent: true
-        ) {
-            await Self.expectHolds(program)
-        }
+        await Self.expectHolds(program)
     }
 
     @Test(
@@ -665,12 +652,7 @@ import Testing
                 CheckStep(.recreateJSON(handle: 1, value: "v6")),
                 CheckStep(.readAll),
             ])
-        await withKnownIssue(
-            "issue 32 #7: create(_ dictionary:) looks for the entity's earlier entries under the app's spelling of the id",
-            isIntermittent: true
-        ) {
-            await Self.expectHolds(program)
-        }
+        await Self.expectHolds(program)
     }
 
     @Test(
@@ -689,11 +671,6 @@ import Testing
                 CheckStep(.recreate(handle: 1, value: "v7")),
                 CheckStep(.update(handle: 1, value: "v8")),
             ])
-        await withKnownIssue(
-            "issue 32 #7: the patch refused as gone, kept under the server's spelling, refuses the update after the re-create",
-            isIntermittent: true
-        ) {
-            await Self.expectHolds(program)
-        }
+        await Self.expectHolds(program)
     }
 }

@@ -29,4 +29,33 @@ import Testing
             #expect(refused.count == 2 && refused.allSatisfy { $0.rejection?.status == 404 })
         }
     }
+
+    @Test("a re-create after a delete, behind a write refused with 404, is sent: the delete ends the refused chain")
+    func recreateAfterGoneAndDeleteIsSent() async throws {
+        try await withOutboxFixture(objects: [["id": "1", "text": "one"]]) { fixture in
+            // Given: message 1 read, deleted on the server by another client, then edited here
+            // (attempted once, a 503) and deleted here, both queued
+            _ = try await fixture.repository().read("1").value
+            _ = try await fixture.session.request(.delete, "messages/1").value
+            let messages = fixture.repository(strategy: recordOnly)
+            _ = try await messages.update(Message(id: "1", text: "a")).value
+            fixture.server.inject(.status(503), times: 1)
+            let forwarder = fixture.forwarder(messages)
+            _ = try? await forwarder.flush().value
+            _ = try await messages.delete(id: "1").value
+            #expect(try await fixture.outbox().map(\.operation) == [.update, .delete])
+
+            // When: the edit is refused (404), then the app creates 1 anew
+            let report = try await forwarder.flush().value
+            _ = try await messages.create(Message(id: "1", text: "c")).value
+            _ = try await forwarder.flush().value
+
+            // Then: the app was told of the refused edit; the delete was done with it, and the
+            // re-create, a new chain, reached the server: nothing left pending
+            #expect(report.rejected.map(\.operation) == [.update])
+            #expect(try await fixture.outbox().isEmpty)
+            #expect(fixture.serverObject("1")?["text"] == "c")
+            #expect(try await fixture.stored("1")?.object["text"] == "c")
+        }
+    }
 }

@@ -40,7 +40,7 @@ import Testing
     }
 
     @Test(
-        "a 409 to resends of a create goes again under its key for the whole window, never reading the temporary id",
+        "a 409 to resends of a create goes again under its key for the whole window, never resolved by reading the temporary id",
         arguments: StoreKind.allCases)
     func resendsWithinWindow(kind: StoreKind) async throws {
         try await withOutboxFixture(kind, timeout: .milliseconds(300)) { fixture in
@@ -61,9 +61,10 @@ import Testing
                 #expect(resent.retrying == 1 && resent.conflicts == 0 && resent.rejected.isEmpty)
             }
 
-            // Then: every resend carried the key, and nothing read the temporary id
-            #expect(!fixture.server.requests.contains { $0.path.hasPrefix("/messages/tmp-1") })
+            // Then: every resend carried the key; a read of the temporary id (which finds nothing)
+            // resolved nothing, and the local create is kept
             #expect(try await fixture.outbox().map(\.idempotencyKey) == [key])
+            #expect(try await fixture.stored("tmp-1") != nil)
 
             // When: the first request is answered, and the entry goes again
             held.withLock { $0 = false }
@@ -75,6 +76,41 @@ import Testing
             #expect(posts.count == 9 && posts.allSatisfy { $0.header("Idempotency-Key") == key })
             #expect(try await fixture.stored("1")?.syncState == .synced)
             #expect(try await fixture.stored("tmp-1") == nil)
+            #expect(try await fixture.outbox().isEmpty)
+        }
+    }
+
+    @Test(
+        "a server that ignores keys answers a resend of a create it applied with 409: delivered at once, not held for the window",
+        arguments: StoreKind.allCases)
+    func ignoredKeyResendDelivered(kind: StoreKind) async throws {
+        try await withOutboxFixture(kind, timeout: .milliseconds(300)) { fixture in
+            // Given: a server that ignores idempotency keys: it applies the first POST of x and
+            // answers only after the client gave up, then answers 409 (x exists) to every resend
+            let first = LockedValue(true)
+            fixture.server.route(.post, "/messages") { _, _ in
+                if first.withLock({ isFirst in
+                    defer { isFirst = false }; return isFirst
+                }) {
+                    var slow = StubResponse.json(["id": "x", "text": "a"], status: 201)
+                    slow.delay = .seconds(1)
+                    return slow
+                }
+                return .json(["error": "x exists"], status: 409)
+            }
+            fixture.server.route(.get, "/messages/x") { _, _ in .json(["id": "x", "text": "a"]) }
+            let writes = fixture.repository(strategy: recordOnly)
+            _ = try await writes.create(Message(id: "x", text: "a")).value
+            let forwarder = Self.forwarder(writes, fixture)
+            #expect(try await forwarder.flush().value.retrying == 1)
+
+            // When: the create goes again, and the server answers 409
+            let resent = try await forwarder.flush().value
+
+            // Then: the server's copy shows the create applied: delivered, not waiting a minute
+            // for a key that is in flight nowhere
+            #expect(resent.delivered == 1 && resent.conflicts == 0 && resent.retrying == 0)
+            #expect(try await fixture.stored("x")?.syncState == .synced)
             #expect(try await fixture.outbox().isEmpty)
         }
     }
@@ -95,7 +131,6 @@ import Testing
             #expect(try await forwarder.flush().value.retrying == 1)
             let inFlight = try await forwarder.flush().value
             #expect(inFlight.retrying == 1 && inFlight.conflicts == 0)
-            #expect(!fixture.server.requests.contains { $0.method == "GET" && $0.path == "/messages/x" })
 
             // When: the window passes, and a resend still meets a 409
             fixture.clock.advance(by: .seconds(31))

@@ -84,6 +84,30 @@ import Testing
         }
     }
 
+    @Test(
+        "a refresh answered 5xx, 408 or 429 fails the requests with that status error, which warrants a fallback, not .authentication",
+        arguments: [503, 500, 429, 408])
+    func refreshAnsweredComeBackLater(status: Int) async throws {
+        try await withSecureServer(tokenAnswer: .json(["error": "busy"], status: status)) { server, auth, session in
+            // When: a request meets the expired token, then another within the failure window
+            var errors: [DepotError] = []
+            for _ in 0..<2 {
+                do {
+                    _ = try await session.request(.get, "secure").value
+                } catch let error as DepotError {
+                    errors.append(error)
+                }
+            }
+
+            // Then: both fail with the refresh's own status error, one a rule falls back after
+            #expect(errors.count == 2)
+            #expect(errors.allSatisfy { $0.code == .status && $0.status == status })
+            #expect(errors.allSatisfy { $0.warrantsFallback(from: .remote) })
+            #expect(server.requests.filter { $0.path == "/token" }.count == 1)
+            #expect(auth.refreshCount == 1)
+        }
+    }
+
     @Test("no token at first: the first requests wait for one refresh before they are sent")
     func noTokenYet() async throws {
         try await withStubServer { server in
