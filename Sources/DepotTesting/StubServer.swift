@@ -24,6 +24,9 @@ public final class StubServer: Sendable {
     let state = LockedValue(State())
     private let group: MultiThreadedEventLoopGroup
     private let listener: LockedValue<(any Channel)?>
+    /// While offline: the socket that holds the port (``StubPortHold``), and how many times the
+    /// server went online again (a hold asked for before the last ``goOnline()`` is not taken).
+    private let portHold = LockedValue<(generation: Int, fd: Int32?)>((0, nil))
 
     struct State {
         var routes: [(pattern: RoutePattern, handler: @Sendable (RecordedRequest, [String: String]) -> StubResponse)] =
@@ -84,6 +87,7 @@ public final class StubServer: Sendable {
     /// Stops accepting, closes every connection and stops the event loops.
     public func shutdown() async throws {
         try? await goOffline()
+        releasePort(goingOnline: true)
         try await group.shutdownGracefully()
     }
 
@@ -180,7 +184,29 @@ public final class StubServer: Sendable {
     public func goOffline() async throws {
         let (channel, connections) = takeListenerAndConnections()
         try await channel?.close()
+        // The port stays this server's while it is offline: no other server is given it, and no
+        // client connection borrows it as its local port.
+        holdPort(generation: portHold.withLock { $0.generation })
         for connection in connections { try? await connection.close() }
+    }
+
+    /// Holds the port while offline, unless the server went online since `generation`.
+    private func holdPort(generation: Int) {
+        portHold.withLock { held in
+            if held.generation == generation, held.fd == nil { held.fd = StubPortHold.hold(port) }
+        }
+    }
+
+    /// Lets the held port go; `goingOnline` also refuses holds asked for before now.
+    private func releasePort(goingOnline: Bool) {
+        let fd = portHold.withLock { held in
+            defer {
+                held.fd = nil
+                if goingOnline { held.generation += 1 }
+            }
+            return held.fd
+        }
+        if let fd { StubPortHold.release(fd) }
     }
 
     /// Listens again on the same port after ``goOffline()``.
@@ -188,6 +214,7 @@ public final class StubServer: Sendable {
         guard listener.withLock({ $0 == nil }) else { return }
         let box = ServerBox()
         box.server.withLock { $0 = self }
+        releasePort(goingOnline: true)
         let channel = try await Self.rebind(group: group, port: port, box: box)
         listener.withLock { $0 = channel }
     }
@@ -217,8 +244,13 @@ public final class StubServer: Sendable {
             for connection in connections { connection.close(promise: nil) }
             return nil
         }
+        let generation = portHold.withLock { $0.generation }
         let closed = channel.close()
-        closed.whenComplete { _ in for connection in connections { connection.close(promise: nil) } }
+        closed.whenComplete { _ in
+            // The port stays this server's while it is offline (see goOffline()).
+            self.holdPort(generation: generation)
+            for connection in connections { connection.close(promise: nil) }
+        }
         return closed
     }
 
