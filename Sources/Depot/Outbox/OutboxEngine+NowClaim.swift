@@ -39,7 +39,7 @@ extension OutboxEngine {
         collection: String,
         _ record: @escaping @Sendable (any StorageTransaction) throws -> (Recorded, entityID: String, sequence: Int64?)
     ) async throws -> (Recorded, NowClaim?) {
-        let (claim, entries, extra) = try await OutboxClaim.take(in: storage, duration: configuration.leaseSeconds) {
+        let (claim, _, extra) = try await OutboxClaim.take(in: storage, duration: configuration.leaseSeconds) {
             tx, lease, now -> ([OutboxEntry], (Recorded, Taken?, String)) in
             let (recorded, entityID, sequence) = try record(tx)
             guard let sequence else { return ([], (recorded, nil, entityID)) }
@@ -47,7 +47,6 @@ extension OutboxEngine {
                 collection: collection, entityID: entityID, sequence: sequence, tx: tx, lease: lease, now: now)
             return (taken.held, (recorded, taken, entityID))
         }
-        _ = entries
         let (recorded, taken, entityID) = extra
         guard let taken else { return (recorded, nil) }
         return (
