@@ -96,8 +96,10 @@ extension CheckApp {
                 else { continue }
                 flag("MISSING", "readAll() (\(origin)) left out e\(owner), whose \(value) the server acknowledged")
             }
-        case (.readAll, .failed("decoding")) where !offline && step.fault == nil:
-            flag("UNREADABLE", "readAll() failed whole with .decoding: one unreadable row cost the readable ones")
+        case (.readAll, .failed("decoding")) where !offline && step.fault == nil,
+            (.readQuery, .failed("decoding")) where !offline && step.fault == nil:
+            let call = step.action == .readAll ? "readAll()" : "readAll(query:)"
+            flag("UNREADABLE", "\(call) failed whole with .decoding: one unreadable row cost the readable ones")
         case (_, .failed(let code)):
             if let handle, let written = step.writtenState {
                 model.failed(handle, state: written)

@@ -39,6 +39,8 @@ final class CheckApp {
     /// Whether the step being judged ran beside another call: a read then may answer a state from
     /// before the other call's write (it may be ordered first), so its answer is not judged.
     var concurrent = false
+    /// The app's schema version (2 after ``CheckAction/migrate``).
+    var schemaVersion = 1
 
     init(program: CheckProgram, stub: StubServer, path: String) throws {
         self.program = program
@@ -224,6 +226,11 @@ final class CheckApp {
             let two = await run(part, index: index, outcome: &outcome)
             concurrent = wasConcurrent
             return one + "; " + two
+        case .migrate:
+            return await migrate(index: index, outcome: &outcome)
+        case .reread(let handle):
+            guard held[handle] != nil else { return "skipped: the app holds no e\(handle)" }
+            return await reread(step, handle: handle, index: index, outcome: &outcome)
         case .restart:
             guard program.shape.sqlite else { return "skipped: in memory" }
             do {
