@@ -68,9 +68,11 @@ extension Synchronizer {
                 var failure = error as? DepotError ?? DepotError(.decoding, "\(error)", underlying: error)
                 failure.message = (fromQuarantine ? "kept row: " : "list element \(index): ") + failure.message
                 failure.request = failure.request ?? summary(of: request)
+                // Kept under the server's id (a write's answer, a read or a deletion of it releases
+                // it), not under the id the app sent (`client_id`) that the server echoes.
                 let row = UnreadableRow(
-                    collection: collection, id: rawID.map(Self.storedID), raw: element, error: failure,
-                    firstSeen: Date())
+                    collection: collection, id: (Self.idText(element["id"]) ?? rawID).map(Self.storedID), raw: element,
+                    error: failure, firstSeen: Date())
                 if !fromQuarantine {
                     // A row kept from an earlier pull and still unreadable was reported then.
                     report.errors.append(failure)

@@ -72,4 +72,24 @@ extension ModelCheckerRegressionTests {
             ])
         await Self.expectHolds(program)
     }
+
+    @Test(
+        "a row a pull quarantined under a server-assigned id is released when the app deletes it (seed 4395959781843967823)"
+    )
+    func quarantinedServerIDReleasedByDelete() async {
+        let program = CheckProgram(
+            seed: 4_395_959_781_843_967_823,
+            shape: .with {
+                $0.assignsIDs = true; $0.pageSize = 5
+            },
+            steps: [
+                CheckStep(.create(handle: 8, value: "v15")),
+                CheckStep(.otherCorrupt(handle: 8)),
+                CheckStep(.synchronize),
+                CheckStep(.otherWrite(handle: 8, value: "o19")),
+                CheckStep(.read(handle: 8)),
+                CheckStep(.delete(handle: 8)),
+            ])
+        await Self.expectHolds(program)
+    }
 }

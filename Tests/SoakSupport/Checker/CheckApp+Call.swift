@@ -98,7 +98,8 @@ extension CheckStep {
     var handle: Int? {
         switch action {
         case .create(let handle, _), .update(let handle, _), .patch(let handle, _), .delete(let handle),
-            .read(let handle), .readV2(let handle), .reread(let handle), .otherWrite(let handle, _), .otherDelete(let handle),
+            .read(let handle), .readV2(let handle), .reread(let handle), .otherWrite(let handle, _),
+            .otherDelete(let handle),
             .otherCorrupt(let handle),
             .recreate(let handle, _), .recreateJSON(let handle, _):
             handle
