@@ -161,11 +161,17 @@ extension Synchronizer {
 
     /// Removes synced records whose id the pull did not see, walking them a page at a time; a
     /// record that became unsynced meanwhile stays, and so does one a write's answer stored
-    /// after the pull began (`reader`): the server made it after the pull's pages.
+    /// after the pull began (`reader`): the server made it after the pull's pages. The quarantined
+    /// rows of ids the pull did not see go too.
     func prune(
         keeping seen: Set<String>, _ report: inout SynchronizationReport, reader: DeliveryLog.Reader
     ) async throws {
         let collection = self.collection
+        // A row kept from an earlier read of an id the server no longer lists goes as its record does.
+        let gone = try await Quarantine.rows(of: collection, in: storage).compactMap(\.id).filter { !seen.contains($0) }
+        if !gone.isEmpty {
+            try await storage.transaction { tx in try tx.releaseQuarantine(collection: collection, ids: gone) }
+        }
         var after: String?
         while true {
             try checkCancellation()

@@ -92,4 +92,23 @@ extension ModelCheckerRegressionTests {
             ])
         await Self.expectHolds(program)
     }
+
+    @Test(
+        "a row a remote readAll() quarantined goes when a full pull no longer lists its id (seed 17940443286338061499)"
+    )
+    func quarantinedRowPrunedWithItsID() async {
+        let program = CheckProgram(
+            seed: 17_940_443_286_338_061_499,
+            shape: .with {
+                $0.declaresServerKeys = true; $0.pageSize = 3
+            },
+            steps: [
+                CheckStep(.create(handle: 1, value: "v0")),
+                CheckStep(.create(handle: 3, value: "v14")),
+                CheckStep(.otherCorrupt(handle: 3)),
+                CheckStep(.update(handle: 1, value: "v18"), during: .readAll),
+                CheckStep(.otherDelete(handle: 3)),
+            ])
+        await Self.expectHolds(program)
+    }
 }
