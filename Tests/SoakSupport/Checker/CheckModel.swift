@@ -2,7 +2,7 @@ import Depot
 import Foundation
 
 /// A way a round broke the reference model: a kind (`LOST`, `DOUBLED`, `STALE`, `ACCOUNT`,
-/// `SUMMARY`, `MISSING`, `UNREADABLE`, `NOT FOUND`, `FALSE CONFLICT`, `REFUSED OFFLINE`,
+/// `SUMMARY`, `MISSING` (`MISSING CASE` when the app holds the id in another spelling), `UNREADABLE`, `NOT FOUND`, `FALSE CONFLICT`, `REFUSED OFFLINE`,
 /// `OVERWRITE`, `CREATE REFUSED`, `LOGOUT`, `CURSOR`, `DIVERGED`, `STUCK`, `HANG`, `FRESHNESS`,
 /// `SHAPE`, `MIGRATION`, `CACHE`, `QUARANTINE`),
 /// the step where it showed (nil: at the end), and what was seen.
