@@ -194,10 +194,34 @@ public struct CheckProgram: Sendable, Hashable {
             }
             // Added steps: the app's schema migration (once, preferably while writes are queued
             // offline, so a later edit meets a create still queued), and reads read twice.
-            if let migrateAt, index >= migrateAt, !steps.contains(where: { $0.action == .migrate }),
-                offlineFor > 0 || index >= migrateAt + 8
-            {
-                steps.append(CheckStep(.migrate))
+            if let migrateAt, index >= migrateAt, !steps.contains(where: { $0.action == .migrate }) {
+                if offlineFor > 0 {
+                    // The spell's queued writes meet it, and often a v2 edit of the last entity.
+                    steps.append(CheckStep(.migrate))
+                    if let last = live.last, Bool.random(using: &extra) {
+                        steps.append(CheckStep(.patch(handle: last, value: "m\(index)"), strategy: .localFirst))
+                    }
+                } else if signedOut == nil {
+                    // Issue 32 #13's shape: offline, v1 creates and edits an entity (the create tried
+                    // at once, the edit queued behind it, untried), the app updates, v2 edits it.
+                    let handle = next
+                    next += 1
+                    live.append(handle)
+                    steps.append(CheckStep(.offline))
+                    steps.append(
+                        CheckStep(
+                            .create(handle: handle, value: "m\(index)"),
+                            strategy: Bool.random(using: &extra) ? .localFirst : .remoteFirst))
+                    if Int.random(in: 0..<10, using: &extra) < 7 {
+                        steps.append(CheckStep(.update(handle: handle, value: "m\(index)u"), strategy: .localFirst))
+                    }
+                    steps.append(CheckStep(.migrate))
+                    let edit: CheckAction =
+                        Int.random(in: 0..<10, using: &extra) < 7
+                        ? .patch(handle: handle, value: "m\(index)p") : .update(handle: handle, value: "m\(index)p")
+                    steps.append(CheckStep(edit, strategy: .localFirst))
+                    steps.append(CheckStep(.online))
+                }
             }
             if !live.isEmpty, Int.random(in: 0..<100, using: &extra) < 4 {
                 let handle = live[Int.random(in: 0..<live.count, using: &extra)]
