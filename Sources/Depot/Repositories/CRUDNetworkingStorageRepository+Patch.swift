@@ -69,7 +69,8 @@ extension CRUDNetworkingStorageRepository {
             return RemoteAnswer(entity: entity, json: snapshot, etag: record?.etag)
         }
         let answer = try await remote.patchAnswer(
-            id: id, patch: patch, base: snapshot, sent: entity, ifMatch: remote.ifMatch(record?.etag), keepJSON: true,
+            id: id, patch: patch, base: snapshot, sent: entity,
+            ifMatch: try await remote.ifMatch(record?.etag, id: id, base: snapshot), keepJSON: true,
             idempotencyKey: idempotencyKey
         ).value
         return answer ?? RemoteAnswer(entity: entity)

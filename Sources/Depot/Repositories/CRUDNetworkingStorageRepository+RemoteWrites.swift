@@ -141,9 +141,10 @@ extension CRUDNetworkingStorageRepository {
                 let entity = try await local.following(entity)
                 let key = entity.id.pathComponent
                 let record = try await local.anyRecord(id: key)
+                let base = record?.snapshot.map(JSON.object)
                 return try await remote.updateAnswer(
-                    entity, ifMatch: remote.ifMatch(record?.etag), keepJSON: true, idempotencyKey: idempotencyKey,
-                    base: record?.snapshot.map(JSON.object)
+                    entity, ifMatch: try await remote.ifMatch(record?.etag, id: key, base: base), keepJSON: true,
+                    idempotencyKey: idempotencyKey, base: base
                 ).value
             },
             local: { sentFirst in
@@ -184,10 +185,10 @@ extension CRUDNetworkingStorageRepository {
                 let key = try await local.moved(id: key)?.id ?? key
                 let record = try await local.anyRecord(id: key)
                 await sends.begin(storage)
-                try await remote.deleteAnswer(
-                    id: key, ifMatch: remote.ifMatch(record?.etag), idempotencyKey: idempotencyKey,
-                    base: record?.snapshot.map(JSON.object)
-                ).value
+                let base = record?.snapshot.map(JSON.object)
+                let ifMatch = try await remote.ifMatch(record?.etag, id: key, base: base)
+                try await remote.deleteAnswer(id: key, ifMatch: ifMatch, idempotencyKey: idempotencyKey, base: base)
+                    .value
                 return key
             },
             local: { sentFirst in
