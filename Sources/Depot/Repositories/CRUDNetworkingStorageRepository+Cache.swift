@@ -310,7 +310,7 @@ extension LocalStore {
     /// longer read the object) its stored server snapshot, `fromSnapshot`; nil when neither reads,
     /// which a cached read treats as a miss, never as an error.
     func cachedEntity(_ record: StoredRecord) -> (entity: Entity, fromSnapshot: Bool)? {
-        if let entity = try? decoded(record) { return (entity, false) }
+        if let entity = try? storedObject(record) { return (entity, false) }
         guard let snapshot = record.snapshot,
             let entity = try? JSONMapping.entity(Entity.self, from: .object(snapshot))
         else { return nil }

@@ -162,7 +162,10 @@ extension CRUDNetworkingStorageRepository {
                 return try await conditionalReadAll(queryItems: query.sortedQueryItems)
             },
             local: { _ in
-                ListAnswer(answers: try await local.readAll(Criteria(query: query)).map { RemoteAnswer(entity: $0) })
+                // A stored row the model cannot read is reported as a pull reports it; the
+                // readable rows answer.
+                let (entities, unreadable) = try await local.readableAll(Criteria(query: query))
+                return ListAnswer(answers: entities.map { RemoteAnswer(entity: $0) }, unreadable: unreadable)
             },
             afterRemote: { answer in
                 // What the store holds answers: the app's pending changes on top of the server's.

@@ -62,9 +62,42 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
         try await storage.fetch(collection: collection, matching: criteria).map(decoded)
     }
 
-    /// The entity a stored record holds; a record the model cannot read (written by another
-    /// version of the app) fails with `.decoding` naming its collection and id.
+    /// The entities of the records matching `criteria` the model can read, and the records it
+    /// cannot (neither their object nor their server snapshot with their pending change on top),
+    /// reported as a pull reports its unreadable rows.
+    func readableAll(_ criteria: Criteria) async throws -> (entities: [Entity], unreadable: [UnreadableRow]) {
+        var (entities, unreadable): ([Entity], [UnreadableRow]) = ([], [])
+        for record in try await storage.fetch(collection: collection, matching: criteria) {
+            do {
+                entities.append(try decoded(record))
+            } catch let error as DepotError where error.code == .decoding {
+                unreadable.append(
+                    UnreadableRow(collection: record.collection, id: record.id, raw: .object(record.object), error: error))
+            }
+        }
+        return (entities, unreadable)
+    }
+
+    /// The entity a stored record holds. A stored copy the model cannot read (written by another
+    /// version of the app) is read again from the record's server snapshot with its pending change
+    /// on top (what the store holds for it, the server's fields included); only when that does not
+    /// read either does it fail with `.decoding` naming its collection and id.
     func decoded(_ record: StoredRecord) throws -> Entity {
+        do {
+            return try storedObject(record)
+        } catch let error as DepotError {
+            guard let snapshot = record.snapshot,
+                let entity = try? JSONMapping.entity(
+                    Entity.self,
+                    from: .object(PendingChange(record, serverOwnedKeys: serverOwnedKeys).applied(to: snapshot)))
+            else { throw error }
+            return entity
+        }
+    }
+
+    /// The entity a stored record's object holds, not falling back on its snapshot; fails with
+    /// `.decoding` naming its collection and id.
+    func storedObject(_ record: StoredRecord) throws -> Entity {
         do {
             return try JSONMapping.entity(Entity.self, from: .object(record.object))
         } catch var error as DepotError {
