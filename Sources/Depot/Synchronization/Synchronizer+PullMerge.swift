@@ -68,9 +68,11 @@ extension Synchronizer {
                 var failure = error as? DepotError ?? DepotError(.decoding, "\(error)", underlying: error)
                 failure.message = (fromQuarantine ? "kept row: " : "list element \(index): ") + failure.message
                 failure.request = failure.request ?? summary(of: request)
+                // Kept under the server's id (a write's answer, a read or a deletion of it releases
+                // it), not under the id the app sent (`client_id`) that the server echoes.
                 let row = UnreadableRow(
-                    collection: collection, id: rawID.map(Self.storedID), raw: element, error: failure,
-                    firstSeen: Date())
+                    collection: collection, id: (Self.idText(element["id"]) ?? rawID).map(Self.storedID), raw: element,
+                    error: failure, firstSeen: Date())
                 if !fromQuarantine {
                     // A row kept from an earlier pull and still unreadable was reported then.
                     report.errors.append(failure)
@@ -95,7 +97,7 @@ extension Synchronizer {
         let (collection, page, gone, unreadable) = (self.collection, entries, deleted, skipped)
         let (rows, releasing, spellings) = (unreadableRows, quarantine.inUse, respelled)
         let (pageEntry, positions, deletionPositions) = (cacheWrite, entryPositions, deletedPositions)
-        let echoed = clientIDs
+        let (echoed, serverKeys) = (clientIDs, shape.serverOwnedKeys)
         return try await storage.transaction { tx in
             var outcome = PageOutcome(unreadable: unreadable)
             // Kept raw, out of the app's reads, and read again on the next pull.
@@ -127,7 +129,9 @@ extension Synchronizer {
             copies.reserveCapacity(page.count)
             for (entry, clientID) in zip(page, echoed) {
                 copies.append(
-                    ServerCopy(record: entry, reader: delivered, clientID: clientID, absent: presence.absent(entry.id)))
+                    ServerCopy(
+                        record: entry, reader: delivered, clientID: clientID, absent: presence.absent(entry.id),
+                        serverOwnedKeys: serverKeys))
             }
             for (write, position) in zip(try tx.writePage(copies, fromQuarantine: fromQuarantine), positions) {
                 switch write {
@@ -163,11 +167,17 @@ extension Synchronizer {
 
     /// Removes synced records whose id the pull did not see, walking them a page at a time; a
     /// record that became unsynced meanwhile stays, and so does one a write's answer stored
-    /// after the pull began (`reader`): the server made it after the pull's pages.
+    /// after the pull began (`reader`): the server made it after the pull's pages. The quarantined
+    /// rows of ids the pull did not see go too.
     func prune(
         keeping seen: Set<String>, _ report: inout SynchronizationReport, reader: DeliveryLog.Reader
     ) async throws {
         let collection = self.collection
+        // A row kept from an earlier read of an id the server no longer lists goes as its record does.
+        let gone = try await Quarantine.rows(of: collection, in: storage).compactMap(\.id).filter { !seen.contains($0) }
+        if !gone.isEmpty {
+            try await storage.transaction { tx in try tx.releaseQuarantine(collection: collection, ids: gone) }
+        }
         var after: String?
         while true {
             try checkCancellation()
