@@ -37,7 +37,7 @@ extension OutboxEngine {
                 record.syncState = .synced
             } else {
                 // A later write of the entity waits: it goes against the server's version now.
-                record.etag = answer.etag
+                record.etag = ETag.written(answer: answer.etag, held: record.etag)
                 if record.syncState == .created { record.syncState = .updated }
             }
             try tx.upsert(record)

@@ -521,12 +521,7 @@ import Testing
                 CheckStep(.otherWrite(handle: 5, value: "o23")),
                 CheckStep(.patch(handle: 5, value: "v34")),
             ])
-        await withKnownIssue(
-            "issue 33 follow-up: OVERWRITE, found by the checker on main (seed 5350409451988333655)",
-            isIntermittent: true
-        ) {
-            await Self.expectHolds(program)
-        }
+        await Self.expectHolds(program)
     }
 
     @Test(
