@@ -47,7 +47,11 @@ extension SQLiteStorage {
             let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
             let statement = try db.cachedStatement(
                 sql: "SELECT id, sync_state FROM records WHERE collection = ? AND id IN (\(marks))")
-            let rows = try Row.fetchCursor(statement, arguments: StatementArguments([collection] + Array(chunk)))
+            // Existentials: GRDB maps a sequence of `String` through a key path, value by value.
+            var values: [(any DatabaseValueConvertible)?] = [collection]
+            values.reserveCapacity(chunk.count + 1)
+            for id in chunk { values.append(id) }
+            let rows = try Row.fetchCursor(statement, arguments: StatementArguments(values))
             while let row = try rows.next() {
                 let id: String = try row.decode(atIndex: 0)
                 let text: String = try row.decode(atIndex: 1)

@@ -28,7 +28,7 @@ struct Workload: Sendable {
     /// Every note as it must end up on the server, by id.
     private(set) var expected: [String: Note] = [:]
     /// The ids writes choose from: few enough that most are written more than once per round, so
-    /// entries coalesce (create+patch, update+delete, delete+create, create+delete…).
+    /// entries coalesce (create+patch, update+delete, create+delete…) or chain (delete+create).
     private let ids: [String]
     /// The next revision stamped on a note: every write changes the note.
     private var revision = 0

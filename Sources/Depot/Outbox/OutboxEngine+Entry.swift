@@ -170,10 +170,14 @@ extension OutboxEngine {
         emit(.rejected(refused))
         // Gone from the server: the entity's writes queued behind this one can never follow it.
         if error.status == 404, entry.operation != .delete {
-            for behind in try await refuseBehind(refused) {
-                report.rejected.append(behind)
-                emit(.rejected(behind))
+            let (behind, ended) = try await refuseBehind(refused)
+            for entry in behind {
+                report.rejected.append(entry)
+                emit(.rejected(entry))
             }
+            // The app's delete behind it ended the refused chain: a create after that delete
+            // starts a new chain, which goes on as any entry does.
+            if ended { return .done }
         }
         return .rejected
     }

@@ -52,18 +52,22 @@ extension OutboxEngine {
     /// none of them could ever follow it, so they are refused with it, as a new write of the
     /// entity is at once (``LocalStore/refuseBehindGone(collection:id:in:)``), and the app
     /// resolves them together (``Forwarder/retry(_:)``, ``Forwarder/discard(_:)``) instead of
-    /// finding them pending for ever. Returns the entries refused.
+    /// finding them pending for ever.
     ///
     /// The pending writes of an entity are a chain that ends at its next delete. When the app
     /// deleted the entity behind the refused write, the server and the app agree it is gone: the
-    /// delete is done (as a 404 to a delete is), and the refused writes before it are settled with
-    /// it (reported refused, removed from the outbox), so a create behind that delete, which
-    /// makes the entity anew, goes as the start of a new chain.
-    func refuseBehind(_ refused: OutboxEntry) async throws -> [OutboxEntry] {
+    /// chain ends there (``StorageTransaction/endRefusedChain(collection:entityID:through:)``, as
+    /// a delete the app makes after the refusal ends it): the refused writes before the delete are
+    /// reported refused and removed with it, so a create behind that delete, which makes the
+    /// entity anew, goes as the start of a new chain. Returns the entries refused, and whether
+    /// the refused entry is settled (removed: the chain ended so, or the app settled it since).
+    func refuseBehind(_ refused: OutboxEntry) async throws -> (refused: [OutboxEntry], ended: Bool) {
         let message = "an earlier write to \(refused.entityID) was refused: it is gone from the server"
-        let storage = self.storage
         return try await storage.transaction { tx in
             let (collection, entityID) = (refused.collection, refused.entityID)
+            // Settled since its refusal was written (the app's delete ended the chain, or the app
+            // discarded it): a write recorded after that is a new chain's, not refused with it.
+            guard try tx.outboxEntry(sequence: refused.sequence) != nil else { return ([], true) }
             let later = try tx.outboxEntries(collection: collection, entityID: entityID).filter {
                 $0.sequence > refused.sequence
             }
@@ -74,16 +78,15 @@ extension OutboxEngine {
                 entry.lastError = message
                 entry.rejection = OutboxRejection(
                     status: 404, body: refused.rejection?.body ?? Data(), message: message)
-                try tx.replaceOutbox(entry)
                 behind.append(entry)
             }
-            guard let end else { return behind }
-            // Deleted by the app behind the refusal: the chain up to that delete is settled.
-            for entry in [refused] + later where entry.sequence <= end.sequence {
-                try tx.removeOutbox(sequence: entry.sequence)
+            guard let end else {
+                for entry in behind { try tx.replaceOutbox(entry) }
+                return (behind, false)
             }
-            try tx.storeServerAnswer(nil, collection: collection, sentID: entityID, in: storage)
-            return behind
+            // Deleted by the app behind the refusal: the chain up to that delete is settled.
+            try tx.endRefusedChain(collection: collection, entityID: entityID, through: end.sequence)
+            return (behind, true)
         }
     }
 }

@@ -12,7 +12,11 @@ extension OutboxEntry {
     /// How a new write (`operation` with `payload`) to this entry's entity folds into it:
     /// create+update → create; create+patch → create with the patch applied; update or patch,
     /// then update → update; update+patch → update with the patch applied; patch+patch → one
-    /// patch; anything+delete → delete; create+delete → nothing at all; delete+create → update.
+    /// patch; anything+delete → delete; create+delete → nothing at all.
+    ///
+    /// A delete ends the entity's chain of writes: a create after it makes the entity anew and
+    /// stays an entry of its own (delete+create → both kept), so when the server turns out to no
+    /// longer have the entity (a 404 to the delete, or to a write before it), the create still goes.
     ///
     /// An entry that was already sent (``attempts`` above 0) is never changed: the server may
     /// have applied it under its idempotency key, so the new write goes after it.
@@ -31,7 +35,7 @@ extension OutboxEntry {
             merged.payload = payload
         case (.create, .patch), (.update, .patch):
             merged.payload = (self.payload ?? .object([:])).applyingMergePatch(payload ?? .object([:]))
-        case (.update, .update), (.patch, .update), (.delete, .create), (.delete, .update):
+        case (.update, .update), (.patch, .update), (.delete, .update):
             merged.operation = .update
             merged.payload = payload
         case (.patch, .patch):
@@ -41,6 +45,9 @@ extension OutboxEntry {
             merged.payload = composed
         case (.create, .create), (.update, .create), (.patch, .create), (.delete, .patch):
             // A create of what exists, or a patch of what was deleted: the server decides; keep both.
+            return .append
+        case (.delete, .create):
+            // A new chain: the create makes the entity anew, whatever the server still has.
             return .append
         }
         return .replace(merged)

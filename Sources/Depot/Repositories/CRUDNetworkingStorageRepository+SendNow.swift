@@ -51,19 +51,27 @@ extension CRUDNetworkingStorageRepository {
             // it before this write's own send.
             let (recorded, claimed) = try await engine.recordNow(collection: collection) {
                 tx -> (RecordedWrite<Value>, entityID: String, sequence: Int64?) in
-                var id = entityID
-                if try tx.fetch(collection: collection, id: id) == nil,
-                    let current = try tx.currentID(collection: collection, id: id)
+                // The write goes to the id as the app gave it, or to the id the server replaced it
+                // with (an update or delete of a moved entity; a create makes a new entity under
+                // the app's id): the entry it recorded under its key says which.
+                var ids = [entityID]
+                if try tx.fetch(collection: collection, id: entityID) == nil,
+                    let current = try tx.currentID(collection: collection, id: entityID)
                 {
-                    id = current.id
+                    ids.insert(current.id, at: 0)
                 }
-                let prior = try tx.fetch(collection: collection, id: id)
+                let priors = try ids.map { try tx.fetch(collection: collection, id: $0) }
                 let value = try write(writes, tx)
-                let entry = try tx.outboxEntries(collection: collection, entityID: id).last {
-                    $0.idempotencyKey == idempotencyKey
+                var id = ids[0]
+                var entry: OutboxEntry?
+                for candidate in ids where entry == nil {
+                    entry = try tx.outboxEntries(collection: collection, entityID: candidate).last {
+                        $0.idempotencyKey == idempotencyKey
+                    }
+                    if entry != nil { id = candidate }
                 }
                 let recorded = RecordedWrite(
-                    id: id, sequence: entry?.sequence, prior: prior,
+                    id: id, sequence: entry?.sequence, prior: priors[ids.firstIndex(of: id) ?? 0],
                     written: try tx.fetch(collection: collection, id: id), value: value)
                 return (recorded, id, entry?.sequence)
             }

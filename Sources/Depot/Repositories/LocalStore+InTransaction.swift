@@ -118,8 +118,12 @@ extension LocalStore {
     /// outbox when it is on (under `idempotencyKey` when given: one id only, the key of a direct
     /// send that fell back).
     ///
-    /// - Throws: `DepotError` `.notFound` when an id has no record (nothing is deleted), or when
-    ///   the outbox is on and the server refused an earlier write of it with a 404.
+    /// When the outbox is on and the server refused an earlier write of the entity with a 404 (it
+    /// is gone there), the delete agrees with the server: it ends the entity's refused chain (its
+    /// entries are removed, the record goes) and records nothing to send, so a create of the id
+    /// after it starts a new chain and is sent.
+    ///
+    /// - Throws: `DepotError` `.notFound` when an id has no record (nothing is deleted).
     func delete(ids: [String], idempotencyKey: String? = nil, in tx: any StorageTransaction) throws {
         let (collection, recordsOutbox) = (self.collection, outboxPayload != nil)
         for sentID in ids {
@@ -129,7 +133,12 @@ extension LocalStore {
             {
                 id = current.id  // the server replaced the id: the delete goes to its entity
             }
-            if recordsOutbox { try Self.refuseBehindGone(collection: collection, id: id, in: tx) }
+            // The server refused a write of it with a 404: it is gone there, and the app deletes
+            // it too. They agree: the delete ends the refused chain, and there is nothing to send.
+            if recordsOutbox, try tx.refusedAsGone(collection: collection, entityID: id) {
+                try tx.endRefusedChain(collection: collection, entityID: id)
+                continue
+            }
             guard var existing = try tx.fetch(collection: collection, id: id), existing.syncState != .deleted else {
                 // A direct delete that may have reached the server is forwarded all the same
                 // (under its key), even for an entity this store never held.

@@ -10,6 +10,11 @@ public protocol RecordTransaction {
     /// Adds or replaces `record`, from JSON text already written. A default parses it and calls
     /// ``upsert(_:)``.
     func upsert(encoded record: EncodedRecord) throws
+    /// Adds or replaces each of `records` in order (a later one with the id of an earlier one
+    /// replaces it), from JSON text already written: how a pull stores the new records of a page.
+    /// A default calls ``upsert(encoded:)`` for each; the SQLite store writes many rows per
+    /// statement.
+    func upsert(encodedRecords records: [EncodedRecord]) throws
     /// Removes the record with `id`; returns whether there was one.
     @discardableResult
     func delete(collection: String, id: String) throws -> Bool
@@ -30,6 +35,11 @@ extension RecordTransaction {
     /// Parses `record` and stores it with ``upsert(_:)``.
     public func upsert(encoded record: EncodedRecord) throws {
         try upsert(record.decoded())
+    }
+
+    /// Stores each of `records` with ``upsert(encoded:)``, in order.
+    public func upsert(encodedRecords records: [EncodedRecord]) throws {
+        for record in records { try upsert(encoded: record) }
     }
 
     /// Adds `record`.

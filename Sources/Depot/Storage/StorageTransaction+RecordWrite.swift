@@ -210,8 +210,13 @@ extension StorageTransaction {
     /// already sent counts: another client's row may echo an id this store uses for an entity the
     /// server never saw. Nil for none.
     private func sentCreate(of copy: EncodedRecord, echoing clientID: String?) throws -> StoredRecord? {
+        // A UUID's text takes 36 bytes (the parse stops at a NUL): a shorter id skips it.
+        let mayBeUUID = copy.id.utf8.count >= 36
+        guard clientID != nil || mayBeUUID else { return nil }
         var candidates = [clientID].compactMap { $0 }
-        if let uuid = UUID(uuidString: copy.id) { candidates += [uuid.uuidString, uuid.uuidString.lowercased()] }
+        if mayBeUUID, let uuid = UUID(uuidString: copy.id) {
+            candidates += [uuid.uuidString, uuid.uuidString.lowercased()]
+        }
         for id in candidates where id != copy.id {
             guard let pending = try fetch(collection: copy.collection, id: id), pending.syncState != .synced,
                 try outboxEntries(collection: copy.collection, entityID: id).contains(where: {

@@ -31,12 +31,13 @@ extension Synchronizer {
             else { return nil }
             var records: [EncodedRecord] = []
             records.reserveCapacity(raws.count)
-            for ((entity, object), rawData) in zip(zip(entities, objects), texts) {
-                let rawText = String(decoding: rawData, as: UTF8.self)
+            // Indices, not zip: a zip of the generic entity array asks for its metadata per element.
+            for index in entities.indices {
+                let (object, rawText) = (objects[index], String(decoding: texts[index], as: UTF8.self))
                 records.append(
                     EncodedRecord(
-                        unchecked: collection, id: entity.id.pathComponent, object: object, syncState: .synced,
-                        snapshot: rawText == object ? .sameAsObject : .encoded(rawText), etag: nil))
+                        unchecked: collection, id: entities[index].id.pathComponent, object: object,
+                        syncState: .synced, snapshot: rawText == object ? .sameAsObject : .encoded(rawText), etag: nil))
             }
             return records
         } catch {

@@ -121,15 +121,20 @@ extension Synchronizer {
             }
             // What the store holds for the page's records, read in bulk, not row by row.
             let presence = try tx.presence(of: page.map(\.id), collection: collection)
-            for ((entry, position), clientID) in zip(zip(page, positions), echoed) {
-                // The one record-write rule: a pending local change stays (a conflict to report),
-                // a write's answer stored since the pull began is newer than this page, and a row
-                // the store already holds keeps its ETag and cache entry. A row kept out holds the
-                // cursor and the page's validator.
-                let copy = ServerCopy(
-                    record: entry, reader: delivered, clientID: clientID, absent: presence.absent(entry.id),
-                    serverOwnedKeys: serverKeys)
-                switch try tx.writeRecord(fromQuarantine ? .quarantine(copy) : .pullPage(copy)) {
+            // The one record-write rule: a pending local change stays (a conflict to report), a
+            // write's answer stored since the pull began is newer than this page, and a row the
+            // store already holds keeps its ETag and cache entry. A row kept out holds the cursor
+            // and the page's validator. Rows it has nothing to weigh go in bulk (writePage).
+            var copies: [ServerCopy] = []
+            copies.reserveCapacity(page.count)
+            for (entry, clientID) in zip(page, echoed) {
+                copies.append(
+                    ServerCopy(
+                        record: entry, reader: delivered, clientID: clientID, absent: presence.absent(entry.id),
+                        serverOwnedKeys: serverKeys))
+            }
+            for (write, position) in zip(try tx.writePage(copies, fromQuarantine: fromQuarantine), positions) {
+                switch write {
                 case .written, .unchanged, .removed, .conflicted: outcome.pulled += 1
                 case .kept(let current?) where current.syncState != .synced:
                     outcome.conflicts += 1

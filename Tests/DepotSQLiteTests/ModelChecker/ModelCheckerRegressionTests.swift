@@ -685,10 +685,6 @@ import Testing
                 CheckStep(.create(handle: 12, value: "v31"), during: .recreate(handle: 6, value: "w31-1")),
                 CheckStep(.readAll),
             ])
-        await withKnownIssue(
-            "issue 32 #7 follow-up: MISSING CASE, found by the checker (seed 8689670693215744595)", isIntermittent: true
-        ) {
-            await Self.expectHolds(program)
-        }
+        await Self.expectHolds(program)
     }
 }

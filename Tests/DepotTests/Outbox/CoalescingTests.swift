@@ -54,7 +54,7 @@ import Testing
             expected: .replace(entry(.update, ["id": "1", "text": "c"]))),
         Case(
             first: .delete, firstPayload: nil, next: .create, nextPayload: ["id": "1", "text": "again"],
-            expected: .replace(entry(.update, ["id": "1", "text": "again"]))),
+            expected: .append),
         Case(first: .create, firstPayload: ["id": "1"], next: .create, nextPayload: ["id": "1"], expected: .append),
         Case(first: .delete, firstPayload: nil, next: .patch, nextPayload: ["text": "b"], expected: .append),
     ]

@@ -108,16 +108,26 @@ extension CheckApp {
             flag("UNREADABLE", "\(call) failed whole with .decoding: one unreadable row cost the readable ones")
         case (_, .failed(let code)):
             if let handle, let written = step.writtenState {
+                let isDelete: Bool = if case .delete = step.action { true } else { false }
+                let deletedBefore = model.entities[handle]?.uncertain.contains(nil) == true
                 model.failed(handle, state: written)
-                var exists: Bool = if case .some(.some) = model.entities[handle]?.last { true } else { false }
+                let live: Bool = if case .some(.some) = model.entities[handle]?.last { true } else { false }
                 // A delete whose outcome the app was not told may have happened.
-                if model.entities[handle]?.uncertain.contains(nil) == true { exists = false }
+                let exists = live && model.entities[handle]?.uncertain.contains(nil) != true
                 let calm =
                     step.fault == nil && !offline && !concurrent && model.entities[handle]?.otherAfter.isEmpty != false
                 if code == "notFound", !step.isCreate, exists, calm, !refused(handle), !goneOnServer(handle) {
                     flag(
                         "NOT FOUND",
                         "\(CheckRender.call(step, shape: program.shape)) failed .notFound, though e\(handle) exists")
+                }
+                // A delete of an entity the server refused a write of with a 404 agrees with the
+                // server (nothing to send): .notFound only when an earlier delete may have happened.
+                if code == "notFound", isDelete, live, !deletedBefore, calm, !refused(handle), goneOnServer(handle) {
+                    flag(
+                        "NOT FOUND",
+                        "\(CheckRender.call(step, shape: program.shape)) failed .notFound: e\(handle) is gone from the server, and the app deletes it too"
+                    )
                 }
                 // A create needs no object on the server: refused as not found, when the server
                 // refused no POST of it, it was turned down for an earlier write's refusal.

@@ -128,6 +128,21 @@ extension CheckApp {
                 )
             }
         }
+        // A create the store acknowledged, refused in the outbox without ever being sent: kept in
+        // the chain of an earlier write the server refused 404 (a delete ends a chain; a create
+        // after it starts a new one).
+        for (handle, entity) in model.entities.sorted(by: { $0.key < $1.key }) {
+            guard entity.createdLocally != nil, case .some(.some(let value)) = entity.last,
+                entity.uncertain.isEmpty, entity.otherAfter.isEmpty, !refusals.contains(where: { $0.value == value })
+            else { continue }
+            for entry in entries
+            where entry.rejection?.status == 404 && entry.payload?.objectValue?["value"]?.stringValue == value {
+                flag(
+                    "CREATE REFUSED",
+                    "e\(handle)'s create (acknowledged by the store) was refused as \(entry.operation) \(entry.entityID) behind an earlier write's 404, never sent"
+                )
+            }
+        }
         for write in server.applied where write.silentOverwrite {
             flag(
                 "OVERWRITE",
