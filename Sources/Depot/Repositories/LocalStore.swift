@@ -72,7 +72,8 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
                 entities.append(try decoded(record))
             } catch let error as DepotError where error.code == .decoding {
                 unreadable.append(
-                    UnreadableRow(collection: record.collection, id: record.id, raw: .object(record.object), error: error))
+                    UnreadableRow(
+                        collection: record.collection, id: record.id, raw: .object(record.object), error: error))
             }
         }
         return (entities, unreadable)

@@ -10,7 +10,9 @@ extension ModelCheckerRegressionTests {
         await Self.expectHolds(
             CheckProgram(
                 seed: 9_113_874_086_902_725_485,
-                shape: .with { $0.refreshesTokens = true; $0.declaresServerKeys = true; $0.pageSize = 4 },
+                shape: .with {
+                    $0.refreshesTokens = true; $0.declaresServerKeys = true; $0.pageSize = 4
+                },
                 steps: [
                     CheckStep(.create(handle: 3, value: "v13")),
                     CheckStep(.expireToken(account: "A")),
