@@ -217,7 +217,7 @@ extension OutboxEngine {
             if folded == nil, let record = try tx.fetch(collection: entry.collection, id: entry.entityID),
                 record.syncState == .deleted
             {
-                try tx.delete(collection: entry.collection, id: entry.entityID)
+                _ = try tx.writeRecord(.localRemoval(collection: entry.collection, id: entry.entityID))
             }
         }
     }
