@@ -22,9 +22,12 @@ enum StubPortHold {
             if fd >= 0 { close(fd) }
             return nil
         }
-        // Connections the listener accepted may linger in TIME_WAIT on the port.
+        // Connections the listener accepted may linger in TIME_WAIT on the port; SO_REUSEPORT lets
+        // the hold bind while the listener (which sets it too) still listens, and the next
+        // listener bind while the hold is still here: the port is never free in between.
         var one: Int32 = 1
         _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        _ = setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(port.bigEndian)

@@ -24,9 +24,8 @@ public final class StubServer: Sendable {
     let state = LockedValue(State())
     private let group: MultiThreadedEventLoopGroup
     private let listener: LockedValue<(any Channel)?>
-    /// While offline: the socket that holds the port (``StubPortHold``), and how many times the
-    /// server went online again (a hold asked for before the last ``goOnline()`` is not taken).
-    private let portHold = LockedValue<(generation: Int, fd: Int32?)>((0, nil))
+    /// While offline: the socket that holds the port (``StubPortHold``).
+    private let portHold = LockedValue<Int32?>(nil)
 
     struct State {
         var routes: [(pattern: RoutePattern, handler: @Sendable (RecordedRequest, [String: String]) -> StubResponse)] =
@@ -72,6 +71,9 @@ public final class StubServer: Sendable {
         try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            // Shared with the port's hold (``StubPortHold``), so the port is never free between
+            // the listener and its hold, either way (another test's connection could borrow it).
+            .serverChannelOption(.socketOption(NIOBSDSocket.Option(rawValue: SO_REUSEPORT)), value: 1)
             .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
             .childChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
@@ -87,7 +89,7 @@ public final class StubServer: Sendable {
     /// Stops accepting, closes every connection and stops the event loops.
     public func shutdown() async throws {
         try? await goOffline()
-        releasePort(goingOnline: true)
+        releasePort()
         try await group.shutdownGracefully()
     }
 
@@ -183,28 +185,25 @@ public final class StubServer: Sendable {
     /// Closes the listening socket and every open connection: new connections are refused.
     public func goOffline() async throws {
         let (channel, connections) = takeListenerAndConnections()
-        try await channel?.close()
         // The port stays this server's while it is offline: no other server is given it, and no
-        // client connection borrows it as its local port.
-        holdPort(generation: portHold.withLock { $0.generation })
+        // client connection borrows it as its local port. Held before the listener closes.
+        if channel != nil { holdPort() }
+        try await channel?.close()
         for connection in connections { try? await connection.close() }
     }
 
-    /// Holds the port while offline, unless the server went online since `generation`.
-    private func holdPort(generation: Int) {
+    /// Holds the port while offline (a hold already taken is kept).
+    private func holdPort() {
         portHold.withLock { held in
-            if held.generation == generation, held.fd == nil { held.fd = StubPortHold.hold(port) }
+            if held == nil { held = StubPortHold.hold(port) }
         }
     }
 
-    /// Lets the held port go; `goingOnline` also refuses holds asked for before now.
-    private func releasePort(goingOnline: Bool) {
+    /// Lets the held port go.
+    private func releasePort() {
         let fd = portHold.withLock { held in
-            defer {
-                held.fd = nil
-                if goingOnline { held.generation += 1 }
-            }
-            return held.fd
+            defer { held = nil }
+            return held
         }
         if let fd { StubPortHold.release(fd) }
     }
@@ -214,9 +213,10 @@ public final class StubServer: Sendable {
         guard listener.withLock({ $0 == nil }) else { return }
         let box = ServerBox()
         box.server.withLock { $0 = self }
-        releasePort(goingOnline: true)
+        // The hold goes only once the new listener is bound (both share the port).
         let channel = try await Self.rebind(group: group, port: port, box: box)
         listener.withLock { $0 = channel }
+        releasePort()
     }
 
     /// Binds `port` again, waiting (at most about 10 s) while the kernel has lent it meanwhile as
@@ -244,11 +244,10 @@ public final class StubServer: Sendable {
             for connection in connections { connection.close(promise: nil) }
             return nil
         }
-        let generation = portHold.withLock { $0.generation }
+        // The port stays this server's while it is offline (see goOffline()).
+        holdPort()
         let closed = channel.close()
         closed.whenComplete { _ in
-            // The port stays this server's while it is offline (see goOffline()).
-            self.holdPort(generation: generation)
             for connection in connections { connection.close(promise: nil) }
         }
         return closed

@@ -41,7 +41,9 @@ extension CRUDNetworkingStorageRepository {
     /// version, reported as a ``ForwarderEvent/conflict(_:_:)``.
     public var conflictPolicy: ConflictPolicy { .serverWins }
 
-    var local: LocalStore<Entity> { LocalStore(storage: storage, collection: collection) }
+    var local: LocalStore<Entity> {
+        LocalStore(storage: storage, collection: collection, serverOwnedKeys: configuration.serverOwnedKeys)
+    }
     var remote: RemoteRepository<Entity> { RemoteRepository(store: store, path: path, configuration: configuration) }
 
     /// Reads the entity with `id`; a remote answer is stored locally (the server's JSON as the
@@ -207,7 +209,8 @@ extension CRUDNetworkingStorageRepository {
     var outboxLocal: LocalStore<Entity> {
         let remote = self.remote
         return LocalStore(
-            storage: storage, collection: collection, outboxPayload: { try remote.encoded($0, object: $1) })
+            storage: storage, collection: collection, outboxPayload: { try remote.encoded($0, object: $1) },
+            serverOwnedKeys: configuration.serverOwnedKeys)
     }
 
     /// Sends this repository's outbox entries for one entity at a time (an immediate send), with

@@ -11,6 +11,9 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
     /// once); set, every local write is also recorded in the outbox, in the same transaction
     /// (networking + storage repositories); nil, none is.
     var outboxPayload: (@Sendable (Entity, JSONObject) throws -> JSONObject)? = nil
+    /// The keys the server owns (``RepositoryConfiguration/serverOwnedKeys``): a server's copy
+    /// stored under a pending local change shows its own values for them.
+    var serverOwnedKeys: Set<String> = []
 
     /// The live record of `id` (or of the id the server replaced it with); nil for none or a
     /// tombstone.
@@ -129,7 +132,7 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
             }
         }
         guard !records.isEmpty || !entries.isEmpty || page != nil || !quarantining.isEmpty else { return [:] }
-        let (reader, cacheWrites, copies) = (reads?.current, entries, records)
+        let (reader, cacheWrites, copies, serverKeys) = (reads?.current, entries, records, serverOwnedKeys)
         return try await storage.transaction { tx in
             for (key, entry) in cacheWrites { try tx.writeRecord(.notModified(key: key, refreshed: entry)) }
             // Rows the app cannot read are kept raw, out of its reads, as a pull keeps them; a
@@ -138,7 +141,7 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
             if list { try tx.releaseQuarantine(collection: collection, ids: copies.map(\.0.id)) }
             var kept: [String: StoredRecord?] = [:]
             for (record, caching, clientID) in copies {
-                let copy = ServerCopy(record: record, reader: reader, clientID: clientID)
+                let copy = ServerCopy(record: record, reader: reader, clientID: clientID, serverOwnedKeys: serverKeys)
                 if case .kept(let current) = try tx.writeRecord(list ? .listAnswer(copy) : .detailRead(copy, caching)) {
                     kept[record.id] = .some(current?.syncState == .deleted ? nil : current)
                 }

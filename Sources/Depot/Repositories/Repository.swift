@@ -144,7 +144,8 @@ public struct RepositoryConfiguration: Sendable {
     /// another's cached answer. Empty by default.
     public var identifyingHeaders: [String] = []
     /// Keys the server owns (`updated_at`, `created_at`; `id` for a server that refuses it in a
-    /// body): left out of every write body, on every road. See
+    /// body): left out of every write body, on every road, and never part of a pending local
+    /// change (a read shows the server's value for them under the app's edit). See
     /// <doc:WorkingWithRealServers#Keys-the-server-owns>. Empty by default.
     public var serverOwnedKeys: Set<String> = []
     /// The key every write body (create, update, PATCH, a batch) is wrapped in, e.g. `"data"` for

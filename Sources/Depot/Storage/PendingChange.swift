@@ -11,14 +11,18 @@ import Foundation
 /// answer, so a field the server added is missing from it without the app having cleared it (a
 /// field the app cleared goes as `null` in its outbox entry, and the server's answer to it
 /// settles the record).
+///
+/// A key the server owns (``RepositoryConfiguration/serverOwnedKeys``: a stamp, the account a
+/// per-caller answer names) is never the app's change, whatever the app's entity held for it (an
+/// older answer's stamp, another account's `viewer`): a read shows the server's value for it.
 struct PendingChange: Sendable, Hashable {
     /// The keys the app set, with their values.
     var set: JSONObject
 
-    /// The change `record` holds over its snapshot.
-    init(_ record: StoredRecord) {
+    /// The change `record` holds over its snapshot, the keys in `serverOwnedKeys` left out.
+    init(_ record: StoredRecord, serverOwnedKeys: Set<String> = []) {
         let base = record.snapshot ?? [:]
-        set = record.object.filter { $0.value != base[$0.key] ?? .null }
+        set = record.object.filter { $0.value != base[$0.key] ?? .null && !serverOwnedKeys.contains($0.key) }
     }
 
     /// `object` (the server's copy as the app models it) with this change on top.

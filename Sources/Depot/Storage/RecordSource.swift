@@ -56,6 +56,9 @@ struct ServerCopy: Sendable {
     /// What a caller that looked a whole page up at once (``StorageTransaction/presence(of:collection:)``)
     /// knows is not stored for this record, so the rule does not ask again row by row.
     var absent: StoredPresence.Absent = []
+    /// The keys the server owns (``RepositoryConfiguration/serverOwnedKeys``): never part of a
+    /// pending local change the copy goes under (``PendingChange``), so the copy's values show.
+    var serverOwnedKeys: Set<String> = []
 }
 
 /// The server's answer to a write of one entity, as the road that sent the write has it.

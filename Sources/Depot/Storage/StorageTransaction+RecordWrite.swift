@@ -13,7 +13,8 @@ extension StorageTransaction {
     /// - A pending local delete stays as it is. Any other record with a pending local change (not
     ///   synced) takes the copy with that change on top (``PendingChange``): the copy becomes its
     ///   snapshot, its object the copy with the keys the app changed since its last snapshot as
-    ///   the app set them; its sync state and write `ETag` stay (the outbox entries that carry the
+    ///   the app set them (never a key the server owns, ``ServerCopy/serverOwnedKeys``: the copy's
+    ///   value shows for it); its sync state and write `ETag` stay (the outbox entries that carry the
     ///   change were made against that `ETag`, so a conflict is still seen as one).
     /// - A copy without an `ETag` (a list answer, a pull page) of a synced record whose snapshot
     ///   already holds every field of the copy with the same value is the stored version: nothing
@@ -196,7 +197,7 @@ extension StorageTransaction {
         if current == nil, let pending = try sentCreate(of: copy, echoing: server.clientID) {
             // The app's pending change stays, on top of what the server holds (a field only the
             // server fills comes from it), under the id the store knows the entity by.
-            return try keepPending(pending, over: copy)
+            return try keepPending(pending, over: copy, serverOwnedKeys: server.serverOwnedKeys)
         }
         if let reader = server.reader, try reader.deliveredSince(collection: collection, id: copy.id, in: self) {
             return (.kept(current), false)
@@ -204,7 +205,7 @@ extension StorageTransaction {
         if let current, current.syncState != .synced {
             guard current.syncState != .deleted else { return (.kept(current), false) }
             // The app's pending change stays, on top of what the server holds now.
-            return try keepPending(current, over: copy)
+            return try keepPending(current, over: copy, serverOwnedKeys: server.serverOwnedKeys)
         }
         if copy.etag == nil, let current, try Self.holds(current, copy) { return (.unchanged, false) }
         var written = copy
@@ -215,11 +216,19 @@ extension StorageTransaction {
     }
 
     /// Keeps `current`, a record with a pending local change, with that change on top of `copy`:
-    /// the copy becomes its snapshot, its object the copy with the keys the app set over it.
-    private func keepPending(_ current: StoredRecord, over copy: EncodedRecord) throws -> (RecordWrite, rewrote: Bool) {
+    /// the copy becomes its snapshot, its object the copy with the keys the app set over it (the
+    /// server's own keys, `serverOwnedKeys`, never among them).
+    private func keepPending(
+        _ current: StoredRecord, over copy: EncodedRecord, serverOwnedKeys: Set<String>
+    ) throws -> (RecordWrite, rewrote: Bool) {
         let decoded = try copy.decoded()
         var record = current
-        record.object = PendingChange(current).applied(to: decoded.object)
+        // A copy under another id (a create whose answer was lost): the fields naming the id the
+        // store knows the entity by stay the app's, server-owned or not.
+        let serverKeys =
+            copy.id == current.id
+            ? serverOwnedKeys : serverOwnedKeys.filter { MovedIDs.idText(current.object[$0]) != current.id }
+        record.object = PendingChange(current, serverOwnedKeys: serverKeys).applied(to: decoded.object)
         record.snapshot = decoded.snapshot ?? decoded.object
         guard record != current else { return (.kept(record), false) }
         try upsert(record)

@@ -95,7 +95,7 @@ extension Synchronizer {
         let (collection, page, gone, unreadable) = (self.collection, entries, deleted, skipped)
         let (rows, releasing, spellings) = (unreadableRows, quarantine.inUse, respelled)
         let (pageEntry, positions, deletionPositions) = (cacheWrite, entryPositions, deletedPositions)
-        let echoed = clientIDs
+        let (echoed, serverKeys) = (clientIDs, shape.serverOwnedKeys)
         return try await storage.transaction { tx in
             var outcome = PageOutcome(unreadable: unreadable)
             // Kept raw, out of the app's reads, and read again on the next pull.
@@ -125,7 +125,8 @@ extension Synchronizer {
                 // the store already holds keeps its ETag and cache entry. A row kept out holds the
                 // cursor and the page's validator.
                 let copy = ServerCopy(
-                    record: entry, reader: delivered, clientID: clientID, absent: presence.absent(entry.id))
+                    record: entry, reader: delivered, clientID: clientID, absent: presence.absent(entry.id),
+                    serverOwnedKeys: serverKeys)
                 switch try tx.writeRecord(fromQuarantine ? .quarantine(copy) : .pullPage(copy)) {
                 case .written, .unchanged, .removed, .conflicted: outcome.pulled += 1
                 case .kept(let current?) where current.syncState != .synced:

@@ -170,9 +170,26 @@ extension CheckApp {
         }
     }
 
+    /// A remote answer naming another account as its `viewer` is another account's server copy
+    /// reaching this one, unless it is the app's own pending local edit (``pendingLocalEdit(_:)``).
     func checkAccount(_ item: CheckItem, step: CheckStep, flag: (String, String) -> Void) {
-        if let viewer = item.viewer, viewer != step.caller {
+        if let viewer = item.viewer, viewer != step.caller, !pendingLocalEdit(item) {
             flag("ACCOUNT", "account \(step.account) was answered \(viewer)'s copy of \(item.id) by the server side")
         }
+    }
+
+    /// Whether `item` is an app write not known to have reached the server (the store acknowledged
+    /// it, or its outcome is unknown), with the `viewer` its entity carried, on a round whose app
+    /// does not declare `viewer` the server's: then `viewer` is a field of the app's own, and a read
+    /// answers the pending edit on top of the server's copy (``Sourced/hasPendingWrites``), as the
+    /// app wrote it. By design: accounts that share one store share its pending local edits (the
+    /// docs give each account its own store, Caching.md "One record, one rule", DepotSQLite's "One
+    /// file per account"). A declared `viewer` is never part of a pending change (the server's
+    /// value shows), so there any other account's `viewer` is a server copy, and flagged.
+    func pendingLocalEdit(_ item: CheckItem) -> Bool {
+        guard !program.shape.declaresServerKeys, case .some(let viewer) = carried[item.value], viewer == item.viewer,
+            let handle = model.owner(of: item.value), let entity = model.entities[handle]
+        else { return false }
+        return (entity.last == .some(item.value) && !entity.lastRemote) || entity.uncertain.contains(item.value)
     }
 }

@@ -34,6 +34,9 @@ final class CheckApp {
     let timeout: Duration
     /// The last answer the app got for each handle.
     var held: [Int: CheckItem] = [:]
+    /// The `viewer` the entity of each app write (by value) carried: the held one for an update or
+    /// a patch, none for a create.
+    var carried: [String: String?] = [:]
     var model = CheckModel()
     var offline = false
     /// Whether the step being judged ran beside another call: a read then may answer a state from
@@ -244,6 +247,9 @@ final class CheckApp {
         inject(step.fault)
         let written = step.writtenState
         if let handle = step.handle, let written { model.began(handle, state: written) }
+        if let handle = step.handle, case .some(.some(let value)) = written {
+            carried[value] = .some(step.isCreate ? nil : held[handle]?.viewer)
+        }
         let call = makeCall(step)
         let refusalsBefore = (server.refusals.count, server.inFlightConflicts)
         let answer: CheckAnswer?
