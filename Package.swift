@@ -145,7 +145,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "Soak",
-            dependencies: ["Depot", "DepotSQLite", "DepotTesting", "SoakSupport"],
+            dependencies: [
+                "Depot", "DepotSQLite", "DepotTesting", "SoakSupport",
+                .target(name: "DepotPostgres", condition: .when(traits: ["Postgres"])),
+            ],
             path: "Tests/Soak"
         ),
         .testTarget(name: "DepotPromiseTests", dependencies: ["DepotPromise"]),

@@ -31,22 +31,28 @@ final class Derived<Input: Sendable, Value: Sendable>: Promise<Value>, Job,
     @unchecked Sendable  // @unchecked: a LockStripes mutex guards `storage`
 {
     let queue: DispatchQueue?
+    let queueKey: UInt
     let body: Body<Input, Value>
-    /// The parent, typed, without a reference count: `storage.source` owns it until this node
-    /// settles, and ``run(drain:)`` reads it only while holding that owner. Reading it costs no
-    /// generic metadata lookup, where casting `source` back to `Promise<Input>` would.
+    /// The parent, typed, without a reference count: `storage.source` owns it until the node runs
+    /// (or settles), and ``run(drain:)`` reads it only while holding that owner. Reading it costs
+    /// no generic metadata lookup, where casting `source` back to `Promise<Input>` would.
     private unowned(unsafe) let parent: Promise<Input>
 
     init(parent: Promise<Input>, queue: DispatchQueue?, body: Body<Input, Value>) {
         self.queue = queue
+        queueKey = queue.map(QueueIdentity.key) ?? 0
         self.body = body
         self.parent = parent
         super.init(source: parent)
     }
 
+    /// Runs the step. The source is moved out of the state, not copied (no reference count traffic
+    /// on the parent, whose settling thread touches it too): it has settled, so a cancel arriving
+    /// while the body runs has nothing to reach upstream; a promise the body returns becomes the
+    /// source in ``adopt(_:drain:)``.
     func run(drain: inout Drain?) {
         let taken: (source: any CancellableNode, adopting: Bool)? = withState { state in
-            guard state.phase == .pending, let source = state.source else { return nil }
+            guard state.phase == .pending, let source = state.source.take() else { return nil }
             return (source, state.adopting)
         }
         guard let taken else { return }  // cancelled while waiting to run
@@ -58,8 +64,15 @@ final class Derived<Input: Sendable, Value: Sendable>: Promise<Value>, Job,
     }
 
     /// Runs the body on the parent's outcome; the caller keeps the parent alive.
+    ///
+    /// A fulfilled parent is read without its lock: ``Promise/fulfilledValue`` is written once,
+    /// before the parent's phase becomes `.fulfilled`, outside the locked state, and the hand-over
+    /// that scheduled this job (the parent's lock, when it was found settled or settled on this
+    /// thread, or the mailbox's) orders that write before this read. A lock less per step, on a
+    /// stripe the settling thread has just held. A rejected parent is read under its lock.
     private func runBody(drain: inout Drain?) {
-        let (phase, error) = parent.withState { ($0.phase, $0.error) }
+        let (phase, error): (Phase, (any Error)?) =
+            parent.fulfilledValue != nil ? (.fulfilled, nil) : parent.withState { ($0.phase, $0.error) }
         precondition(phase != .pending, "chained step ran before its parent settled")
         // The common verbs read the parent's value and settle directly: no `Result` or `Step` is
         // built, so unspecialized code pays no generic metadata lookup for them.

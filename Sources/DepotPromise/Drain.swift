@@ -4,6 +4,11 @@ import Dispatch
 protocol Job: AnyObject, Sendable {
     /// Where the job runs; nil runs it wherever the promise settles (used for continuations).
     var queue: DispatchQueue? { get }
+    /// The ``QueueIdentity`` key of ``queue``, worked out once when the job is made; 0 when
+    /// `queue` is nil. Scheduling reads it instead of the queue, so posting a job costs no retain
+    /// and release of the queue object (which the workers that free finished jobs release too)
+    /// unless a drainer block must be submitted.
+    var queueKey: UInt { get }
     /// Runs the job. Jobs it makes ready for the same queue go into `drain` instead of a new hop.
     func run(drain: inout Drain?)
 }
@@ -19,6 +24,9 @@ struct JobQueue {
 
     /// True when no job is waiting.
     var isEmpty: Bool { first == nil && next == overflow.count }
+
+    /// How many jobs wait.
+    var count: Int { (first == nil ? 0 : 1) + overflow.count - next }
 
     /// Adds `job` at the end.
     mutating func append(_ job: any Job) {
@@ -61,15 +69,15 @@ struct Drain {
     /// Runs `job` now if it has no queue, in the current drain if it is for the drain's queue,
     /// or else posts it to its queue's ``Mailboxes`` (never inline: no Zalgo).
     static func schedule(_ job: any Job, in drain: inout Drain?) {
-        guard let queue = job.queue else {
+        let key = job.queueKey
+        guard key != 0 else {
             job.run(drain: &drain)
             return
         }
-        let key = QueueIdentity.key(queue)
         if drain != nil, drain!.key == key {
             drain!.ready.append(job)
         } else {
-            Mailboxes.shared.post(job, to: queue, key: key)
+            Mailboxes.shared.post(job, key: key)
         }
     }
 
@@ -85,11 +93,13 @@ struct Drain {
 /// A plain callback on a promise's outcome.
 final class Callback<Value: Sendable>: Job {
     let queue: DispatchQueue?
+    let queueKey: UInt
     let source: Promise<Value>
     let body: @Sendable (Result<Value, any Error>) -> Void
 
     init(queue: DispatchQueue?, source: Promise<Value>, body: @escaping @Sendable (Result<Value, any Error>) -> Void) {
         self.queue = queue
+        queueKey = queue.map(QueueIdentity.key) ?? 0
         self.source = source
         self.body = body
     }

@@ -57,6 +57,7 @@ struct Mailbox {
         }
         var taken: [(any Job)?] = []
         if !jobs.isEmpty {
+            taken.reserveCapacity(min(jobs.count, Self.batchLimit))  // one allocation, not one per doubling
             while taken.count < Self.batchLimit, let job = jobs.popFirst() { taken.append(job) }
         } else {
             for batch in batches {
@@ -138,11 +139,13 @@ final class Mailboxes: Sendable {
         return stripes[Int(((address >> 4) ^ (address >> 10)) & UInt(stripes.count - 1))]
     }
 
-    /// Posts `job` to run on `queue`, never inline.
-    func post(_ job: any Job, to queue: DispatchQueue, key: UInt) {
+    /// Posts `job` to run on its queue (whose key is `key`), never inline. The queue object is read
+    /// only when a drainer block must be submitted; the caller's reference keeps `job` alive.
+    func post(_ job: any Job, key: UInt) {
         let stripe = stripe(for: key)
         let submit = stripe.lock.withLock { stripe.post(job, to: key) }
-        if submit { queue.async { Mailboxes.shared.drain(queue, key: key) } }
+        guard submit, let queue = job.queue else { return }
+        queue.async { Mailboxes.shared.drain(queue, key: key) }
     }
 
     /// A drainer block: runs, on `queue`, batches of the jobs posted to it until none is left,

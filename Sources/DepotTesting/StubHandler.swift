@@ -36,39 +36,63 @@ final class StubHandler: ChannelInboundHandler {
             self.head = nil
             let request = Self.record(head, body: body)
             body = nil
-            switch server.reply(to: request) {
-            case .drop:
-                context.close(promise: nil)
-            case .dropAndGoOffline:
-                // The listener closes first: a reconnect made once this connection closes is refused.
-                let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
-                let closed = server.stopListening() ?? context.eventLoop.makeSucceededVoidFuture()
-                closed.hop(to: context.eventLoop).whenComplete { _ in bound.value.close(promise: nil) }
-            case .dieMidResponse:
-                var headers = HTTPHeaders()
-                headers.add(name: "Content-Length", value: "1000")
-                headers.add(name: "Content-Type", value: "application/json")
-                context.write(
-                    wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .ok, headers: headers))),
-                    promise: nil)
-                var partial = context.channel.allocator.buffer(capacity: 16)
-                partial.writeString("{\"id\": \"1\", ")
-                context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(partial))), promise: nil)
-                context.close(promise: nil)
-            case .respond(let response):
-                let keepAlive = head.isKeepAlive
-                if let delay = response.delay, delay > .zero {
-                    let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-                    context.eventLoop.scheduleTask(in: .nanoseconds(delay.nanoseconds)) {
-                        let (handler, context) = bound.value
-                        // Answered (or the client went away): the key's request is processed.
-                        if let key = response.processingKey { server.finishProcessing(key) }
-                        handler.write(
-                            response, path: request.path, version: head.version, keepAlive: keepAlive, context: context)
-                    }
-                } else {
-                    write(response, path: request.path, version: head.version, keepAlive: keepAlive, context: context)
+            answer(server.reply(to: request), to: head, request: request, server: server, context: context)
+        }
+    }
+
+    /// Writes `reply` to the request `head` / `request` on `context`.
+    private func answer(
+        _ reply: StubServer.Reply, to head: HTTPRequestHead, request: RecordedRequest, server: StubServer,
+        context: ChannelHandlerContext
+    ) {
+        switch reply {
+        case .drop:
+            context.close(promise: nil)
+        case .dropAndGoOffline:
+            // The listener closes first: a reconnect made once this connection closes is refused.
+            let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+            let closed = server.stopListening() ?? context.eventLoop.makeSucceededVoidFuture()
+            closed.hop(to: context.eventLoop).whenComplete { _ in bound.value.close(promise: nil) }
+        case .dieMidResponse:
+            var headers = HTTPHeaders()
+            headers.add(name: "Content-Length", value: "1000")
+            headers.add(name: "Content-Type", value: "application/json")
+            context.write(
+                wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .ok, headers: headers))),
+                promise: nil)
+            var partial = context.channel.allocator.buffer(capacity: 16)
+            partial.writeString("{\"id\": \"1\", ")
+            context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(partial))), promise: nil)
+            context.close(promise: nil)
+        case .respond(let response) where response.heldBy != nil:
+            // Held until the test opens the gate, then answered as without it.
+            let released = {
+                var released = response
+                released.heldBy = nil
+                return released
+            }()
+            let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            let eventLoop = context.eventLoop
+            response.heldBy?.whenOpen {
+                eventLoop.execute {
+                    let (handler, context) = bound.value
+                    handler.answer(.respond(released), to: head, request: request, server: server, context: context)
                 }
+            }
+        case .respond(let response):
+            let keepAlive = head.isKeepAlive
+            if let delay = response.delay, delay > .zero {
+                let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+                context.eventLoop.scheduleTask(in: .nanoseconds(delay.nanoseconds)) {
+                    let (handler, context) = bound.value
+                    // Answered (or the client went away): the key's request is processed.
+                    if let key = response.processingKey { server.finishProcessing(key) }
+                    handler.write(
+                        response, path: request.path, version: head.version, keepAlive: keepAlive, context: context)
+                }
+            } else {
+                if let key = response.processingKey { server.finishProcessing(key) }
+                write(response, path: request.path, version: head.version, keepAlive: keepAlive, context: context)
             }
         }
     }

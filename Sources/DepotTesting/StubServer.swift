@@ -286,7 +286,7 @@ public final class StubServer: Sendable {
         case reply(Reply)
         case handler(
             @Sendable (RecordedRequest, [String: String]) -> StubResponse, [String: String], delay: Duration?,
-            thenDrop: Reply?)
+            gate: StubGate?, thenDrop: Reply?)
     }
 
     func reply(to request: RecordedRequest) -> Reply {
@@ -297,6 +297,7 @@ public final class StubServer: Sendable {
         let plan: Plan = state.withLock { state in
             state.requests.append(request)
             var delay: Duration?
+            var gate: StubGate?
             var thenDrop: Reply?
             if let index = state.faults.firstIndex(where: { $0.pathPrefix.map(request.path.hasPrefix) ?? true }) {
                 let fault = state.faults[index].fault
@@ -315,6 +316,8 @@ public final class StubServer: Sendable {
                                 body: Data("{\"id\": \"1\", \"text\": ".utf8))))
                 case .delay(let duration):
                     delay = duration
+                case .hold(let held):
+                    gate = held
                 case .dropConnection:
                     return .reply(.drop)
                 case .applyThenDropConnection:
@@ -327,14 +330,15 @@ public final class StubServer: Sendable {
             }
             for route in state.routes {
                 if let parameters = route.pattern.match(method: request.method, rawPath: request.rawPath) {
-                    return .handler(route.handler, parameters, delay: delay, thenDrop: thenDrop)
+                    return .handler(route.handler, parameters, delay: delay, gate: gate, thenDrop: thenDrop)
                 }
             }
             var response = Self.answerFromResources(request, state: &state)
             response = Self.applyingCaching(response, to: request, caching: &state.caching)
             if let thenDrop { return .reply(thenDrop) }
-            if let delay {
-                response.delay = (response.delay ?? .zero) + delay
+            if let delay { response.delay = (response.delay ?? .zero) + delay }
+            response.heldBy = gate
+            if delay != nil || gate != nil {
                 response.processingKey = Self.startProcessing(request, response, state: &state)
             }
             return .reply(.respond(response))
@@ -342,10 +346,11 @@ public final class StubServer: Sendable {
         switch plan {
         case .reply(let reply):
             return reply
-        case .handler(let handler, let parameters, let delay, let thenDrop):
+        case .handler(let handler, let parameters, let delay, let gate, let thenDrop):
             var response = handler(request, parameters)
             if let thenDrop { return thenDrop }
             if let delay { response.delay = (response.delay ?? .zero) + delay }
+            response.heldBy = gate
             return .respond(response)
         }
     }

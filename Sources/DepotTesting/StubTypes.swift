@@ -50,6 +50,8 @@ public struct StubResponse: Sendable {
     /// The `Idempotency-Key` held as being processed until this answer goes out (see
     /// ``StubServer/setConflictsWhileProcessing(_:for:)``).
     var processingKey: String?
+    /// The gate the answer waits for (``StubFault/hold(_:)``).
+    var heldBy: StubGate?
 
     /// Makes a response.
     public init(status: Int = 200, headers: HTTPFields = HTTPFields(), body: Data = Data(), delay: Duration? = nil) {
@@ -149,4 +151,7 @@ public enum StubFault: Sendable, Hashable {
     /// URLSession does when a kept-alive connection closes before any answer, is refused: the
     /// write reached the server, yet the client reports that it could not connect.
     case applyThenGoOffline
+    /// Handle the request normally (a write is applied, and its `Idempotency-Key` is held as in
+    /// processing, as with ``delay(_:)``), then hold the answer until the test opens `gate`.
+    case hold(StubGate)
 }

@@ -438,8 +438,8 @@ struct Notes: CRUDNetworkingStorageRepository, SynchronizableRepository {
 #sourceLocation()
 }
 
-func snippet_Sources_Depot_Depot_docc_WorkingWithRealServers_md_116() async throws {
-#sourceLocation(file: "Sources/Depot/Depot.docc/WorkingWithRealServers.md", line: 117)
+func snippet_Sources_Depot_Depot_docc_WorkingWithRealServers_md_118() async throws {
+#sourceLocation(file: "Sources/Depot/Depot.docc/WorkingWithRealServers.md", line: 119)
 struct Notes: CRUDNetworkingStorageRepository {
     typealias Entity = Note
     let store: Networking
@@ -454,8 +454,8 @@ struct Notes: CRUDNetworkingStorageRepository {
 #sourceLocation()
 }
 
-func snippet_Sources_Depot_Depot_docc_WorkingWithRealServers_md_144() async throws {
-#sourceLocation(file: "Sources/Depot/Depot.docc/WorkingWithRealServers.md", line: 145)
+func snippet_Sources_Depot_Depot_docc_WorkingWithRealServers_md_146() async throws {
+#sourceLocation(file: "Sources/Depot/Depot.docc/WorkingWithRealServers.md", line: 147)
 // cached: a CRUDNetworkingStorageRepository & SynchronizableRepository of notes with Int ids
 let draft = try await cached.create(["text": "offline"]).value.value   // draft.id < 0
 _ = try await cached.synchronize().value
@@ -463,8 +463,8 @@ if let id = try await cached.serverID(of: draft.id) { print("saved as", id) }
 #sourceLocation()
 }
 
-func snippet_Sources_Depot_Depot_docc_WorkingWithRealServers_md_171() async throws {
-#sourceLocation(file: "Sources/Depot/Depot.docc/WorkingWithRealServers.md", line: 172)
+func snippet_Sources_Depot_Depot_docc_WorkingWithRealServers_md_173() async throws {
+#sourceLocation(file: "Sources/Depot/Depot.docc/WorkingWithRealServers.md", line: 174)
 let pull = IncrementalPull(
     parameter: "updated_after", cursor: .maximum(of: "updated_at"), timeZone: TimeZone(secondsFromGMT: 0))
 #sourceLocation()

@@ -1,5 +1,10 @@
+import Depot
 import Foundation
 import SoakSupport
+
+#if Postgres
+    import DepotPostgres
+#endif
 
 /// `Soak --check`: the model checker. Generates programs from seeds (``CheckProgram``), runs each
 /// against Depot and the reference server (``CheckRunner``), and shrinks a failing one to the
@@ -10,6 +15,16 @@ import SoakSupport
 /// shrunk, but they do not fail the run; any other kind does.
 enum SoakCheck {
     static func run(_ options: SoakOptions) async -> Int32 {
+        let store = options.store.flatMap(postgres)
+        if options.store != nil {
+            guard store != nil else {
+                say(
+                    "--store postgres: needs a build with the Postgres trait: swift run --traits Postgres Soak --check …"
+                )
+                return 64
+            }
+            say("model checker: the SQLite rounds run on PostgreSQL (a schema per round)")
+        }
         let start = ContinuousClock.now
         let deadline = start + .seconds(options.seconds)
         var seeds = SeededGenerator(seed: options.seed)
@@ -27,7 +42,7 @@ enum SoakCheck {
             }
             let program = CheckProgram(seed: seed, count: options.steps)
             let began = ContinuousClock.now
-            let outcome = await CheckRunner.run(program)
+            let outcome = await CheckRunner.run(program, store: store)
             let took = (ContinuousClock.now - began).formatted(
                 .units(allowed: [.seconds], fractionalPart: .show(length: 1)))
             ran += 1
@@ -56,13 +71,13 @@ enum SoakCheck {
             let shrinker = CheckShrinker(
                 budget: options.shrinkRuns, deadline: options.secondsGiven ? deadline + .seconds(60) : nil
             ) {
-                await CheckRunner.run($0).violations
+                await CheckRunner.run($0, store: store).violations
             }
             let (shrunk, violations, runs) = await shrinker.shrink(program, kind: kind)
             say("shrunk to \(shrunk.steps.count) steps in \(runs) runs (\(kind)):")
             say(CheckRender.program(shrunk))
             for violation in violations.filter({ $0.kind == kind }).prefix(4) { say("  → \(violation)") }
-            let replay = await CheckRunner.run(shrunk)
+            let replay = await CheckRunner.run(shrunk, store: store)
             for line in replay.log { say("    \(line)") }
             say("as a regression case:")
             say(CheckRender.literal(shrunk))
@@ -75,5 +90,23 @@ enum SoakCheck {
                 + (options.known.isEmpty
                     ? "" : "; known (open issues): \(options.known.sorted().joined(separator: ", "))"))
         return failed == 0 ? 0 : 1
+    }
+
+    /// The checker's store on the PostgreSQL database at `url`: a schema per round, erased after
+    /// it; nil in a build without the Postgres trait.
+    static func postgres(_ url: String) -> CheckStore? {
+        #if Postgres
+            CheckStore(
+                open: { name in try await PostgresStorage.open(url: url, schema: name) },
+                close: { opened, _ in
+                    let stores = opened.compactMap { $0 as? PostgresStorage }
+                    // The last one erases the round's schema; the others only close.
+                    for store in stores.dropLast() { await store.close() }
+                    if let last = stores.last { try? await last.erase(force: true) }
+                })
+        #else
+            _ = url
+            return nil
+        #endif
     }
 }

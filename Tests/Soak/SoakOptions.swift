@@ -44,6 +44,9 @@ struct SoakOptions: Sendable {
     var shrinkRuns = 150
     /// `--known LIST`: violation kinds of open issues, reported (each shrunk once) without failing the run.
     var known: Set<String> = []
+    /// `--store postgres:URL`: the checker's SQLite rounds run on that PostgreSQL database instead
+    /// (a schema per round; needs a build with the Postgres trait).
+    var store: String?
 
     /// Parses `arguments` (without the program name).
     ///
@@ -78,6 +81,12 @@ struct SoakOptions: Sendable {
                     try Self.text(option, value).split(separator: ",").map {
                         $0.replacingOccurrences(of: "_", with: " ")
                     })
+            case "--store":
+                let text = try Self.text(option, value)
+                guard text.hasPrefix("postgres:"), text.count > 9 else {
+                    throw SoakUsageError(message: "--store takes postgres:<url>, not \(text)")
+                }
+                store = String(text.dropFirst(9))
             case "--modes":
                 guard let modes = SoakModes(list: try Self.text(option, value)) else {
                     throw SoakUsageError(
@@ -116,7 +125,7 @@ struct SoakUsageError: Error, CustomStringConvertible {
     /// The message with the usage.
     var description: String {
         "\(message)\nusage: Soak [--seconds 110] [--rounds N] [--ops 60] [--seed S] [--modes LIST] [--keep-going] | Soak --volume N"
-            + " | Soak --check [--seconds S] [--seed S] [--steps 40] [--shrink 150] [--known KIND,…] [--keep-going]"
+            + " | Soak --check [--seconds S] [--seed S] [--steps 40] [--shrink 150] [--known KIND,…] [--keep-going] [--store postgres:URL]"
             + " | Soak --child --port P --db PATH --seed S --ops N --modes LIST\n"
             + "  --modes: classic, or a comma-separated list of " + SoakModes.names.joined(separator: ", ")
             + " (default: drawn per round from its seed)"

@@ -246,7 +246,7 @@ struct LocalMessages: StorageRepository {
         func messages(_ round: Int, _ text: String) -> [Message] {
             (0..<count).map { Message(id: "\(round)-\($0)", text: "\(text) number \($0)") }
         }
-        let samples = try await alternating(
+        let samples = try await alternatingWithCPU(
             rounds,
             [
                 { round in
@@ -268,12 +268,29 @@ struct LocalMessages: StorageRepository {
             ])
         let entries = try await storage.outboxCount(OutboxQuery())
         precondition(entries == rounds * count, "\(entries) outbox entries")
-        print("-- \(store.name)")
-        row("StorageRepository.create (baseline)", samples[0], per: count, baseline: samples[0])
-        row("local-only create + outbox entry", samples[1], per: count, baseline: samples[0])
-        row("StorageRepository.update (baseline)", samples[2], per: count, baseline: samples[2])
-        row("local-only update, folded into the pending create", samples[3], per: count, baseline: samples[2])
+        print("-- \(store.name) (wall clock, and the process's CPU time, user + system, every thread)")
+        cpuRow("StorageRepository.create (baseline)", samples[0], per: count, baseline: samples[0])
+        cpuRow("local-only create + outbox entry", samples[1], per: count, baseline: samples[0])
+        cpuRow("StorageRepository.update (baseline)", samples[2], per: count, baseline: samples[2])
+        cpuRow("local-only update, folded into the pending create", samples[3], per: count, baseline: samples[2])
     }
+}
+
+/// ``alternating(_:_:)`` that also measures the process's CPU time (user + system, every thread)
+/// over each body's run: each body's median wall-clock time and median CPU time, in seconds.
+@MainActor func alternatingWithCPU(
+    _ rounds: Int, _ bodies: [(Int) async throws -> Duration]
+) async throws -> [(wall: Double, cpu: Double)] {
+    var walls = Array(repeating: [Double](), count: bodies.count)
+    var cpus = Array(repeating: [Double](), count: bodies.count)
+    for round in 0..<rounds {
+        for (index, body) in bodies.enumerated() {
+            let start = processCPUSeconds()
+            walls[index].append(try await body(round).seconds)
+            cpus[index].append(processCPUSeconds() - start)
+        }
+    }
+    return (0..<bodies.count).map { (walls[$0].sorted()[rounds / 2], cpus[$0].sorted()[rounds / 2]) }
 }
 
 /// Runs each body once per round, in turn, and returns each body's median time in seconds.

@@ -57,11 +57,27 @@ struct OutboxChannel: Sendable {
     /// decides: the write goes once more under `If-Match`, or it is a ``Outcome/conflict(_:)``,
     /// for the repository's conflict policy (a remote-first write's caller gets it as its error).
     ///
+    /// A write whose `etag` is ``ETag/unknownVersion`` (a write's answer left the record's version
+    /// unknown) reads the entity first the same way, and
+    /// ``PreconditionRequired/decideUnknownVersion(base:server:)`` decides: it goes under the
+    /// `ETag` just read, or is a ``Outcome/conflict(_:)``; it never goes without `If-Match` over a
+    /// version the app has not seen.
+    ///
     /// - Throws: only `DepotError` `.cancelled`; every other failure is an ``Outcome``.
     func send(
         _ operation: OutboxOperation, entityID: String, payload: JSON?, idempotencyKey: String, etag: String?,
         base: JSONObject?, timeout: Duration? = nil
     ) async throws -> Outcome {
+        var etag = etag
+        if etag == ETag.unknownVersion, operation != .create {
+            etag = nil
+            if configuration.conditionalWrites {
+                switch try await knownVersion(entityID: entityID, base: base, timeout: timeout) {
+                case .success(let fresh): etag = fresh
+                case .failure(let settled): return settled.outcome
+                }
+            }
+        }
         let outcome = try await negotiating(
             operation, entityID: entityID, payload: payload, idempotencyKey: idempotencyKey, etag: etag, base: base,
             timeout: timeout)
@@ -84,6 +100,35 @@ struct OutboxChannel: Sendable {
             return try await negotiating(
                 operation, entityID: entityID, payload: payload, idempotencyKey: idempotencyKey, etag: fresh,
                 base: base, timeout: timeout)
+        }
+    }
+
+    /// A write that does not go: its outcome, as an error value for `Result`.
+    private struct Settled: Error {
+        var outcome: Outcome
+    }
+
+    /// The `If-Match` of a write whose record's version is unknown: the server's copy read now
+    /// (``current(entityID:timeout:)``), judged against `base`; or the write's outcome without
+    /// sending it (a conflict, or a failed read's retry or refusal).
+    private func knownVersion(
+        entityID: String, base: JSONObject?, timeout: Duration?
+    ) async throws -> Result<String?, Settled> {
+        let server: Answer?
+        switch try await current(entityID: entityID, timeout: timeout) {
+        case .success(let answer): server = answer
+        case .failure(let failure):
+            // The read failed: the write waits for a retry, or is refused with the read's refusal.
+            if case .retry = Self.classify(failure, operation: .update) {
+                return .failure(Settled(outcome: .retry(failure)))
+            }
+            return .failure(Settled(outcome: .reject(failure)))
+        }
+        switch PreconditionRequired.decideUnknownVersion(
+            base: base.map(JSON.object), server: server.map { (JSON.object($0.json), $0.etag) })
+        {
+        case .success(let etag): return .success(etag)
+        case .failure(let conflict): return .failure(Settled(outcome: .conflict(conflict)))
         }
     }
 

@@ -118,6 +118,28 @@ final class OutboxClaim: Sendable {
         return (claim, entries, record)
     }
 
+    /// Claims more entries under this claim's owner (its fencing token), in one transaction that
+    /// `body` runs as in ``take(in:duration:_:)``, with a lease of a full duration from the store's
+    /// time now; the claim then holds them too. Returns what `body` returned.
+    func extend<Extra: Sendable>(
+        _ body: @escaping @Sendable (any StorageTransaction, OutboxLease, Date) throws -> ([OutboxEntry], Extra)
+    ) async throws -> (entries: [OutboxEntry], extra: Extra) {
+        let (owner, duration) = (self.owner, self.duration)
+        let started = ContinuousClock.now
+        let (entries, extra) = try await storage.transaction { tx in
+            let now = try tx.leaseTime()
+            return try body(tx, OutboxLease(owner: owner, expiry: now.addingTimeInterval(duration)), now)
+        }
+        let holds = state.withLock { state -> Bool in
+            // The leases held before keep their own (earlier) expiry.
+            state.deadline = state.held.isEmpty ? started + .seconds(duration) : state.deadline
+            state.held.formUnion(entries.map(\.sequence))
+            return !state.held.isEmpty
+        }
+        if holds { Self.open.withLock { $0[owner] = $0[owner] ?? [] } }
+        return (entries, extra)
+    }
+
     /// Stops holding `sequence` without a write: its entry is gone from the store (delivered), so
     /// there is no lease left to release.
     func settled(_ sequence: Int64) {

@@ -19,96 +19,78 @@ extension OutboxEngine {
         case refused(DepotError)
     }
 
-    /// Delivers the entity's pending entries up to the entry `sequence` (the caller's, recorded
-    /// with the local write under its idempotency key) under one claim, in order, and returns how
-    /// the caller's entry ended. Earlier entries are sent and settled as a forwarder pass settles
-    /// them; the caller's entry is read again inside the claim (an id moved by an earlier answer
-    /// goes with it) and sent with the session's own timeout, its answer stored only while the
-    /// claim still holds its lease. A 409/412 to it runs no conflict policy: it is the caller's
-    /// error.
+    /// Delivers the write the recording transaction of `now` recorded and claimed (see
+    /// ``recordNow(collection:_:)``), behind the entity's earlier entries, and returns how it
+    /// ended. Earlier entries are sent and settled as a forwarder pass settles them; the caller's
+    /// entry is read again inside the claim (an id moved by an earlier answer goes with it) and
+    /// sent with the session's own timeout, its answer stored only while the claim still holds
+    /// its lease. A 409/412 to it runs no conflict policy: it is the caller's error.
     ///
-    /// When the caller's entry is not delivered, `keeps` decides: true leaves it queued (an
-    /// attempt that never left the process taken back), false removes it and runs `undo` (the
-    /// local write taken back) in one transaction, only while no other sender holds the entry.
+    /// When earlier entries are held by another sender of this process (another remote-first
+    /// write, a forwarder pass), the write waits for that sender (its own lease renewed
+    /// meanwhile), then claims them. When the caller's entry is not delivered, `keeps` decides:
+    /// true leaves it queued (an attempt that never left the process taken back), false removes
+    /// it and runs `undo` (the local write taken back) in one transaction, only while no other
+    /// sender holds the entry. The claim is released when this returns or throws.
     func deliverNow(
-        collection: String, entityID: String, sequence: Int64, keeps: @escaping @Sendable (DepotError) -> Bool,
+        _ now: NowClaim, keeps: @escaping @Sendable (DepotError) -> Bool,
         undo: @escaping @Sendable (any StorageTransaction) throws -> Void
     ) async throws -> NowOutcome {
-        var rounds = 0
-        while true {
-            let (claim, taken, read) = try await take(collection: collection, entityID: entityID, sequence: sequence)
-            // Held by a sender of this process (another remote-first write, a forwarder pass): the
-            // write waits for it, as one entity's writes wait for each other.
-            rounds += 1
-            if taken.isEmpty, rounds < 8,
-                await OutboxClaim.waitForEnd(of: read.holders, atMost: .seconds(configuration.leaseSeconds))
-            {
-                continue
+        let (claim, sequence) = (now.claim, now.sequence)
+        return try await claim.releasing {
+            var now = now
+            var rounds = 0
+            // Held by a sender of this process: the write waits for it, as one entity's writes
+            // wait for each other, holding its own entry meanwhile.
+            while now.chain.isEmpty, now.holdsCaller, !now.holders.isEmpty, rounds < 8 {
+                rounds += 1
+                let holders = now.holders
+                let waited = try await claim.renewing {
+                    await OutboxClaim.waitForEnd(of: holders, atMost: .seconds(configuration.leaseSeconds))
+                }
+                guard waited else { break }
+                now = try await Self.claimChain(now, claim: claim)
+            }
+            guard now.holdsCaller else {
+                return .kept(
+                    DepotError(.queuedBehindEarlierWrites, "another sender holds the write to \(now.entityID)"))
             }
             return try await deliverNow(
-                claim: claim, taken: taken, record: read.record, entityID: entityID, sequence: sequence, keeps: keeps,
-                undo: undo)
-        }
-    }
-
-    /// Claims the entity's entries up to `sequence` (all or none), reading its record; with none,
-    /// the owners of the leases that held them back.
-    private func take(collection: String, entityID: String, sequence: Int64) async throws -> (
-        OutboxClaim, [OutboxEntry], (record: StoredRecord?, holders: Set<String>)
-    ) {
-        try await OutboxClaim.take(in: storage, duration: configuration.leaseSeconds) {
-            tx, lease, now -> ([OutboxEntry], (record: StoredRecord?, holders: Set<String>)) in
-            let pending = try tx.outboxEntries(collection: collection, entityID: entityID).filter {
-                $0.sequence <= sequence
-            }
-            guard pending.contains(where: { $0.sequence == sequence }), pending.allSatisfy({ $0.isClaimable(at: now) })
-            else {
-                let holders = pending.compactMap { $0.lease?.isFree(at: now) == false ? $0.lease?.owner : nil }
-                return ([], (nil, Set(holders)))
-            }
-            var taken = try tx.claimOutboxInOrder(sequences: pending.map(\.sequence), lease: lease, now: now)
-            // The caller's entry counted its send when it was recorded under its key: the claim's
-            // attempt is that one.
-            if let index = taken.firstIndex(where: { $0.sequence == sequence }), taken[index].attempts > 1 {
-                taken[index].attempts -= 1
-                try tx.replaceOutbox(taken[index])
-            }
-            return (taken, (try tx.fetch(collection: collection, id: entityID), []))
+                claim: claim, taken: now.chain, record: now.record, entityID: now.entityID, sequence: sequence,
+                keeps: keeps, undo: undo)
         }
     }
 
     /// Sends the entries `claim` took, in order, up to the caller's entry `sequence`, and settles
-    /// the caller's entry; releases the claim when done.
+    /// the caller's entry.
     private func deliverNow(
         claim: OutboxClaim, taken: [OutboxEntry], record: StoredRecord?, entityID: String, sequence: Int64,
         keeps: @escaping @Sendable (DepotError) -> Bool,
         undo: @escaping @Sendable (any StorageTransaction) throws -> Void
     ) async throws -> NowOutcome {
-        try await claim.releasing {
-            guard taken.contains(where: { $0.sequence == sequence }) else {
-                // Held by another sender, or behind a refused entry: that sender, or the app, first.
-                return try await heldBack(
-                    sequence, entityID: entityID, claim: claim, report: ForwardingReport(), keeps: keeps, undo: undo)
-            }
-            var report = ForwardingReport()
-            var unsent = taken[...]
-            var prefetched: (OutboxEntry, StoredRecord?)? = taken.first.map { ($0, record) }
-            while let entry = unsent.popFirst() {
-                guard try await claim.holds(entry.sequence) else { break }
-                if entry.sequence == sequence {
-                    return try await sendCaller(
-                        entry, prefetched: prefetched, claim: claim, keeps: keeps, undo: undo)
-                }
-                let (result, _) = try await process(entry, claim: claim, report: &report, prefetched: prefetched)
-                prefetched = nil
-                guard case .done = result else { break }
-            }
-            // An earlier entry did not go through: the caller's waits behind it.
-            let rest = unsent.filter { $0.sequence != sequence }
-            try await unmarkAttempted(rest)
+        guard taken.contains(where: { $0.sequence == sequence }) else {
+            // Behind entries another sender holds, or behind a refused entry: that sender, or the
+            // app, first.
             return try await heldBack(
-                sequence, entityID: entityID, claim: claim, report: report, keeps: keeps, undo: undo)
+                sequence, entityID: entityID, claim: claim, report: ForwardingReport(), keeps: keeps, undo: undo)
         }
+        var report = ForwardingReport()
+        var unsent = taken[...]
+        var prefetched: (OutboxEntry, StoredRecord?)? = taken.first.map { ($0, record) }
+        while let entry = unsent.popFirst() {
+            guard try await claim.holds(entry.sequence) else { break }
+            if entry.sequence == sequence {
+                return try await sendCaller(entry, prefetched: prefetched, claim: claim, keeps: keeps, undo: undo)
+            }
+            let (result, _) = try await process(entry, claim: claim, report: &report, prefetched: prefetched)
+            prefetched = nil
+            guard case .done = result else { break }
+        }
+        // An earlier entry did not go through: the caller's waits behind it.
+        let rest = unsent.filter { $0.sequence != sequence }
+        try await unmarkAttempted(rest)
+        return try await heldBack(
+            sequence, entityID: entityID, claim: claim, report: report, keeps: keeps, undo: undo)
     }
 
     /// The caller's entry could not go (an earlier entry of its entity did not): `.notFound` when

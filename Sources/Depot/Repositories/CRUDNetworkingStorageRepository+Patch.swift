@@ -24,7 +24,7 @@ extension CRUDNetworkingStorageRepository {
     /// - Throws: (in the promise) `DepotError`: `.conflict` for a 412 to a stale `If-Match`, the
     ///   server's body kept; otherwise the codes of the request or the store.
     public func patch(_ entity: Entity) -> Promise<Sourced<Entity>> {
-        let (local, writes, remote, outbox) = (self.local, outboxLocal, self.remote, outboxEngine)
+        let (local, writes, remote, outbox) = (self.local, outboxLocal, self.remote, outboxEngineLater)
         let idempotencyKey = UUID().uuidString
         if let now = sendingNow(
             .patch, entityID: entity.id.pathComponent, idempotencyKey: idempotencyKey,
@@ -39,7 +39,7 @@ extension CRUDNetworkingStorageRepository {
             remote: {
                 // The entity's earlier writes go first; an id the server replaced (by now, or by
                 // their answers) is where the patch goes: it is built after they were delivered.
-                try await Self.forwardEarlier(try await local.following(entity).id.pathComponent, outbox)
+                try await Self.forwardEarlier(try await local.following(entity).id.pathComponent, outbox())
                 let entity = try await local.following(entity)
                 return try await Self.sendPatch(entity, local: local, remote: remote, idempotencyKey: idempotencyKey)
             },
@@ -49,8 +49,9 @@ extension CRUDNetworkingStorageRepository {
                         entity, patch: true, idempotencyKey: sentFirst ? idempotencyKey : nil))
             },
             afterRemote: { try await local.storeWriteAnswer($0) },
-            afterLocal: { try await Self.forward($0.entity.id.pathComponent, outbox, handingOff: true) }
-        ).map { $0.map(\.entity) }
+            afterLocal: { try await Self.forward($0.entity.id.pathComponent, outbox(), handingOff: true) },
+            output: { $0.entity }
+        )
     }
 
     /// Sends `entity` as a merge patch against its stored snapshot (or creates it when the server has
@@ -69,7 +70,8 @@ extension CRUDNetworkingStorageRepository {
             return RemoteAnswer(entity: entity, json: snapshot, etag: record?.etag)
         }
         let answer = try await remote.patchAnswer(
-            id: id, patch: patch, base: snapshot, sent: entity, ifMatch: remote.ifMatch(record?.etag), keepJSON: true,
+            id: id, patch: patch, base: snapshot, sent: entity,
+            ifMatch: try await remote.ifMatch(record?.etag, id: id, base: snapshot), keepJSON: true,
             idempotencyKey: idempotencyKey
         ).value
         return answer ?? RemoteAnswer(entity: entity)

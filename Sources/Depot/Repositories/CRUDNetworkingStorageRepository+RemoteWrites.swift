@@ -12,7 +12,7 @@ extension CRUDNetworkingStorageRepository {
     /// ``RepositoryConfiguration/createMethod`` for client-chosen ids with `PUT`.)
     public func create(_ entity: Entity) -> Promise<Sourced<Entity>> {
         let (local, writes, remote, outbox, key) = (
-            self.local, outboxLocal, self.remote, outboxEngine, entity.id.pathComponent
+            self.local, outboxLocal, self.remote, outboxEngineLater, entity.id.pathComponent
         )
         let idempotencyKey = UUID().uuidString
         if let now = sendingNow(
@@ -25,7 +25,7 @@ extension CRUDNetworkingStorageRepository {
         return run(
             .create,
             remote: {
-                try await Self.forwardEarlier(key, outbox)
+                try await Self.forwardEarlier(key, outbox())
                 return try await remote.createAnswer(
                     body: try remote.encoded(entity), keepJSON: true, idempotencyKey: idempotencyKey, entityID: key
                 ).value
@@ -34,8 +34,9 @@ extension CRUDNetworkingStorageRepository {
                 RemoteAnswer(entity: try await writes.create(entity, idempotencyKey: sentFirst ? idempotencyKey : nil))
             },
             afterRemote: { try await local.storeWriteAnswer($0, sentID: key, sent: entity) },
-            afterLocal: { _ in try await Self.forward(key, outbox, handingOff: true) }
-        ).map { $0.map(\.entity) }
+            afterLocal: { _ in try await Self.forward(key, outbox(), handingOff: true) },
+            output: { $0.entity }
+        )
     }
 
     /// Creates from a JSON object. Without an `"id"`, an entity whose id is a `String` or a `UUID`
@@ -58,7 +59,7 @@ extension CRUDNetworkingStorageRepository {
         }
         let body = object
         let idempotencyKey = UUID().uuidString
-        let (local, writes, remote, outbox) = (self.local, outboxLocal, self.remote, outboxEngine)
+        let (local, writes, remote, outbox) = (self.local, outboxLocal, self.remote, outboxEngineLater)
         // An object the entity cannot be read from (the server fills in what it leaves out) has
         // no local write: it goes directly.
         if let recorded = Self.temporarilyNamed(body), let id = MovedIDs.idText(recorded["id"]),
@@ -86,7 +87,7 @@ extension CRUDNetworkingStorageRepository {
             .create,
             remote: {
                 // An entity named by its id may have earlier offline writes: they go first.
-                if let id = MovedIDs.idText(body["id"]) { try await Self.forwardEarlier(id, outbox) }
+                if let id = MovedIDs.idText(body["id"]) { try await Self.forwardEarlier(id, outbox()) }
                 return try await remote.createAnswer(
                     body: remote.applyingNilEncoding(body), keepJSON: true, idempotencyKey: idempotencyKey
                 ).value
@@ -109,8 +110,9 @@ extension CRUDNetworkingStorageRepository {
                     entity: try await writes.create(entity, idempotencyKey: sentFirst ? idempotencyKey : nil))
             },
             afterRemote: { try await local.storeWriteAnswer($0) },
-            afterLocal: { try await Self.forward($0.entity.id.pathComponent, outbox, handingOff: true) }
-        ).map { $0.map(\.entity) }
+            afterLocal: { try await Self.forward($0.entity.id.pathComponent, outbox(), handingOff: true) },
+            output: { $0.entity }
+        )
     }
 
     /// Replaces the entity (PUT). Sends `If-Match` with the stored strong `ETag` (see
@@ -121,7 +123,7 @@ extension CRUDNetworkingStorageRepository {
     /// `Idempotency-Key` that a fallback keeps, as `create(_:)` of an entity does.
     public func update(_ entity: Entity) -> Promise<Sourced<Entity>> {
         let (local, writes, remote, outbox, key) = (
-            self.local, outboxLocal, self.remote, outboxEngine, entity.id.pathComponent
+            self.local, outboxLocal, self.remote, outboxEngineLater, entity.id.pathComponent
         )
         if let refusal = Self.refusingEmpty(key) { return Promise(error: refusal) }
         let idempotencyKey = UUID().uuidString
@@ -137,21 +139,23 @@ extension CRUDNetworkingStorageRepository {
             remote: {
                 // The entity's earlier writes go first; an id the server replaced (by now, or by
                 // their answers) is where the write goes: it is built after they were delivered.
-                try await Self.forwardEarlier(try await local.following(entity).id.pathComponent, outbox)
+                try await Self.forwardEarlier(try await local.following(entity).id.pathComponent, outbox())
                 let entity = try await local.following(entity)
                 let key = entity.id.pathComponent
                 let record = try await local.anyRecord(id: key)
+                let base = record?.snapshot.map(JSON.object)
                 return try await remote.updateAnswer(
-                    entity, ifMatch: remote.ifMatch(record?.etag), keepJSON: true, idempotencyKey: idempotencyKey,
-                    base: record?.snapshot.map(JSON.object)
+                    entity, ifMatch: try await remote.ifMatch(record?.etag, id: key, base: base), keepJSON: true,
+                    idempotencyKey: idempotencyKey, base: base
                 ).value
             },
             local: { sentFirst in
                 RemoteAnswer(entity: try await writes.update(entity, idempotencyKey: sentFirst ? idempotencyKey : nil))
             },
             afterRemote: { try await local.storeWriteAnswer($0) },
-            afterLocal: { try await Self.forward($0.entity.id.pathComponent, outbox, handingOff: true) }
-        ).map { $0.map(\.entity) }
+            afterLocal: { try await Self.forward($0.entity.id.pathComponent, outbox(), handingOff: true) },
+            output: { $0.entity }
+        )
     }
 
     /// Deletes the entity.
@@ -161,7 +165,7 @@ extension CRUDNetworkingStorageRepository {
     /// server has it. Sends `If-Match` like ``update(_:)``.
     public func delete(id: Entity.ID) -> Promise<Sourced<Void>> {
         let (local, writes, remote, outbox, key) = (
-            self.local, outboxLocal, self.remote, outboxEngine, id.pathComponent
+            self.local, outboxLocal, self.remote, outboxEngineLater, id.pathComponent
         )
         if let refusal = Self.refusingEmpty(key) { return Promise(error: refusal) }
         let idempotencyKey = UUID().uuidString
@@ -180,14 +184,14 @@ extension CRUDNetworkingStorageRepository {
             remote: {
                 // The entity's earlier writes go first; an id the server replaced (by now, or by
                 // their answers) is where the delete goes: it is built after they were delivered.
-                try await Self.forwardEarlier(try await local.moved(id: key)?.id ?? key, outbox)
+                try await Self.forwardEarlier(try await local.moved(id: key)?.id ?? key, outbox())
                 let key = try await local.moved(id: key)?.id ?? key
                 let record = try await local.anyRecord(id: key)
                 await sends.begin(storage)
-                try await remote.deleteAnswer(
-                    id: key, ifMatch: remote.ifMatch(record?.etag), idempotencyKey: idempotencyKey,
-                    base: record?.snapshot.map(JSON.object)
-                ).value
+                let base = record?.snapshot.map(JSON.object)
+                let ifMatch = try await remote.ifMatch(record?.etag, id: key, base: base)
+                try await remote.deleteAnswer(id: key, ifMatch: ifMatch, idempotencyKey: idempotencyKey, base: base)
+                    .value
                 return key
             },
             local: { sentFirst in
@@ -196,8 +200,9 @@ extension CRUDNetworkingStorageRepository {
             },
             afterRemote: { (sentID: String) in try await local.storeDeleteAnswer(sentID: sentID, since: sends.current)
             },
-            afterLocal: { (sentID: String) in try await Self.forward(sentID, outbox, handingOff: true) }
-        ).map { $0.map { _ in () } }
+            afterLocal: { (sentID: String) in try await Self.forward(sentID, outbox(), handingOff: true) },
+            output: { _ in () }
+        )
     }
 
     /// `body` named by a ``TemporaryID`` when it names no entity (the server assigns its id),

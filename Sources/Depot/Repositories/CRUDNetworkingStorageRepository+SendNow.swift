@@ -22,13 +22,21 @@ extension CRUDNetworkingStorageRepository {
     /// `synchronize` on, no fallback or `.local`), or returns nil under any other rule.
     ///
     /// `write` makes the local write under `idempotencyKey` in the recording transaction (it
-    /// records the outbox entry; no forwarder is woken). The entry is then delivered now
-    /// (``OutboxEngine/deliverNow(collection:entityID:sequence:keeps:undo:)``): delivered, the
+    /// records the outbox entry; no forwarder is woken), which also claims the entry
+    /// (``OutboxEngine/recordNow(collection:_:)``): no other sender can take it. The entry is
+    /// then delivered now (``OutboxEngine/deliverNow(_:keeps:undo:)``): delivered, the
     /// answer is `answer`'s value with origin `.remote`; not delivered for a reason the rule falls
     /// back on (the earlier writes held back, offline, a timeout), it stays queued and the local
     /// value answers with origin `.local` and the fallback error; refused (or failing without a
     /// fallback), the write is taken back in one transaction with the entry's removal, and the
     /// error thrown.
+    ///
+    /// Under any other rule a write sent to the server is no entry, and needs none, because
+    /// nothing records it and so no other road can send it: a rule with `synchronize` off keeps
+    /// no local copy (the request goes once, by this call, after the entity's earlier entries and
+    /// to the id their answers moved it to; a fallback records it under the same key, counted
+    /// sent), and a local target falls back to the server only when its local write failed
+    /// (nothing stored: an id the store does not hold, or a store that fails).
     func sendingNow<Value: Sendable>(
         _ operation: RepositoryOperation, entityID: String, idempotencyKey: String,
         write: @escaping @Sendable (LocalStore<Entity>, any StorageTransaction) throws -> Value,
@@ -39,7 +47,10 @@ extension CRUDNetworkingStorageRepository {
         let (writes, storage, collection, engine) = (outboxLocal, storage, collection, outboxEngine)
         let fallsBack = rule.fallback == .local
         return Promise {
-            let recorded = try await storage.transaction { tx -> RecordedWrite<Value> in
+            // The entry is claimed in the transaction that records it: no other sender can take
+            // it before this write's own send.
+            let (recorded, claimed) = try await engine.recordNow(collection: collection) {
+                tx -> (RecordedWrite<Value>, entityID: String, sequence: Int64?) in
                 var id = entityID
                 if try tx.fetch(collection: collection, id: id) == nil,
                     let current = try tx.currentID(collection: collection, id: id)
@@ -51,11 +62,12 @@ extension CRUDNetworkingStorageRepository {
                 let entry = try tx.outboxEntries(collection: collection, entityID: id).last {
                     $0.idempotencyKey == idempotencyKey
                 }
-                return RecordedWrite(
+                let recorded = RecordedWrite(
                     id: id, sequence: entry?.sequence, prior: prior,
                     written: try tx.fetch(collection: collection, id: id), value: value)
+                return (recorded, id, entry?.sequence)
             }
-            guard let sequence = recorded.sequence else {
+            guard let claimed else {
                 // Nothing to send for this write (a patch that changes nothing): the entity's
                 // earlier writes still go first.
                 do {
@@ -66,8 +78,7 @@ extension CRUDNetworkingStorageRepository {
                 return Sourced(value: recorded.value, origin: .remote)
             }
             let outcome = try await engine.deliverNow(
-                collection: collection, entityID: recorded.id, sequence: sequence,
-                keeps: { fallsBack && $0.warrantsFallback(from: .remote) },
+                claimed, keeps: { fallsBack && $0.warrantsFallback(from: .remote) },
                 undo: { tx in try Self.takeBack(recorded, collection: collection, in: tx) })
             switch outcome {
             case .delivered(let delivered):

@@ -223,6 +223,14 @@ extension CRUDNetworkingStorageRepository {
             configuration: OutboxCoordinator.configuration(of: storage) ?? ForwarderConfiguration())
     }
 
+    /// ``outboxEngine``, made when a write first needs it: a write recorded locally and left to
+    /// a forwarder (a local-only rule) never does, and making the engine (a channel with its
+    /// routes and body shape) is a good share of such a write's own work.
+    var outboxEngineLater: @Sendable () -> OutboxEngine {
+        let repository = self
+        return { repository.outboxEngine }
+    }
+
     /// Runs `operation` by its rule: target, then fallback on a qualifying error, then the
     /// synchronizing step towards the other side, except towards a server that just failed.
     /// `local` is told whether the remote side was tried first and failed in a way that may have
@@ -234,6 +242,22 @@ extension CRUDNetworkingStorageRepository {
         afterRemote: (@Sendable (Value) async throws -> Void)?,
         afterLocal: (@Sendable (Value) async throws -> Void)?
     ) -> Promise<Sourced<Value>> {
+        run(
+            operation, remote: remote, local: local, afterRemote: afterRemote, afterLocal: afterLocal,
+            output: { $0 })
+    }
+
+    /// ``run(_:remote:local:afterRemote:afterLocal:)`` answering with `output` of the value, worked
+    /// out in the operation's own task: a write answers with its entity without a further hop
+    /// (a `map` on the promise would cost a queue hop and a thread wake-up per write).
+    func run<Value: Sendable, Output: Sendable>(
+        _ operation: RepositoryOperation,
+        remote: @escaping @Sendable () async throws -> Value,
+        local: @escaping @Sendable (_ mayBeOnServer: Bool) async throws -> Value,
+        afterRemote: (@Sendable (Value) async throws -> Void)?,
+        afterLocal: (@Sendable (Value) async throws -> Void)?,
+        output: @escaping @Sendable (Value) -> Output
+    ) -> Promise<Sourced<Output>> {
         let rule = strategy.rule(for: operation)
         @Sendable func attempt(_ side: Origin, after failure: DepotError? = nil) async throws -> Value {
             do {
@@ -266,7 +290,7 @@ extension CRUDNetworkingStorageRepository {
                     answer.synchronizationError = DepotError(.storage, "\(error)", underlying: error)
                 }
             }
-            return answer
+            return answer.map(output)
         }
     }
 }

@@ -15,6 +15,13 @@ public enum ETag {
         return trimmed.hasPrefix("W/") || trimmed.hasPrefix("w/")
     }
 
+    /// What a record's write `ETag` (``StoredRecord/etag``) holds when the server's version of the
+    /// record is unknown: a write's answer changed it without telling it (a batch's element, a
+    /// `204` or `200` without an `ETag`), over a record whose version was known. It is never sent:
+    /// the next update, PATCH or delete reads the server's version first (``StoredRecord/isVersionUnknown``).
+    /// Written as a weak tag, so no road can send it as `If-Match`.
+    public static let unknownVersion = #"W/"depot:version-unknown""#
+
     /// True for a strong tag: one that is not weak and not empty. Unquoted tags, which some
     /// servers send, count as strong and are sent back exactly as received.
     public static func isStrong(_ etag: String) -> Bool {

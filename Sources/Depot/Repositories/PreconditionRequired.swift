@@ -31,6 +31,30 @@ enum PreconditionRequired {
         return .sendAgain(ifMatch: etag)
     }
 
+    /// Decides for an update, PATCH or delete whose record's version is unknown
+    /// (``StoredRecord/isVersionUnknown``: a write's answer changed it without an `ETag`), before
+    /// it is sent, from the `base` its change was made against (the server's copy the answer left)
+    /// and the server's copy read now (nil when it has none), by the same rule as a 428: the copy
+    /// still `base`, the write goes under its `ETag` (without `If-Match` when the copy has no
+    /// strong one: there is none to send); a copy changed since (or no `base` known) is a
+    /// `.conflict` (status 412, as the server would answer the version the app had); a server
+    /// without the entity lets the write go (a delete is done, an update is refused `404`).
+    static func decideUnknownVersion(base: JSON?, server: (json: JSON, etag: String?)?) -> Result<String?, DepotError> {
+        guard let server else { return .success(nil) }
+        guard let base, server.json == base else {
+            let changed = base != nil
+            return .failure(
+                DepotError(
+                    .conflict,
+                    changed
+                        ? "the record's version was unknown (a write's answer carried no ETag) and the server's copy changed since"
+                        : "the record's version is unknown (a write's answer carried no ETag) and no copy of it is stored",
+                    status: 412))
+        }
+        guard let etag = server.etag, ETag.isStrong(etag) else { return .success(nil) }
+        return .success(etag)
+    }
+
     /// The `.conflict` a 428 becomes when the write cannot go again as it is.
     static func conflict(_ error: DepotError, changed: Bool) -> DepotError {
         var conflict = error

@@ -32,6 +32,12 @@ extension StorageTransaction {
     ///   entity as the app has it, stays under its id with its pending change on top of the copy
     ///   (as above), and its outbox entries bring the server up to date.
     ///
+    /// A write's answer (``RecordSource/writeAnswer(_:)``) brings the record's write `ETag`; an
+    /// answer without one (a batch push's element, a `204` without an `ETag`) leaves the version
+    /// unknown (``ETag/unknownVersion``) when the record held one, so the next conditional write
+    /// reads the server's copy before it goes, never sends without `If-Match` over a version the
+    /// app has not seen.
+    ///
     /// The record's HTTP-cache entry is written only by its own `GET` (200 or 304) and dropped by
     /// any other write of the record: the validators it kept no longer describe what the store
     /// holds. A local write or a removal needs no look-up for it: an entry goes with its record,
@@ -165,7 +171,7 @@ extension StorageTransaction {
         if try outboxEntries(collection: collection, entityID: id).isEmpty {
             written = try restoreRecord(collection: collection, id: id)
         } else if var record = try fetch(collection: collection, id: id), record.syncState != .synced {
-            record.etag = etag
+            record.etag = ETag.written(answer: etag, held: record.etag)
             if record.syncState == .created { record.syncState = .updated }
             try upsert(record)
             written = .kept(record)

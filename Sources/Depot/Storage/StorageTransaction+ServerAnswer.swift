@@ -47,10 +47,10 @@ extension StorageTransaction {
     /// delivery mark, the quarantine row and the cache entries): see
     /// ``storeServerAnswer(_:collection:sentID:sent:in:)``.
     func storeAnswerRecord(_ write: WriteAnswer) throws -> RecordWrite {
-        let (answer, collection, sentID, sent) = (write.answer, write.collection, write.sentID, write.sent)
+        let (collection, sentID, sent) = (write.collection, write.sentID, write.sent)
         let record = try fetch(collection: collection, id: sentID)
         var pending = try outboxEntries(collection: collection, entityID: sentID)
-        guard let answer else {
+        guard var answer = write.answer else {
             // A delete went through, or the server no longer has the entity.
             guard pending.isEmpty, record != nil else { return .kept(record) }
             try delete(collection: collection, id: sentID)
@@ -58,6 +58,8 @@ extension StorageTransaction {
             try forgetIDMove(collection: collection, id: sentID)
             return .removed
         }
+        // An answer that does not tell the version it made leaves it unknown, not none.
+        answer.etag = ETag.written(answer: answer.etag, held: record?.etag)
         var changed = false
         if let record, let sent, record.syncState != .synced { changed = record.object != sent }
         var fields: JSONObject = [:]
@@ -116,6 +118,18 @@ extension StorageTransaction {
             OutboxEntry(
                 sequence: 0, collection: record.collection, entityID: record.id, operation: operation,
                 payload: operation == .delete ? nil : .object(record.object)))
+    }
+}
+
+extension ETag {
+    /// The write `ETag` a record keeps after a write's answer that came with `answer` (nil for
+    /// none), over a record that held `held`: the answer's; for an answer without one (a batch's
+    /// element, a `204` without an `ETag`), ``unknownVersion`` when the record held a version (the
+    /// write changed it, and the server did not say to what: the next conditional write reads it
+    /// first), and none when it held none (a server that sends no `ETag`s is never asked).
+    static func written(answer: String?, held: String?) -> String? {
+        if let answer { return answer }
+        return held == nil ? nil : unknownVersion
     }
 }
 

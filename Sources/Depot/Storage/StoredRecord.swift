@@ -26,7 +26,15 @@ public struct StoredRecord: Sendable, Hashable {
     /// included): what PATCH diffs against. Nil if never synced.
     public var snapshot: JSONObject?
     /// The `ETag` the server sent with ``snapshot``, sent back as `If-Match` on writes; nil if none.
+    /// ``ETag/unknownVersion`` when the server's version is unknown (``isVersionUnknown``).
     public var etag: String?
+
+    /// Whether the server's version of the record is unknown: a write's answer changed it without
+    /// an `ETag` (a batch push's element, say), over a record whose `ETag` was known. The next
+    /// update, PATCH or delete reads the server's copy first (`GET`) and goes under its `ETag` if
+    /// that copy is still ``snapshot``; a copy another client changed meanwhile is a conflict, for
+    /// the repository's ``ConflictPolicy`` (a remote-first write's caller gets `.conflict`).
+    public var isVersionUnknown: Bool { etag == ETag.unknownVersion }
 
     /// Makes a record.
     public init(

@@ -68,9 +68,11 @@ extension Synchronizer {
                 var failure = error as? DepotError ?? DepotError(.decoding, "\(error)", underlying: error)
                 failure.message = (fromQuarantine ? "kept row: " : "list element \(index): ") + failure.message
                 failure.request = failure.request ?? summary(of: request)
+                // Kept under the server's id (a write's answer, a read or a deletion of it releases
+                // it), not under the id the app sent (`client_id`) that the server echoes.
                 let row = UnreadableRow(
-                    collection: collection, id: rawID.map(Self.storedID), raw: element, error: failure,
-                    firstSeen: Date())
+                    collection: collection, id: (Self.idText(element["id"]) ?? rawID).map(Self.storedID), raw: element,
+                    error: failure, firstSeen: Date())
                 if !fromQuarantine {
                     // A row kept from an earlier pull and still unreadable was reported then.
                     report.errors.append(failure)
@@ -160,11 +162,17 @@ extension Synchronizer {
 
     /// Removes synced records whose id the pull did not see, walking them a page at a time; a
     /// record that became unsynced meanwhile stays, and so does one a write's answer stored
-    /// after the pull began (`reader`): the server made it after the pull's pages.
+    /// after the pull began (`reader`): the server made it after the pull's pages. The quarantined
+    /// rows of ids the pull did not see go too.
     func prune(
         keeping seen: Set<String>, _ report: inout SynchronizationReport, reader: DeliveryLog.Reader
     ) async throws {
         let collection = self.collection
+        // A row kept from an earlier read of an id the server no longer lists goes as its record does.
+        let gone = try await Quarantine.rows(of: collection, in: storage).compactMap(\.id).filter { !seen.contains($0) }
+        if !gone.isEmpty {
+            try await storage.transaction { tx in try tx.releaseQuarantine(collection: collection, ids: gone) }
+        }
         var after: String?
         while true {
             try checkCancellation()

@@ -32,9 +32,10 @@ import Testing
             let messages = OutboxMessages(store: session, storage: fixture.storage)
             if operation == .delete { _ = try await messages.readAll().value }
 
-            // When: the write is applied but answered only after 1.5 s, and the session sends it
-            // again once, at about 0.3 s (1.2 s of slack for a loaded machine)
-            fixture.server.inject(.delay(.milliseconds(1_500)), pathPrefix: "/messages")
+            // When: the write is applied but answered only once the test opens the gate, and the
+            // session sends it again once, after its 0.3 s timeout
+            let gate = StubGate()
+            fixture.server.inject(.hold(gate), pathPrefix: "/messages")
             let (origin, fallbackError): (Origin, DepotError?)
             switch operation {
             case .create:
@@ -54,6 +55,7 @@ import Testing
             #expect(fixture.server.requests.filter { $0.header("Idempotency-Key") == key }.count >= 2)
 
             // When: the first request is answered, and the outbox is flushed
+            gate.open()
             #expect(await eventuallyTrue { fixture.server.keysInProcessing.isEmpty })
             let report = try await fixture.forwarder(messages).flush().value
 

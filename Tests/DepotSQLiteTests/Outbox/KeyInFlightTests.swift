@@ -34,7 +34,9 @@ import Testing
 
             // When: the first POST is applied but answered only after the client gave up, and the
             // resend goes while the server still processes the first
-            fixture.server.inject(.delay(.seconds(3)), pathPrefix: "/messages")
+            // (held until the test opens the gate, however slow the machine)
+            let gate = StubGate()
+            fixture.server.inject(.hold(gate), pathPrefix: "/messages")
             let timedOut = try await forwarder.flush().value
             #expect(timedOut.retrying == 1)
             #expect(fixture.server.keysInProcessing == [key])
@@ -47,6 +49,7 @@ import Testing
             #expect(try await fixture.stored("tmp-1") != nil)
 
             // When: the first request is answered, and the entry goes again
+            gate.open()
             #expect(await eventuallyTrue { fixture.server.keysInProcessing.isEmpty })
             let replayed = try await forwarder.flush().value
 

@@ -60,8 +60,13 @@ private func withJSONAPI(_ body: (RealServer, DJANotes) async throws -> Void) as
             }
             #expect(error?.code == .notFound)
             let log = try await server.requests("__requests")
-            #expect(log.map { $0["method"] } == ["POST", "GET", "POST", "GET", "PATCH", "PATCH", "DELETE", "GET"])
-            #expect(log.map { $0["status"] } == [201, 200, 201, 200, 200, 200, 204, 404])
+            // DJA gives an ETag to GET answers only (ConditionalGetMiddleware): a PATCH's answer
+            // leaves the note's version unknown, so the next write reads it first (a GET).
+            #expect(
+                log.map { $0["method"] } == [
+                    "POST", "GET", "POST", "GET", "PATCH", "GET", "PATCH", "GET", "DELETE", "GET",
+                ])
+            #expect(log.map { $0["status"] } == [201, 200, 201, 200, 200, 200, 200, 200, 204, 404])
             #expect(log.allSatisfy { $0["accept"] == .string(JSONAPIResource.mediaType) })
             let writes = log.filter { $0["method"] == "POST" || $0["method"] == "PATCH" }
             #expect(writes.allSatisfy { $0["content_type"] == .string(JSONAPIResource.mediaType) })

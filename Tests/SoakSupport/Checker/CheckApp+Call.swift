@@ -9,29 +9,42 @@ extension CheckApp {
         let forwarder = step.account == "R" ? replicaForwarder ?? self.forwarder : self.forwarder
         let held = step.handle.flatMap { self.held[$0] }
         let createdID = step.handle.map(createdID)
+        // The schema field of the app's version (rounds that migrate): v1 writes `tag`, v2 `label`.
+        let migrates = program.shape.migrates
+        let tag: String? = migrates && schemaVersion == 1 ? "1" : nil
+        let label: String? = migrates && schemaVersion == 2 ? "2" : nil
+        var fields: JSONObject = [:]
+        if let tag { fields["tag"] = .string(tag) }
+        if let label { fields["label"] = .string(label) }
+        let schemaFields = fields
         return {
             do {
                 switch step.action {
                 case .create(_, let value), .recreate(_, let value):
-                    let answer = try await items.create(CheckItem(id: createdID!, value: value)).value
+                    let answer = try await items.create(
+                        CheckItem(id: createdID!, value: value, tag: tag, label: label)
+                    ).value
                     return .one(answer.value, answer.origin)
                 case .recreateJSON(_, let value):
-                    let answer = try await items.create(["id": .string(createdID!), "value": .string(value)]).value
+                    let object = schemaFields.merging(["id": .string(createdID!), "value": .string(value)]) { $1 }
+                    let answer = try await items.create(object).value
                     return .one(answer.value, answer.origin)
                 case .update(_, let value):
                     var entity = held!
                     entity.value = value
+                    if tag != nil || label != nil { (entity.tag, entity.label) = (tag, label) }
                     let answer = try await items.update(entity).value
                     return .one(answer.value, answer.origin)
                 case .patch(_, let value):
                     var entity = held!
                     entity.value = value
+                    if tag != nil || label != nil { (entity.tag, entity.label) = (tag, label) }
                     let answer = try await items.patch(entity).value
                     return .one(answer.value, answer.origin)
                 case .delete:
                     let answer = try await items.delete(id: held!.id).value
                     return .one(nil, answer.origin)
-                case .read:
+                case .read, .reread:
                     let answer = try await items.read(held!.id).value
                     return .one(answer.value, answer.origin)
                 case .readV2:
@@ -85,7 +98,8 @@ extension CheckStep {
     var handle: Int? {
         switch action {
         case .create(let handle, _), .update(let handle, _), .patch(let handle, _), .delete(let handle),
-            .read(let handle), .readV2(let handle), .otherWrite(let handle, _), .otherDelete(let handle),
+            .read(let handle), .readV2(let handle), .reread(let handle), .otherWrite(let handle, _),
+            .otherDelete(let handle),
             .otherCorrupt(let handle),
             .recreate(let handle, _), .recreateJSON(let handle, _):
             handle

@@ -135,6 +135,7 @@ extension CheckApp {
             )
         }
         for message in divergences(entries: entries, records: records) { flag("DIVERGED", message) }
+        await judgeStoreBounds(flag: flag)
     }
 
     /// The outbox and the records of `storage`; nil when reading fails.

@@ -42,9 +42,17 @@ final class CheckApp {
     /// Whether the step being judged ran beside another call: a read then may answer a state from
     /// before the other call's write (it may be ordered first), so its answer is not judged.
     var concurrent = false
+    /// The app's schema version (2 after ``CheckAction/migrate``).
+    var schemaVersion = 1
 
-    init(program: CheckProgram, stub: StubServer, path: String) throws {
+    /// Opens the shared store again (a restart, the replica) when it is not an SQLite file: the
+    /// round's ``CheckStore``, with the names of the stores opened so far to close.
+    let store: CheckStore?
+    var opened: [Storage] = []
+
+    init(program: CheckProgram, stub: StubServer, path: String, store: CheckStore? = nil) async throws {
         self.program = program
+        self.store = store
         self.stub = stub
         self.path = path
         server = CheckServer(shape: program.shape, on: stub)
@@ -81,10 +89,16 @@ final class CheckApp {
         }
         self.sessions = sessions
         self.authentications = authentications
-        storage = program.shape.sqlite ? try SQLiteStorage(path: path) : InMemoryStorage()
+        if program.shape.sqlite, let store {
+            storage = try await store.open(path)
+            opened.append(storage)
+        } else {
+            storage = program.shape.sqlite ? try SQLiteStorage(path: path) : InMemoryStorage()
+        }
         forwarder = Self.forwarder(storage: storage, session: sessions["A"]!, shape: program.shape)
         if program.shape.replica, program.shape.sqlite {
-            let replica = try SQLiteStorage(path: path)
+            let replica = try await store?.open(path) ?? SQLiteStorage(path: path)
+            if store != nil { opened.append(replica) }
             replicaStorage = replica
             replicaForwarder = Self.forwarder(
                 storage: replica, session: sessions["A"]!, shape: program.shape, fast: true)
@@ -227,10 +241,16 @@ final class CheckApp {
             let two = await run(part, index: index, outcome: &outcome)
             concurrent = wasConcurrent
             return one + "; " + two
+        case .migrate:
+            return await migrate(index: index, outcome: &outcome)
+        case .reread(let handle):
+            guard held[handle] != nil else { return "skipped: the app holds no e\(handle)" }
+            return await reread(step, handle: handle, index: index, outcome: &outcome)
         case .restart:
             guard program.shape.sqlite else { return "skipped: in memory" }
             do {
-                storage = try SQLiteStorage(path: path)
+                storage = try await store?.open(path) ?? SQLiteStorage(path: path)
+                if store != nil { opened.append(storage) }
                 forwarder = Self.forwarder(storage: storage, session: sessions["A"]!, shape: program.shape)
                 return "restarted"
             } catch {

@@ -16,19 +16,28 @@ public struct CheckItem: Codable, Identifiable, Sendable, Equatable {
     public var viewer: String?
     /// The server's version stamp (rounds with incremental pulls).
     public var updatedAt: Int?
+    /// Version 1 of the app's schema field (rounds with ``CheckServerShape/migrates``): `"1"`.
+    public var tag: String?
+    /// Version 2's name of that field (``CheckAction/migrate`` renames `tag` to it): `"2"`.
+    public var label: String?
 
     enum CodingKeys: String, CodingKey {
-        case id, value, body, viewer
+        case id, value, body, viewer, tag, label
         case updatedAt = "updated_at"
     }
 
     /// Makes an item.
-    public init(id: String, value: String, body: String? = nil, viewer: String? = nil, updatedAt: Int? = nil) {
+    public init(
+        id: String, value: String, body: String? = nil, viewer: String? = nil, updatedAt: Int? = nil,
+        tag: String? = nil, label: String? = nil
+    ) {
         self.id = id
         self.value = value
         self.body = body
         self.viewer = viewer
         self.updatedAt = updatedAt
+        self.tag = tag
+        self.label = label
     }
 }
 

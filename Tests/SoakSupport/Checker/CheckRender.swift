@@ -32,6 +32,12 @@ public enum CheckRender {
         case .readV2:
             line =
                 "_ = try await itemsV2(.\(step.strategy.rawValue), as: \"\(step.account)\").read(\(held).id).value   // v2 of the app"
+        case .reread:
+            line =
+                "\(held) = try await \(items).read(\(held).id).value.value; _ = try await \(items).read(\(held).id).value   // twice"
+        case .migrate:
+            line =
+                "try await storage.migrate(CollectionSchema(\"items\", entity: CheckItem.self, migrations: [Migration(to: 2\(shape.migratesQueued ? ", queuedWrites: .migrate" : "")) { $0[\"label\"] = $0.removeValue(forKey: \"tag\") }]))"
         case .readAll: line = "_ = try await \(items).readAll().value"
         case .readQuery: line = "_ = try await \(items).readAll(query: [\"kind\": \"item\"]).value"
         case .synchronize: line = "_ = try await \(items).synchronize().value"
@@ -123,6 +129,9 @@ extension CheckRender {
         if shape.clientWins { flags.append("$0.clientWins = true") }
         if shape.tinyCache { flags.append("$0.tinyCache = true") }
         if shape.declaresServerKeys { flags.append("$0.declaresServerKeys = true") }
+        if shape.migrates { flags.append("$0.migrates = true") }
+        if shape.migratesQueued { flags.append("$0.migratesQueued = true") }
+        if shape.hugeAge { flags.append("$0.hugeAge = true") }
         flags.append("$0.pageSize = \(shape.pageSize)")
         var lines = ["CheckProgram(seed: \(program.seed), shape: .with { \(flags.joined(separator: "; ")) }, steps: ["]
         for step in program.steps {
@@ -160,6 +169,8 @@ extension CheckRender {
         case .expireToken(let account): ".expireToken(account: \"\(account)\")"
         case .logout(let account): ".logout(account: \"\(account)\")"
         case .signIn(let account): ".signIn(account: \"\(account)\")"
+        case .reread(let handle): ".reread(handle: \(handle))"
+        case .migrate: ".migrate"
         case .both(let first, let second): ".both(\(Self.action(first)), \(Self.action(second)))"
         }
     }

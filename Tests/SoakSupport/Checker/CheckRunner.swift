@@ -23,16 +23,20 @@ public struct CheckRunner: Sendable {
         public var requests = 0
     }
 
-    /// Runs `program`.
-    public static func run(_ program: CheckProgram) async -> Outcome {
+    /// Runs `program`; its SQLite rounds on `store` instead of an SQLite file, when given.
+    public static func run(_ program: CheckProgram, store: CheckStore? = nil) async -> Outcome {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("Check-\(UUID())")
         defer { try? FileManager.default.removeItem(at: directory) }
         var outcome = Outcome()
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let stub = try await StubServer.start()
-            let app = try CheckApp(
-                program: program, stub: stub, path: directory.appendingPathComponent("check.sqlite").path)
+            // The round's own name: an SQLite file, or a PostgreSQL schema (letters, digits, `_`).
+            let name =
+                store == nil
+                ? directory.appendingPathComponent("check.sqlite").path
+                : "check_" + UUID().uuidString.prefix(8).lowercased()
+            let app = try await CheckApp(program: program, stub: stub, path: name, store: store)
             if program.shape.tinyCache {
                 try await app.storage.setHTTPCacheLimit(HTTPCacheLimit(entries: 3, bytes: 4_000))
             }
@@ -40,6 +44,7 @@ public struct CheckRunner: Sendable {
             if !outcome.violations.contains(where: { $0.kind == "HANG" }) { await app.settle(&outcome) }
             outcome.requests = stub.requests.count
             try? await stub.shutdown()
+            if let store { await store.close(app.opened, name) }
         } catch {
             outcome.violations.append(CheckViolation(kind: "SETUP", step: nil, message: "\(error)"))
         }
@@ -55,5 +60,23 @@ public struct CheckRunner: Sendable {
             result.withLock { $0 = nil }; let value = await body(); result.withLock { $0 = value }
         }
         return returned ? result.withLock { $0 } : nil
+    }
+}
+
+/// A store the checker's SQLite rounds run on instead of an SQLite file (`Soak --check --store
+/// postgres:URL`): replicas are two store objects on one database, a restart opens a new one.
+public struct CheckStore: Sendable {
+    /// Opens the round's store named `name` (every object opened with one name shares its data).
+    public var open: @Sendable (_ name: String) async throws -> Storage
+    /// Closes the objects opened for the round `name`, and removes its data.
+    public var close: @Sendable (_ opened: [Storage], _ name: String) async -> Void
+
+    /// A store opened by `open` and closed by `close`.
+    public init(
+        open: @escaping @Sendable (_ name: String) async throws -> Storage,
+        close: @escaping @Sendable (_ opened: [Storage], _ name: String) async -> Void
+    ) {
+        self.open = open
+        self.close = close
     }
 }

@@ -23,6 +23,24 @@ extension CheckServer {
                 ifMatch: ifMatch, silentOverwrite: silent))
     }
 
+    /// Takes the schema field (`tag` or `label`) a write `body` of `method` sends into `object`;
+    /// a body carrying both (not null) is neither version's shape, and is noted.
+    func takeSchemaField(
+        _ body: JSONObject, into object: inout Object, method: String, state: inout State
+    ) {
+        let fields = ["tag", "label"].compactMap { key in
+            body[key].flatMap { $0 == .null ? nil : SchemaField(key: key, value: $0) }
+        }
+        if fields.count > 1 {
+            state.mixedShapes.append("\(method) \(object.id) \(JSON.object(body))")
+        }
+        if let field = fields.last {
+            object.schemaField = field
+        } else if let key = ["tag", "label"].first(where: { body[$0] == .null }), object.schemaField?.key == key {
+            object.schemaField = nil
+        }
+    }
+
     /// A 412 with the current object when the request's `If-Match` names another version.
     func failedPrecondition(
         _ object: Object, request: RecordedRequest, account: String, state: inout State
@@ -47,7 +65,8 @@ extension CheckServer {
             id = canonical(sent)
             if state.objects[id] != nil { return Self.error(409, "item \(sent) exists") }
         }
-        let object = Object(id: id, value: value, version: state.nextVersion, writer: "app", clientID: sent)
+        var object = Object(id: id, value: value, version: state.nextVersion, writer: "app", clientID: sent)
+        takeSchemaField(body, into: &object, method: "POST", state: &state)
         state.nextVersion += 1
         state.objects[id] = object
         state.tombstones[id] = nil
@@ -70,6 +89,8 @@ extension CheckServer {
             object.value = value
             object.corrupt = false
         }
+        if request.method == "PUT" { object.schemaField = nil }
+        takeSchemaField(body, into: &object, method: request.method, state: &state)
         object.version = state.nextVersion
         object.writer = "app"
         state.nextVersion += 1
@@ -108,6 +129,8 @@ extension CheckServer {
                 let previous = object
                 object.value = value
                 object.corrupt = false
+                object.schemaField = nil
+                takeSchemaField(body, into: &object, method: "BATCH", state: &state)
                 object.version = state.nextVersion
                 object.writer = "app"
                 state.nextVersion += 1
@@ -128,7 +151,8 @@ extension CheckServer {
                 guard let sent else { return Self.error(400, "every element needs an id") }
                 id = sent
             }
-            let object = Object(id: id, value: value, version: state.nextVersion, writer: "app", clientID: sent)
+            var object = Object(id: id, value: value, version: state.nextVersion, writer: "app", clientID: sent)
+            takeSchemaField(body, into: &object, method: "BATCH", state: &state)
             state.nextVersion += 1
             state.objects[id] = object
             state.tombstones[id] = nil

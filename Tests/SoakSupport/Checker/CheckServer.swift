@@ -28,6 +28,17 @@ public final class CheckServer: Sendable {
         public var clientID: String?
         /// Whether `value` goes out as a number (another client wrote what the app cannot read).
         public var corrupt = false
+        /// The app's schema field as last written: `tag` (v1) or `label` (v2), and its value
+        /// (rounds with ``CheckServerShape/migrates``).
+        public var schemaField: SchemaField?
+    }
+
+    /// The app's schema field of an object: its name in the version that wrote it, and its value.
+    public struct SchemaField: Sendable, Equatable {
+        /// `tag` or `label`.
+        public var key: String
+        /// What was written.
+        public var value: JSON
     }
 
     /// A write the server applied.
@@ -82,6 +93,8 @@ public final class CheckServer: Sendable {
         var trickleNext = false
         /// The version counter when the last full pull's page (paged, no `updated_after`) was served.
         var fullPullVersion = 0
+        /// Write bodies that carried both versions' schema field (`tag` and `label`).
+        var mixedShapes: [String] = []
     }
 
     /// The shape of the round's server.
@@ -114,6 +127,10 @@ public final class CheckServer: Sendable {
     public var refusals: [(method: String, id: String, value: String?, status: Int)] {
         state.withLock { $0.refusals }
     }
+
+    /// Write bodies (`POST /items {…}`) that carried both versions' schema field: neither
+    /// version's shape.
+    public var mixedShapes: [String] { state.withLock { $0.mixedShapes } }
 
     /// How many 409s answered a key whose first request was in flight.
     public var inFlightConflicts: Int { state.withLock { $0.inFlightConflicts } }
@@ -266,6 +283,7 @@ public final class CheckServer: Sendable {
         if shape.variesByCaller { json["viewer"] = .string(account) }
         if let clientID = object.clientID, shape.assignsIDs { json["client_id"] = .string(clientID) }
         if shape.incremental { json["updated_at"] = .integer(Int64(object.version)) }
+        if let field = object.schemaField { json[field.key] = field.value }
         return json
     }
 
@@ -288,6 +306,7 @@ public final class CheckServer: Sendable {
         var headers: [String: String] = [:]
         if let cacheControl = shape.cacheControl { headers["Cache-Control"] = cacheControl }
         if shape.variesByCaller { headers["Vary"] = shape.cookies ? "Cookie" : "Authorization" }
+        if shape.hugeAge { headers["Age"] = "2147483648" }
         return headers
     }
 

@@ -46,6 +46,15 @@ public struct CheckServerShape: Sendable, Hashable, CustomStringConvertible {
     /// ``RepositoryConfiguration/serverOwnedKeys``: its writes leave them out, and a resend the
     /// server applied is told by the keys the app sends only.
     public var declaresServerKeys = false
+    /// The app's writes carry a field of its schema's version, `tag` (v1) or `label` (v2), and the
+    /// program migrates the store from v1 to v2 once (``CheckAction/migrate``, issue 32 #13).
+    public var migrates = false
+    /// The migration rewrites queued writes too (``Migration/QueuedWrites/migrate``; else
+    /// ``Migration/QueuedWrites/asWritten``).
+    public var migratesQueued = false
+    /// Every GET answer says `Age: 2147483648` (2^31 seconds, issue 32 #9): no stored answer is
+    /// fresh, but its validators must survive the store.
+    public var hugeAge = false
 
     /// The classic shape: client ids, no validators, SQLite.
     public init() {}
@@ -100,6 +109,8 @@ public struct CheckServerShape: Sendable, Hashable, CustomStringConvertible {
         if clientWins { words.append("client wins") }
         if tinyCache { words.append("a 3-entry HTTP cache") }
         if declaresServerKeys { words.append("server keys declared") }
+        if migrates { words.append(migratesQueued ? "a migration of queued writes" : "a migration as written") }
+        if hugeAge { words.append("Age: 2^31") }
         words.append("pages of \(pageSize)")
         return words.joined(separator: ", ")
     }

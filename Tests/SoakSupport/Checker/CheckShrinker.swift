@@ -89,7 +89,7 @@ public struct CheckShrinker: Sendable {
             { $0.assignsIDs = false }, { $0.sqlite = true }, { $0.refreshesTokens = false },
             { $0.lowercaseIDs = false }, { $0.incremental = false }, { $0.replica = false },
             { $0.cookies = false }, { $0.wholeSecondTimeout = false }, { $0.clientWins = false },
-            { $0.tinyCache = false },
+            { $0.tinyCache = false }, { $0.hugeAge = false }, { $0.migratesQueued = false },
         ]
         for plain in plainer where runs < budget {
             var candidate = best

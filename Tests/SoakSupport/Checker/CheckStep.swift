@@ -51,6 +51,13 @@ public enum CheckAction: Sendable, Hashable {
     case logout(account: String)
     /// The account signs in again: `update(credential:)` with its current token.
     case signIn(account: String)
+    /// `read(held.id)` twice in a row: the second read is judged for freshness (a fresh stored
+    /// answer is used without a request) and validators (a revalidation carries the stored `ETag`).
+    case reread(handle: Int)
+    /// The app updates to version 2 of its schema: `storage.migrate` with a migration that renames
+    /// ``CheckItem/tag`` to ``CheckItem/label`` (rounds with ``CheckServerShape/migrates``); its
+    /// writes from then on carry `label`, and no body the server gets may carry both.
+    case migrate
     /// Two actions, one after the other (as a step's `during`: several things happen while its
     /// first request is held, e.g. the app's own write answered and another client's write).
     indirect case both(CheckAction, CheckAction)
@@ -122,7 +129,7 @@ public struct CheckStep: Sendable, Hashable {
     public var callsRepository: Bool {
         switch action {
         case .create, .update, .patch, .delete, .read, .readV2, .readAll, .readQuery, .synchronize, .recreate,
-            .recreateJSON:
+            .recreateJSON, .reread:
             true
         default: false
         }
@@ -158,6 +165,12 @@ public struct CheckProgram: Sendable, Hashable {
         self.seed = seed
         shape = CheckServerShape(using: &random)
         shape.declaresServerKeys = CheckServerShape.drawsServerKeys(seed: seed)
+        // Steps added later are drawn apart (so an older seed keeps its steps, with some added).
+        var extra = SeededGenerator(seed: seed ^ 0x4D49_4752_4154_4521)
+        shape.migrates = Int.random(in: 0..<4, using: &extra) == 0
+        shape.migratesQueued = shape.migrates && Bool.random(using: &extra)
+        shape.hugeAge = shape.cacheControl != nil && Int.random(in: 0..<4, using: &extra) == 0
+        let migrateAt = shape.migrates ? Int.random(in: count / 5...max(count / 5, count * 3 / 5), using: &extra) : nil
         steps = []
         var live: [Int] = []
         var next = 1
@@ -178,6 +191,42 @@ public struct CheckProgram: Sendable, Hashable {
                     steps.append(CheckStep(.online))
                     continue
                 }
+            }
+            // Added steps: the app's schema migration (once, preferably while writes are queued
+            // offline, so a later edit meets a create still queued), and reads read twice.
+            if let migrateAt, index >= migrateAt, !steps.contains(where: { $0.action == .migrate }) {
+                if offlineFor > 0 {
+                    // The spell's queued writes meet it, and often a v2 edit of the last entity.
+                    steps.append(CheckStep(.migrate))
+                    if let last = live.last, Bool.random(using: &extra) {
+                        steps.append(CheckStep(.patch(handle: last, value: "m\(index)"), strategy: .localFirst))
+                    }
+                } else if signedOut == nil {
+                    // Issue 32 #13's shape: offline, v1 creates and edits an entity (the create tried
+                    // at once, the edit queued behind it, untried), the app updates, v2 edits it.
+                    let handle = next
+                    next += 1
+                    live.append(handle)
+                    steps.append(CheckStep(.offline))
+                    steps.append(
+                        CheckStep(
+                            .create(handle: handle, value: "m\(index)"),
+                            strategy: Bool.random(using: &extra) ? .localFirst : .remoteFirst))
+                    if Int.random(in: 0..<10, using: &extra) < 7 {
+                        steps.append(CheckStep(.update(handle: handle, value: "m\(index)u"), strategy: .localFirst))
+                    }
+                    steps.append(CheckStep(.migrate))
+                    let edit: CheckAction =
+                        Int.random(in: 0..<10, using: &extra) < 7
+                        ? .patch(handle: handle, value: "m\(index)p") : .update(handle: handle, value: "m\(index)p")
+                    steps.append(CheckStep(edit, strategy: .localFirst))
+                    steps.append(CheckStep(.online))
+                }
+            }
+            if !live.isEmpty, Int.random(in: 0..<100, using: &extra) < 4 {
+                let handle = live[Int.random(in: 0..<live.count, using: &extra)]
+                let strategy: CheckStrategy = Bool.random(using: &extra) ? .cacheFirst : .remoteFirst
+                steps.append(CheckStep(.reread(handle: handle), strategy: strategy))
             }
             let roll = Int.random(in: 0..<100, using: &random)
             let action: CheckAction
