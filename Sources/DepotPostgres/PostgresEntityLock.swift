@@ -1,4 +1,5 @@
 #if Postgres
+    import Depot
     import PostgresNIO
 
     /// The advisory lock of one entity: what a write transaction holds from its first read or write
@@ -9,9 +10,9 @@
     /// The lock is `pg_advisory_xact_lock(hashtextextended(<text>, 0))` on a text naming the
     /// schema, the collection and the id, so every replica computes the same key (a collision only
     /// makes two entities wait for each other). Depot's own per-entity rows (a moved id, a delivery
-    /// mark, a quarantined row, a record's HTTP-cache entry, kept in collections of Depot's own
-    /// under `<length>:<collection>/<id>`) take the lock of the entity they describe, so an id
-    /// move and a write under the old id meet on one lock.
+    /// mark, a quarantined row, a record's HTTP-cache entry) take the lock of the entity they
+    /// describe, as Depot names it (``DepotRows``), so an id move and a write under the old id
+    /// meet on one lock.
     struct PostgresEntityLock: Hashable, Comparable, Sendable {
         /// The text the key is hashed from.
         let text: String
@@ -24,47 +25,28 @@
             text = "\(schema)|\(collection.utf8.count):\(collection)/\(id)"
         }
 
-        /// Depot's collections whose rows are written blind and read without deciding a write on
-        /// them: a collection's list-cache token (every write of the collection replaces it with a
-        /// new random one; whichever commits last, the lists cached before are stale). Locking it
-        /// would make every write of a collection wait for every other.
-        static let unlockedCollections: Set<String> = ["__depot_http_cache_lists"]
+        /// Depot's collections whose rows no transaction needs to lock
+        /// (``DepotRows/unlockedCollections``, named by Depot).
+        static var unlockedCollections: Set<String> { DepotRows.unlockedCollections }
 
         static func < (left: PostgresEntityLock, right: PostgresEntityLock) -> Bool {
             left.text.utf8.lexicographicallyPrecedes(right.text.utf8)
         }
 
-        /// Depot's collections whose record ids name an entity (`<length>:<collection>/<id>`,
-        /// `r<length>:…` for a record's cache entry).
-        static let perEntityCollections: Set<String> = [
-            "__depot_moved_ids", "__depot_deliveries", "__depot_quarantine", "__depot_http_cache",
-        ]
-
-        /// Depot's collections read by many transactions and written by few: the schema versions
-        /// (read by local writes, written by a migration) and the open batches (read by every
-        /// claim, written by a batch push). Their reads share the lock, their writes hold it alone.
-        static let sharedReadCollections: Set<String> = ["__depot_schema_versions", openBatches.collection]
+        /// Depot's collections read by many transactions and written by few
+        /// (``DepotRows/sharedReadCollections``, named by Depot): their reads share the lock, their
+        /// writes hold it alone.
+        static var sharedReadCollections: Set<String> { DepotRows.sharedReadCollections }
 
         /// The row of the open batches (`OutboxBatch`): every claim reads it after claiming, so a
         /// claim shares its lock before it tries any entity's, and never waits for it holding one.
-        static let openBatches = (collection: "__depot_outbox_batches", id: "open")
+        static var openBatches: (collection: String, id: String) { DepotRows.openBatches }
 
         /// The entity a row of `collection` with `id` describes: itself, unless it is one of
-        /// Depot's per-entity rows.
+        /// Depot's per-entity rows (``DepotRows/entity(collection:id:)``, which reads Depot's own
+        /// key formats).
         static func entity(collection: String, id: String) -> (collection: String, id: String) {
-            guard perEntityCollections.contains(collection) else { return (collection, id) }
-            var text = Substring(id)
-            if collection == "__depot_http_cache", text.first == "r" { text = text.dropFirst() }
-            guard let colon = text.firstIndex(of: ":"), let length = Int(text[..<colon]), length >= 0 else {
-                return (collection, id)
-            }
-            let rest = text.utf8[text.utf8.index(after: colon)...]
-            guard rest.count > length else { return (collection, id) }
-            let split = rest.index(rest.startIndex, offsetBy: length)
-            guard rest[split] == UInt8(ascii: "/"), let name = String(rest[..<split]),
-                let entity = String(rest[rest.index(after: split)...])
-            else { return (collection, id) }
-            return (name, entity)
+            DepotRows.entity(collection: collection, id: id)
         }
 
         /// The SQL text of `schema`'s lock of an outbox row's entity, from its columns (as

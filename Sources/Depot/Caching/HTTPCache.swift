@@ -25,6 +25,12 @@ enum HTTPCache {
         "r" + MovedIDs.key(collection: collection, id: id)
     }
 
+    /// The record a ``recordKey(collection:id:)`` names; nil for any other key (a page's).
+    static func entity(ofRecordKey key: String) -> (collection: String, id: String)? {
+        guard key.first == "r" else { return nil }
+        return MovedIDs.entity(ofKey: key.dropFirst())
+    }
+
     /// The record id of the entry of the list page at `url` of `collection`.
     static func pageKey(collection: String, url: String) -> String {
         "p" + MovedIDs.key(collection: collection, id: url)

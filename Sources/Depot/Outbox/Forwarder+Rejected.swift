@@ -23,7 +23,8 @@ extension Forwarder {
 
     /// Gives up a refused (or pending) entry: it is removed, and when it was the entity's last
     /// entry the record goes back to the server's last version (``StoredRecord/snapshot``), or is
-    /// removed if the server never had it.
+    /// removed if the server never had it. Putting the record back is a write of its collection:
+    /// the collection's cached lists are not answered again without asking the server.
     ///
     /// - Returns: (in the promise) whether the entry was still there.
     @discardableResult
@@ -33,16 +34,9 @@ extension Forwarder {
         return Promise {
             try await storage.transaction { tx -> Bool in
                 guard try tx.removeOutbox(sequence: sequence) else { return false }
-                guard try tx.outboxEntries(collection: collection, entityID: entityID).isEmpty,
-                    var record = try tx.fetch(collection: collection, id: entityID)
-                else { return true }
-                guard let snapshot = record.snapshot else {
-                    try tx.writeRecord(.localRemoval(collection: collection, id: entityID))
-                    return true
+                if try tx.outboxEntries(collection: collection, entityID: entityID).isEmpty {
+                    try tx.writeRecord(.restore(collection: collection, id: entityID))
                 }
-                record.object = snapshot
-                record.syncState = .synced
-                try tx.upsert(record)
                 return true
             }
         }

@@ -12,6 +12,8 @@ import Foundation
 struct OutboxBatch: Sendable, Hashable {
     static let collection = "__depot_outbox_batches"
     static let recordID = "open"
+    /// The record that holds the open batches.
+    static let list = DepotListRecord(collection: collection, id: recordID, key: "batches")
 
     /// The `Idempotency-Key` of every send of the batch.
     var key: String
@@ -68,22 +70,12 @@ struct OutboxBatch: Sendable, Hashable {
 extension StorageTransaction {
     /// The batches whose answer is not known yet, in the order they were opened.
     func openOutboxBatches() throws -> [OutboxBatch] {
-        guard let record = try fetch(collection: OutboxBatch.collection, id: OutboxBatch.recordID),
-            case .array(let batches)? = record.object["batches"]
-        else { return [] }
-        return batches.compactMap(OutboxBatch.init(json:))
+        try values(of: OutboxBatch.list).compactMap(OutboxBatch.init(json:))
     }
 
     /// Stores `batches` as the open ones (none: the record goes).
     private func storeOutboxBatches(_ batches: [OutboxBatch]) throws {
-        guard !batches.isEmpty else {
-            _ = try delete(collection: OutboxBatch.collection, id: OutboxBatch.recordID)
-            return
-        }
-        try upsert(
-            StoredRecord(
-                collection: OutboxBatch.collection, id: OutboxBatch.recordID,
-                object: ["batches": .array(batches.map(\.json))], syncState: .synced))
+        try store(batches.map(\.json), in: OutboxBatch.list)
     }
 
     /// Records `batch` as open (in place of an open batch with its key).

@@ -47,6 +47,8 @@ extension OutboxEngine {
 struct KeyInFlightNote: Sendable, Hashable {
     static let collection = "__depot_keys_in_flight"
     static let recordID = "notes"
+    /// The record that holds the notes.
+    static let list = DepotListRecord(collection: collection, id: recordID, key: "notes")
 
     /// The entry's sequence.
     var sequence: Int64
@@ -87,28 +89,20 @@ extension StorageTransaction {
     /// noted before; returns when it was first noted. Notes of entries gone, or sent under
     /// another key since, are dropped.
     func noteKeyInFlight(_ entry: OutboxEntry, at now: Date) throws -> Date {
-        let stored = try fetch(collection: KeyInFlightNote.collection, id: KeyInFlightNote.recordID)
+        let stored = try values(of: KeyInFlightNote.list)
         var notes: [KeyInFlightNote] = []
-        if case .array(let values)? = stored?.object["notes"] {
-            for value in values {
-                guard let note = KeyInFlightNote(json: value), note.sequence != entry.sequence,
-                    try outboxEntry(sequence: note.sequence)?.idempotencyKey == note.key
-                else { continue }
-                notes.append(note)
-            }
+        for value in stored {
+            guard let note = KeyInFlightNote(json: value), note.sequence != entry.sequence,
+                try outboxEntry(sequence: note.sequence)?.idempotencyKey == note.key
+            else { continue }
+            notes.append(note)
         }
-        let earlier: KeyInFlightNote? =
-            if case .array(let values)? = stored?.object["notes"] {
-                values.lazy.compactMap(KeyInFlightNote.init(json:)).first {
-                    $0.sequence == entry.sequence && $0.key == entry.idempotencyKey
-                }
-            } else { nil }
+        let earlier = stored.lazy.compactMap(KeyInFlightNote.init(json:)).first {
+            $0.sequence == entry.sequence && $0.key == entry.idempotencyKey
+        }
         let note = earlier ?? KeyInFlightNote(sequence: entry.sequence, key: entry.idempotencyKey, since: now)
         notes.append(note)
-        try upsert(
-            StoredRecord(
-                collection: KeyInFlightNote.collection, id: KeyInFlightNote.recordID,
-                object: ["notes": .array(notes.map(\.json))], syncState: .synced))
+        try store(notes.map(\.json), in: KeyInFlightNote.list)
         return note.since
     }
 }

@@ -56,21 +56,23 @@ extension OutboxEngine {
                     DepotError(.queuedBehindEarlierWrites, "another sender holds the write to \(now.entityID)"))
             }
             return try await deliverNow(
-                claim: claim, taken: now.chain, record: now.record, sequence: sequence, keeps: keeps, undo: undo)
+                claim: claim, taken: now.chain, record: now.record, entityID: now.entityID, sequence: sequence,
+                keeps: keeps, undo: undo)
         }
     }
 
     /// Sends the entries `claim` took, in order, up to the caller's entry `sequence`, and settles
     /// the caller's entry.
     private func deliverNow(
-        claim: OutboxClaim, taken: [OutboxEntry], record: StoredRecord?, sequence: Int64,
+        claim: OutboxClaim, taken: [OutboxEntry], record: StoredRecord?, entityID: String, sequence: Int64,
         keeps: @escaping @Sendable (DepotError) -> Bool,
         undo: @escaping @Sendable (any StorageTransaction) throws -> Void
     ) async throws -> NowOutcome {
         guard taken.contains(where: { $0.sequence == sequence }) else {
             // Behind entries another sender holds, or behind a refused entry: that sender, or the
             // app, first.
-            return try await heldBack(sequence, claim: claim, report: ForwardingReport(), keeps: keeps, undo: undo)
+            return try await heldBack(
+                sequence, entityID: entityID, claim: claim, report: ForwardingReport(), keeps: keeps, undo: undo)
         }
         var report = ForwardingReport()
         var unsent = taken[...]
@@ -87,30 +89,33 @@ extension OutboxEngine {
         // An earlier entry did not go through: the caller's waits behind it.
         let rest = unsent.filter { $0.sequence != sequence }
         try await unmarkAttempted(rest)
-        return try await heldBack(sequence, claim: claim, report: report, keeps: keeps, undo: undo)
+        return try await heldBack(
+            sequence, entityID: entityID, claim: claim, report: report, keeps: keeps, undo: undo)
     }
 
     /// The caller's entry could not go (an earlier entry of its entity did not): `.notFound` when
     /// one was refused with a 404 (the entity is gone from the server), else
-    /// `.queuedBehindEarlierWrites`; kept or undone as `keeps` says.
+    /// `.queuedBehindEarlierWrites`; kept or undone as `keeps` says. `entityID` is the entity's id
+    /// as the caller wrote it (the entry, when still there, says where it is now).
     private func heldBack(
-        _ sequence: Int64, claim: OutboxClaim, report: ForwardingReport, keeps: @Sendable (DepotError) -> Bool,
+        _ sequence: Int64, entityID: String, claim: OutboxClaim, report: ForwardingReport,
+        keeps: @Sendable (DepotError) -> Bool,
         undo: @escaping @Sendable (any StorageTransaction) throws -> Void
     ) async throws -> NowOutcome {
-        let (collection, entityID) =
-            try await storage.transaction { tx -> (String, String)? in
-                try tx.outboxEntry(sequence: sequence).map { ($0.collection, $0.entityID) }
-            } ?? ("", "")
-        let earlier = try await storage.transaction { tx in
-            try tx.outboxEntries(collection: collection, entityID: entityID).filter { $0.sequence < sequence }
+        // The entry as stored now (an earlier answer may have moved its entity's id) and the
+        // entity's entries before it, in one read; none when the entry is gone.
+        let (current, earlier) = try await storage.transaction { tx -> (String, [OutboxEntry]) in
+            guard let entry = try tx.outboxEntry(sequence: sequence) else { return (entityID, []) }
+            let entries = try tx.outboxEntries(collection: entry.collection, entityID: entry.entityID)
+            return (entry.entityID, entries.filter { $0.sequence < sequence })
         }
         let error: DepotError
         if let gone = earlier.lazy.compactMap(\.rejection).first(where: { $0.status == 404 }) {
-            error = gone.error(prefix: "\(entityID) is gone from the server (an earlier write to it was refused): ")
+            error = gone.error(prefix: "\(current) is gone from the server (an earlier write to it was refused): ")
         } else {
             error = DepotError(
                 .queuedBehindEarlierWrites,
-                "\(earlier.count) earlier write(s) to \(entityID) wait in the outbox; this one goes behind them",
+                "\(earlier.count) earlier write(s) to \(current) wait in the outbox; this one goes behind them",
                 underlying: report.errors.first ?? report.rejected.first?.rejection?.error())
         }
         if error.code != .notFound, keeps(error) {
@@ -199,7 +204,7 @@ extension OutboxEngine {
             if folded == nil, let record = try tx.fetch(collection: entry.collection, id: entry.entityID),
                 record.syncState == .deleted
             {
-                try tx.delete(collection: entry.collection, id: entry.entityID)
+                _ = try tx.writeRecord(.localRemoval(collection: entry.collection, id: entry.entityID))
             }
         }
     }

@@ -15,32 +15,15 @@ extension OutboxEngine {
     func storeUnreadableAnswer(_ entry: OutboxEntry, _ answer: OutboxChannel.Answer, _ error: DepotError)
         async throws -> Bool
     {
-        let row = UnreadableRow(
-            collection: entry.collection, id: entry.entityID, raw: .object(answer.json), error: error)
+        let storage = self.storage
         return try await storage.transaction { tx in
             guard let stored = try tx.outboxEntry(sequence: entry.sequence) else { return true }
             guard Self.holds(stored, as: entry) else { return false }
             try tx.removeOutbox(sequence: stored.sequence)
-            let (collection, id) = (stored.collection, stored.entityID)
-            try tx.noteDelivery(collection: collection, ids: [id])
-            try tx.forgetCachedAnswers(collection: collection, id: id)
-            try tx.quarantine([row], now: Date())
-            guard var record = try tx.fetch(collection: collection, id: id), record.syncState != .synced else {
-                return true
-            }
-            if try tx.outboxEntries(collection: collection, entityID: id).isEmpty {
-                guard let snapshot = record.snapshot else {
-                    try tx.writeRecord(.localRemoval(collection: collection, id: id))
-                    return true
-                }
-                record.object = snapshot
-                record.syncState = .synced
-            } else {
-                // A later write of the entity waits: it goes against the server's version now.
-                record.etag = ETag.written(answer: answer.etag, held: record.etag)
-                if record.syncState == .created { record.syncState = .updated }
-            }
-            try tx.upsert(record)
+            try tx.writeRecord(
+                .unreadableAnswer(
+                    collection: stored.collection, id: stored.entityID, raw: .object(answer.json), error: error,
+                    etag: answer.etag))
             return true
         }
     }

@@ -120,7 +120,9 @@ extension CRUDNetworkingStorageRepository {
             fields.map { MovedIDs.rewrite(object, from: recorded.id, fields: $0) } ?? object
         }
         guard var now = try tx.fetch(collection: collection, id: id) else {
-            if recorded.written == nil, fields == nil, let prior = recorded.prior { try tx.upsert(prior) }
+            if recorded.written == nil, fields == nil, let prior = recorded.prior {
+                _ = try tx.writeRecord(.local(prior, replacing: false))
+            }
             return
         }
         // A later write since this one: it stands.
@@ -128,11 +130,11 @@ extension CRUDNetworkingStorageRepository {
         else { return }
         let left = try tx.outboxEntries(collection: collection, entityID: id)
         if fields == nil, left.isEmpty || now.snapshot == recorded.prior?.snapshot, let prior = recorded.prior {
-            try tx.upsert(prior)  // nothing delivered meanwhile: the record as it was
+            _ = try tx.writeRecord(.local(prior, replacing: true))  // nothing delivered meanwhile: the record as it was
             return
         }
         guard let prior = recorded.prior, prior.syncState != .deleted || !left.isEmpty else {
-            _ = try tx.delete(collection: collection, id: id)
+            _ = try tx.writeRecord(.localRemoval(collection: collection, id: id))
             return
         }
         if left.isEmpty, let snapshot = now.snapshot {
@@ -140,6 +142,6 @@ extension CRUDNetworkingStorageRepository {
         } else {
             (now.object, now.syncState) = (moved(prior.object), prior.syncState)
         }
-        try tx.upsert(now)
+        _ = try tx.writeRecord(.local(now, replacing: true))
     }
 }

@@ -168,7 +168,7 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
         guard !records.isEmpty || !entries.isEmpty || page != nil || !quarantining.isEmpty else { return [:] }
         let (reader, cacheWrites, copies, serverKeys) = (reads?.current, entries, records, serverOwnedKeys)
         return try await storage.transaction { tx in
-            for (key, entry) in cacheWrites { try tx.writeRecord(.detailNotModified(key: key, refreshed: entry)) }
+            for (key, entry) in cacheWrites { try tx.writeRecord(.notModified(key: key, refreshed: entry)) }
             // Rows the app cannot read are kept raw, out of its reads, as a pull keeps them; a
             // readable version of a kept row supersedes it.
             try tx.quarantine(quarantining, now: Date())

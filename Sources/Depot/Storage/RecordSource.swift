@@ -17,9 +17,9 @@ enum RecordSource: Sendable {
     /// The record's own `GET` answered `200`: its HTTP-cache entry becomes what `caching` says
     /// (`.store` keeps the new entry, `.forget` or nil drops it).
     case detailRead(ServerCopy, AnswerCaching?)
-    /// The record's own `GET` answered `304`: no record is written; `refreshed`, the entry the
-    /// answer renewed, replaces its entry under `key`.
-    case detailNotModified(key: String, refreshed: HTTPCacheEntry)
+    /// A `GET` answered `304` (the record's own, or a page of a full pull): no record is written;
+    /// `refreshed`, the entry the answer renewed, replaces the entry under `key`.
+    case notModified(key: String, refreshed: HTTPCacheEntry)
     /// A list read's answer (`readAll`).
     case listAnswer(ServerCopy)
     /// A pull page.
@@ -34,6 +34,14 @@ enum RecordSource: Sendable {
     case prune(collection: String, id: String, reader: DeliveryLog.Reader)
     /// The server answered that it no longer has entity `id` (a read's `404`): the record goes.
     case gone(collection: String, id: String)
+    /// The app gave up the last pending write of record `id` (a refused write discarded,
+    /// ``Forwarder/discard(_:)``): the record goes back to the server's last version, its snapshot,
+    /// synced, or goes when the server never had one. Nothing is written for a synced record.
+    case restore(collection: String, id: String)
+    /// The server's answer to a write of record `id` (a conflict its version won) is a version
+    /// the app cannot read: `raw`, kept in the quarantine with `error` as a pull keeps such a row,
+    /// with its `etag`.
+    case unreadableAnswer(collection: String, id: String, raw: JSON, error: DepotError, etag: String?)
 }
 
 /// A server's copy of a record, as a read brought it (a detail `GET`, a list answer, a pull page,

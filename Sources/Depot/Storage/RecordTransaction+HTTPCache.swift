@@ -28,15 +28,6 @@ extension RecordTransaction {
         try storeHTTPCacheEntry(nil, key: HTTPCache.recordKey(collection: collection, id: id))
     }
 
-    /// Forgets every cached answer a write of record `id` of `collection` makes stale: the
-    /// record's own entry, and every list and page entry of the collection (RFC 9111 §4.4: an
-    /// unsafe method invalidates what it targets). A refused write calls it; a write's answer goes
-    /// through the one record-write function (``StorageTransaction/writeRecord(_:)``).
-    func forgetCachedAnswers(collection: String, id: String) throws {
-        try dropHTTPCacheEntry(collection: collection, id: id)
-        try invalidateLists(collection: collection)
-    }
-
     /// The token the collection's list and page entries must carry to be used: "" until the first
     /// write of the collection, then a new one at each write.
     func listGeneration(collection: String) throws -> String {

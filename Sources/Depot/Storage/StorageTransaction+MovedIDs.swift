@@ -10,6 +10,18 @@ enum MovedIDs {
         "\(collection.utf8.count):\(collection)/\(id)"
     }
 
+    /// The collection and id a ``key(collection:id:)`` names; nil for a text that is not one.
+    static func entity(ofKey key: Substring) -> (collection: String, id: String)? {
+        guard let colon = key.firstIndex(of: ":"), let length = Int(key[..<colon]), length >= 0 else { return nil }
+        let rest = key.utf8[key.utf8.index(after: colon)...]
+        guard rest.count > length else { return nil }
+        let split = rest.index(rest.startIndex, offsetBy: length)
+        guard rest[split] == UInt8(ascii: "/"), let collection = String(rest[..<split]),
+            let id = String(rest[rest.index(after: split)...])
+        else { return nil }
+        return (collection, id)
+    }
+
     /// The text of an id as the store keys it: a string as it is, an integer in decimal.
     static func idText(_ json: JSON?) -> String? {
         switch json {

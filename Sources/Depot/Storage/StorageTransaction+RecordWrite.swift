@@ -47,7 +47,10 @@ extension StorageTransaction {
     /// collection from being used until its answer renews the token (no statement at the write);
     /// a read's copy changes the record the entry's digest (``storeListEntry(_:key:collection:)``)
     /// was taken over. A write's answer also notes the delivery and releases the entity's
-    /// quarantine row; a removal forgets the id move its id kept from an older entity.
+    /// quarantine row; a removal forgets the id move its id kept from an older entity. A pending
+    /// change the app gave up (``RecordSource/restore(collection:id:)``) puts the server's last
+    /// version back as a write of the collection: the record's entry goes and the collection's
+    /// list token is renewed, since no answer will renew it.
     ///
     /// - Returns: what was done.
     @discardableResult
@@ -77,7 +80,7 @@ extension StorageTransaction {
             // a store that locks what a transaction touches (PostgreSQL) holds it only until the commit.
             try noteDelivery(collection: answer.collection, ids: ids)
             return written
-        case .detailNotModified(let key, let refreshed):
+        case .notModified(let key, let refreshed):
             try storeHTTPCacheEntry(refreshed, key: key)
             return .unchanged
         case .detailRead(let copy, let caching):
@@ -118,7 +121,68 @@ extension StorageTransaction {
             try delete(collection: collection, id: id)
             try forgetRemoved(collection: collection, id: id)
             return .removed
+        case .restore(let collection, let id):
+            return try restore(collection: collection, id: id)
+        case .unreadableAnswer(let collection, let id, let raw, let error, let etag):
+            return try storeUnreadableAnswer(collection: collection, id: id, raw: raw, error: error, etag: etag)
         }
+    }
+
+    /// ``RecordSource/restore(collection:id:)``: the record put back (``restoreRecord(collection:id:)``)
+    /// is a write of the collection like any other: its cache entry and the collection's lists no
+    /// longer describe it.
+    private func restore(collection: String, id: String) throws -> RecordWrite {
+        let written = try restoreRecord(collection: collection, id: id)
+        if written == .written {
+            try dropHTTPCacheEntry(collection: collection, id: id)
+            try invalidateLists(collection: collection)
+        }
+        return written
+    }
+
+    /// The record part of a restore: a record with a pending change goes back to its snapshot,
+    /// synced (its write `ETag` is the snapshot's); one the server never had goes, as a local
+    /// removal does (the server's lists never held it). A synced record, or none, is left as it is.
+    private func restoreRecord(collection: String, id: String) throws -> RecordWrite {
+        guard var record = try fetch(collection: collection, id: id), record.syncState != .synced else {
+            return .unchanged
+        }
+        guard let snapshot = record.snapshot else {
+            try delete(collection: collection, id: id)
+            try forgetRemoved(collection: collection, id: id)
+            return .removed
+        }
+        (record.object, record.syncState) = (snapshot, .synced)
+        try upsert(record)
+        return .written
+    }
+
+    /// ``RecordSource/unreadableAnswer(collection:id:raw:error:etag:)``: a write's answer all the
+    /// same. The server's version is kept in the quarantine (a readable version releases it); the
+    /// record's cache entry and the collection's lists go; the delivery is noted. The record keeps
+    /// the last version the app could read: with later writes of the entity waiting, they stay on
+    /// top and go next against the server's version (`etag`, a pending create becoming an
+    /// update); with none, it goes back to its snapshot (``restoreRecord(collection:id:)``).
+    private func storeUnreadableAnswer(
+        collection: String, id: String, raw: JSON, error: DepotError, etag: String?
+    ) throws -> RecordWrite {
+        try quarantine([UnreadableRow(collection: collection, id: id, raw: raw, error: error)], now: Date())
+        let written: RecordWrite
+        if try outboxEntries(collection: collection, entityID: id).isEmpty {
+            written = try restoreRecord(collection: collection, id: id)
+        } else if var record = try fetch(collection: collection, id: id), record.syncState != .synced {
+            record.etag = ETag.written(answer: etag, held: record.etag)
+            if record.syncState == .created { record.syncState = .updated }
+            try upsert(record)
+            written = .kept(record)
+        } else {
+            written = .unchanged
+        }
+        try dropHTTPCacheEntry(collection: collection, id: id)
+        try invalidateLists(collection: collection)
+        // Noted last, as a write's answer notes it (the store's delivery sequence is one row).
+        try noteDelivery(collection: collection, ids: [id])
+        return written
     }
 
     /// What goes with a removed record: its cache entry, and the id move its id may have kept

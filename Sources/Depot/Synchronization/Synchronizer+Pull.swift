@@ -59,7 +59,9 @@ extension Synchronizer {
                 // A 304: the stored records are current; only their ids count (for prune).
                 if configuration.prune { seen.formUnion(ids) }
                 if let refreshed {
-                    try await storage.transaction { tx in try tx.storeHTTPCacheEntry(refreshed, key: key) }
+                    try await storage.transaction { tx in
+                        _ = try tx.writeRecord(.notModified(key: key, refreshed: refreshed))
+                    }
                 }
                 report.notModified += 1
                 report.pages += 1
