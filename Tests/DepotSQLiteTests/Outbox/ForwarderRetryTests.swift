@@ -82,10 +82,11 @@ final class LockedCounter: Sendable {
 
     @Test("backoff doubles per failed attempt; a refused connection retries like any transport error")
     func exponentialBackoff() async throws {
-        try await withOutboxFixture(objects: [["id": "1", "text": "one"]]) { fixture in
+        // Timeouts long enough that a refusal is never outrun by the deadline on a loaded machine.
+        try await withOutboxFixture(objects: [["id": "1", "text": "one"]], timeout: .seconds(60)) { fixture in
             let messages = fixture.repository(strategy: recordOnly)
             _ = try await messages.update(Message(id: "1", text: "edited")).value
-            let forwarder = fixture.forwarder(messages)
+            let forwarder = fixture.forwarder(messages, requestTimeout: .seconds(60))
             var events = forwarder.events.makeAsyncIterator()
             try await fixture.server.goOffline()
             forwarder.start()

@@ -28,14 +28,17 @@ struct OutboxFixture {
         OutboxMessages(store: session, storage: storage, strategy: strategy, conflictPolicy: conflictPolicy)
     }
 
+    /// A forwarder on `repository` (the fixture's remote-first one when nil), on the manual clock;
+    /// `requestTimeout` caps each send (the forwarder's 10 s by default).
     func forwarder(
-        _ repository: OutboxMessages? = nil, maximumConcurrency: Int = 1, pageSize: Int = 64
+        _ repository: OutboxMessages? = nil, maximumConcurrency: Int = 1, pageSize: Int = 64,
+        requestTimeout: Duration = .seconds(10)
     ) -> Forwarder {
         Forwarder(
             for: repository ?? self.repository(),
             configuration: ForwarderConfiguration(
                 maximumConcurrency: maximumConcurrency, baseDelay: .seconds(1), jitter: 0, pageSize: pageSize,
-                clock: clock))
+                requestTimeout: requestTimeout, clock: clock))
     }
 
     func stored(_ id: String) async throws -> StoredRecord? {

@@ -21,9 +21,10 @@ import Testing
                 let answer = try await tokens.request(.post, "token").value
                 return try #require(answer["token"]?.stringValue)
             }
+            // The default 60 s timeout: the refusal must surface as `.transport`, and a loaded machine
+            // that descheduled the process past a 5 s deadline turned it into `.timeout`.
             let session = NetworkingSession(
-                url: fixture.server.url,
-                configuration: SessionConfiguration(timeout: .seconds(5), interceptors: [auth], retryPolicy: .none))
+                url: fixture.server.url, configuration: SessionConfiguration(interceptors: [auth], retryPolicy: .none))
             let messages = OutboxMessages(store: session, storage: fixture.storage)
             try await fixture.server.goOffline()
 
@@ -41,7 +42,7 @@ import Testing
             // And back online, the queued create reaches the server with a fresh token
             try await fixture.server.goOnline()
             fixture.clock.advance(by: .seconds(5))
-            let forwarder = fixture.forwarder(messages)
+            let forwarder = fixture.forwarder(messages, requestTimeout: .seconds(60))
             let report = try await forwarder.flush().value
             await forwarder.stop()
             #expect(report.delivered == 1)

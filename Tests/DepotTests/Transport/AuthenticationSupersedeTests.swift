@@ -109,7 +109,7 @@ import Testing
 
             // When: the request is cancelled while the refresh is still under way
             waiting.cancel()
-            let outcome = try await within(.seconds(5)) { () -> DepotError? in
+            let outcome = try await within(.seconds(60)) { () -> DepotError? in
                 do {
                     _ = try await waiting.value
                     return nil
