@@ -16,10 +16,13 @@ import Testing
             // after the client gave up: queued under its key
             fixture.server.assignIDs(startingAt: 1, for: "messages")
             fixture.server.setConflictsWhileProcessing(true, for: "messages")
-            fixture.server.inject(.delay(.seconds(2)), pathPrefix: "/messages")
+            // (held until the test opens the gate, however slow the machine)
+            let gate = StubGate()
+            fixture.server.inject(.hold(gate), pathPrefix: "/messages")
             let created = try await fixture.repository().create(Message(id: "tmp-1", text: "a")).value
             #expect(created.origin == .local && created.fallbackError?.code == .timeout)
             let key = try #require(try await fixture.outbox().first?.idempotencyKey)
+            gate.open()
             #expect(await eventuallyTrue { fixture.server.keysInProcessing.isEmpty })
 
             // When: synchronize(), whose server has a batch route

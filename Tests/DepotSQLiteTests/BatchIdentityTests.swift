@@ -22,7 +22,9 @@ import Testing
             let ids = { (request: RecordedRequest) in request.json?.arrayValue?.map { $0["id"] } ?? [] }
 
             // When: the server applies the batch, but answers after the client gave up
-            fixture.server.inject(.delay(.seconds(1)), pathPrefix: "/messages/collection")
+            // (held until the test opens the gate, however slow the machine)
+            let gate = StubGate()
+            fixture.server.inject(.hold(gate), pathPrefix: "/messages/collection")
             let lost = try await sync.synchronize().value
             #expect(!lost.errors.isEmpty)
             let key = try #require(batches().first?.header("Idempotency-Key"))
@@ -35,6 +37,8 @@ import Testing
             #expect(flushed.delivered == 0)
             #expect(edited.origin == .local && edited.fallbackError?.code == .queuedBehindEarlierWrites)
             #expect(!fixture.server.requests.contains { $0.method != "GET" && $0.path != "/messages/collection" })
+            gate.open()
+            #expect(await eventuallyTrue { fixture.server.keysInProcessing.isEmpty })
 
             // When: a third create, and the next synchronize()
             _ = try await recording.create(Message(id: "c", text: "C")).value

@@ -22,10 +22,14 @@ import Testing
 
             // When: the server applies its batch, but answers after the client gave up; then the
             // forwarder flushes and the app synchronizes again
-            fixture.server.inject(.delay(.seconds(1)), pathPrefix: "/messages/collection")
+            // (held until the test opens the gate, however slow the machine)
+            let gate = StubGate()
+            fixture.server.inject(.hold(gate), pathPrefix: "/messages/collection")
             _ = try await sync.synchronize().value
             let batchKey = try #require(batches().first?.header("Idempotency-Key"))
             let flushed = try await fixture.forwarder(recording).flush().value
+            gate.open()
+            #expect(await eventuallyTrue { fixture.server.keysInProcessing.isEmpty })
             let again = try await sync.synchronize().value
 
             // Then: the batch of one went under a key that is not its entry's, twice (the same

@@ -84,9 +84,13 @@ import Testing
                 for: writes,
                 configuration: ForwarderConfiguration(
                     baseDelay: .seconds(1), jitter: 0, requestTimeout: .milliseconds(300), clock: fixture.clock))
-            fixture.server.inject(.delay(.seconds(1)), pathPrefix: "/messages")
+            // (held until the test opens the gate, however slow the machine)
+            let gate = StubGate()
+            fixture.server.inject(.hold(gate), pathPrefix: "/messages")
             #expect(try await forwarder.flush().value.retrying == 1)
+            gate.open()
             #expect(await eventuallyTrue { fixture.server.objects(in: "messages").count == 1 })
+            #expect(await eventuallyTrue { fixture.server.keysInProcessing.isEmpty })
             _ = try await writes.delete(id: "tmp-1").value
             #expect(try await fixture.outbox().map(\.operation) == [.create, .delete])
 

@@ -156,11 +156,14 @@ import Testing
             // Given: a remote update whose answer the server holds back
             let messages = fixture.repository()
             _ = try await messages.read("1").value
-            fixture.server.inject(.delay(.seconds(1)), pathPrefix: "/messages/1")
+            // (held until the test opens the gate, however slow the machine)
+            let gate = StubGate()
+            fixture.server.inject(.hold(gate), pathPrefix: "/messages/1")
             async let remote = messages.update(Message(id: "1", text: "remote")).value
             #expect(await eventuallyTrue { fixture.server.requests.contains { $0.method == "PUT" } })
             // When: a local write to the same id is recorded meanwhile
             _ = try await fixture.repository(strategy: recordOnly).update(Message(id: "1", text: "newer")).value
+            gate.open()
             let answer = try await remote
             // Then: the newer local write stays, pending; the snapshot is what the server holds
             #expect(answer.origin == .remote && answer.value.text == "remote")
