@@ -120,12 +120,15 @@ struct IncrementalMessages: CRUDNetworkingStorageRepository, SynchronizableRepos
                 synchronization: SynchronizationConfiguration(
                     pagination: .linkHeader, prune: true, query: ["_limit": "10"],
                     incremental: messages.synchronization.incremental))
-            // Page 2's answer waits 400 ms; meanwhile another client changes message 3 (page 1).
+            // Page 2's answer waits (until the test opens the gate, however slow the machine);
+            // meanwhile another client changes message 3 (page 1).
+            let gate = StubGate()
             server.inject(.delay(.zero), times: 1, pathPrefix: "/messages")
-            server.inject(.delay(.milliseconds(400)), times: 1, pathPrefix: "/messages")
+            server.inject(.hold(gate), times: 1, pathPrefix: "/messages")
             let pull = Task { try await paged.synchronize().value }
             #expect(await eventuallyTrue { server.requests.count >= 2 })
             try await write(session, .put, "messages/3", ["id": "3", "text": "raced"])
+            gate.open()
             let first = try await pull.value
             #expect(first.pullCompleted && first.pulled == 50 && first.pages == 5)
             #expect(

@@ -36,9 +36,10 @@ import Testing
             let forwarder = Forwarder(
                 for: writer, configuration: ForwarderConfiguration(baseDelay: .seconds(1), jitter: 0))
 
-            // When: a remote-first update to "b" is out (its answer held back 1.5 s), the app
-            // records "c" and the other sender flushes
-            server.inject(.delay(.milliseconds(1_500)), pathPrefix: "/messages/x")
+            // When: a remote-first update to "b" is out (its answer held back until the test opens
+            // the gate, however slow the machine), the app records "c" and the other sender flushes
+            let gate = StubGate()
+            server.inject(.hold(gate), pathPrefix: "/messages/x")
             let (arrived, signal) = AsyncStream<Void>.makeStream()
             server.observe(.put, "/messages/:id") { _ in signal.yield() }
             let update = Task { try await messages.update(Message(id: "x", text: "b")).value }
@@ -50,6 +51,7 @@ import Testing
             // Then: "c" waited behind the update in flight; nothing else went to x
             #expect(early.delivered == 0)
             #expect(server.requests.filter { $0.method == "PUT" }.count == 1)
+            gate.open()
             let answer = try await update.value
             #expect(answer.origin == .remote && answer.value.text == "b")
 
