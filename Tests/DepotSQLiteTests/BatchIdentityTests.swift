@@ -86,17 +86,13 @@ import Testing
                 store: fixture.session, storage: fixture.storage, synchronization: SynchronizationConfiguration())
             let rival = Forwarder(
                 for: recording, configuration: ForwarderConfiguration(jitter: 0, leaseDuration: .seconds(3)))
-            // The server holds the batch's answer until the rival has tried (at most 8 s).
-            let gate = DispatchSemaphore(value: 0)
-            let arrived = LockedValue(false)
-            fixture.server.observe(.post, "/messages/collection") { _ in
-                arrived.withLock { $0 = true }
-                _ = gate.wait(timeout: .now() + 8)
-            }
+            // The server holds the batch's answer until the rival has tried.
+            let gate = StubGate()
+            fixture.server.inject(.hold(gate), pathPrefix: "/messages/collection")
 
             // When: the batch is out past the end of its first lease
             let synchronizing = Task { try await sync.synchronize().value }
-            #expect(await eventuallyTrue { arrived.withLock { $0 } })
+            #expect(await eventuallyTrue { fixture.server.requests.contains { $0.path == "/messages/collection" } })
             let granted = try #require(try await fixture.outbox().map { $0.lease?.expiry ?? .distantFuture }.min())
             var renewed = false
             for _ in 0..<800 where !renewed {
@@ -106,7 +102,7 @@ import Testing
             }
             // ... and another forwarder tries the same entries
             let rivalDelivered = try await rival.flush().value.delivered
-            gate.signal()
+            gate.open()
             let report = try await synchronizing.value
             await publisher.stop()
 

@@ -50,24 +50,16 @@ import Testing
             _ = try await first.create(Message(id: "slow", text: "slow")).value
             let key = try #require(try await fixture.outbox().first?.idempotencyKey)
             // Given: leases of 3 s (on the store's clock, renewed every second on this process's),
-            // and a server that holds the answer until the rival has tried (at most 8 s)
+            // and a server that holds the answer until the rival has tried
             let configuration = ForwarderConfiguration(jitter: 0, leaseDuration: .seconds(3))
             let sender = Forwarder(for: first, configuration: configuration)
             let rival = Forwarder(for: other, configuration: configuration)
-            let gate = DispatchSemaphore(value: 0)
-            let arrived = LockedValue(0)
-            fixture.server.observe(.post, "/messages") { _ in
-                if arrived.withLock({ count in
-                    count += 1
-                    return count == 1
-                }) {
-                    _ = gate.wait(timeout: .now() + 8)
-                }
-            }
+            let gate = StubGate()
+            fixture.server.inject(.hold(gate), pathPrefix: "/messages")
 
             // When: the first forwarder's send is in flight past the end of its first lease
             let sending = Task { try await sender.flush().value }
-            #expect(await eventuallyTrue { arrived.withLock { $0 } > 0 })
+            #expect(await eventuallyTrue { fixture.server.requests.contains { $0.method == "POST" } })
             let granted = try #require(try await fixture.outbox().first?.lease?.expiry)
             var renewed = false
             for _ in 0..<800 where !renewed {
@@ -77,7 +69,7 @@ import Testing
             }
             // ... another forwarder on the same file tries it
             let rivalDelivered = try await rival.flush().value.delivered
-            gate.signal()
+            gate.open()
             let report = try await sending.value
 
             // Then: the lease was renewed, never lost: the rival sent nothing, the entry went once

@@ -15,20 +15,12 @@ import Testing
             // Given: an update of x in flight, whose answer the server holds back
             let messages = fixture.repository()
             _ = try await messages.read("x").value
-            // The server holds the update's answer until the test lets it go (at most 8 s), so a
-            // slow machine does not answer it before the steps below.
-            let gate = DispatchSemaphore(value: 0)
-            let puts = LockedValue(0)
-            fixture.server.observe(.put, "/messages/x") { _ in
-                if puts.withLock({ count -> Int in
-                    count += 1
-                    return count
-                }) == 1 {
-                    _ = gate.wait(timeout: .now() + 8)
-                }
-            }
+            // The server holds the update's answer until the test opens the gate, so a slow
+            // machine does not answer it before the steps below.
+            let gate = StubGate()
+            fixture.server.inject(.hold(gate), pathPrefix: "/messages/x")
             async let remote = messages.update(Message(id: "x", text: "remote")).value
-            #expect(await eventuallyTrue { puts.withLock { $0 } > 0 })
+            #expect(await eventuallyTrue { fixture.server.requests.contains { $0.method == "PUT" } })
 
             // ... a delete of x counted as sent (no sender of this store sends it while the update
             // is out, so the attempt is written as a sender that lost its lease would leave it),
@@ -43,7 +35,7 @@ import Testing
             _ = try await writes.create(Message(id: "x", text: "again")).value
 
             // When: the update's answer comes
-            gate.signal()
+            gate.open()
             #expect(try await remote.origin == .remote)
 
             // Then: the create behind the delete is still a create
