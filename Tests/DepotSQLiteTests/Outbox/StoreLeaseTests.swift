@@ -72,23 +72,15 @@ import Testing
                 for: other,
                 configuration: ForwarderConfiguration(
                     jitter: 0, leaseDuration: .seconds(10), clock: OffsetClock(offset: 30)))
-            // The server holds A's request until B has tried (at most 5 s, so a failure cannot hang)
-            let gate = DispatchSemaphore(value: 0)
-            let arrived = LockedValue(0)
-            fixture.server.observe(.post, "/messages") { _ in
-                if arrived.withLock({ count in
-                    count += 1
-                    return count == 1
-                }) {
-                    _ = gate.wait(timeout: .now() + 5)
-                }
-            }
+            // The server holds A's request until B has tried
+            let gate = StubGate()
+            fixture.server.inject(.hold(gate), pathPrefix: "/messages")
 
             // When: A's send is in flight, B flushes
             let sending = Task { try await replicaA.flush().value }
-            #expect(await eventuallyTrue { arrived.withLock { $0 } > 0 })
+            #expect(await eventuallyTrue { fixture.server.requests.contains { $0.method == "POST" } })
             let byB = try await replicaB.flush().value
-            gate.signal()
+            gate.open()
             let byA = try await sending.value
 
             // Then: B sent nothing; the create went once, by A
