@@ -21,7 +21,7 @@ import Testing
             // lapses on the store's clock (its process paused past the expiry) and the replica's
             // sender claims the entry
             server.resource("messages", objects: [["id": "x", "text": "a"]])
-            let session = NetworkingSession(url: server.url, configuration: SessionConfiguration(timeout: .seconds(5)))
+            let session = NetworkingSession(url: server.url)
             let path = directory.path("shared.sqlite")
             let storage = try SQLiteStorage(path: path)
             let replica = try SQLiteStorage(path: path)
@@ -90,13 +90,14 @@ import Testing
         }
     }
 
-    /// Runs `body` to its end (at most 5 s) from synchronous code: a server observer.
+    /// Runs `body` to its end (at most 60 s: a failure cannot hang, and a loaded machine is not cut
+    /// short) from synchronous code: a server observer.
     static func blocking(_ body: @escaping @Sendable () async throws -> Void) {
         let done = DispatchSemaphore(value: 0)
         Task {
             try? await body()
             done.signal()
         }
-        _ = done.wait(timeout: .now() + 5)
+        _ = done.wait(timeout: .now() + 60)
     }
 }

@@ -189,14 +189,15 @@ import Testing
         }
     }
 
-    /// Runs `body` to its end (at most 5 s) from synchronous code: a server observer.
+    /// Runs `body` to its end (at most 60 s: a failure cannot hang, and a loaded machine is not cut
+    /// short) from synchronous code: a server observer.
     private static func blocking(_ body: @escaping @Sendable () async throws -> Void) {
         let done = DispatchSemaphore(value: 0)
         Task {
             try? await body()
             done.signal()
         }
-        _ = done.wait(timeout: .now() + 5)
+        _ = done.wait(timeout: .now() + 60)
     }
 
     static func hostName() -> String {
