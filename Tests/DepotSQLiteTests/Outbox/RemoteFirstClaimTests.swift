@@ -26,7 +26,9 @@ import Testing
         try await withStubServer { server in
             // Given: message x stored synced, on a SQLite file (and a second storage object on it)
             server.resource("messages", objects: [["id": "x", "text": "a"]])
-            let session = NetworkingSession(url: server.url, configuration: SessionConfiguration(timeout: .seconds(5)))
+            // The default 60 s timeout: the update waits at the server while the steps below run,
+            // which took a loaded machine over 5 s
+            let session = NetworkingSession(url: server.url)
             let storage = try SQLiteStorage(path: directory.path("shared.sqlite"))
             let other: Storage =
                 sender == .replica ? try SQLiteStorage(path: directory.path("shared.sqlite")) : storage
