@@ -69,7 +69,7 @@ import Testing
         "a batch in flight keeps its entries' leases: renewed on the store's clock until its answer",
         arguments: StoreKind.allCases)
     func leasesRenewedInFlight(kind: StoreKind) async throws {
-        try await withOutboxFixture(kind) { fixture in
+        try await withOutboxFixture(kind, timeout: .seconds(60)) { fixture in
             // Given: two local creates, and a forwarder (of another collection) that gives the
             // storage's senders a 3 s lease (renewed every second)
             let recording = fixture.repository(strategy: recordOnly)
@@ -80,7 +80,7 @@ import Testing
                 for: SyncMessages(
                     store: fixture.session, storage: fixture.storage, path: "others",
                     synchronization: SynchronizationConfiguration()),
-                configuration: ForwarderConfiguration(leaseDuration: .seconds(3)))
+                configuration: ForwarderConfiguration(requestTimeout: .seconds(60), leaseDuration: .seconds(3)))
             publisher.start()
             let sync = SyncMessages(
                 store: fixture.session, storage: fixture.storage, synchronization: SynchronizationConfiguration())

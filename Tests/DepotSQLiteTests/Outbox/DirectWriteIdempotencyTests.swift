@@ -152,7 +152,7 @@ import Testing
 
     @Test("a local write made while a remote update is out is not overwritten by its answer")
     func newerLocalWriteSurvivesRemoteAnswer() async throws {
-        try await withOutboxFixture(objects: [["id": "1", "text": "one"]]) { fixture in
+        try await withOutboxFixture(objects: [["id": "1", "text": "one"]], timeout: .seconds(60)) { fixture in
             // Given: a remote update whose answer the server holds back
             let messages = fixture.repository()
             _ = try await messages.read("1").value

@@ -42,7 +42,7 @@ import Testing
 
     @Test("a send slower than its lease keeps the lease: renewed in flight, the entry goes once")
     func leaseRenewedWhileSending() async throws {
-        try await withOutboxFixture(.sqlite) { fixture in
+        try await withOutboxFixture(.sqlite, timeout: .seconds(60)) { fixture in
             let path = try #require((fixture.storage as? SQLiteStorage)?.path)
             let second = try SQLiteStorage(path: path)
             let first = fixture.repository(strategy: recordOnly)
@@ -51,7 +51,8 @@ import Testing
             let key = try #require(try await fixture.outbox().first?.idempotencyKey)
             // Given: leases of 3 s (on the store's clock, renewed every second on this process's),
             // and a server that holds the answer until the rival has tried
-            let configuration = ForwarderConfiguration(jitter: 0, leaseDuration: .seconds(3))
+            let configuration = ForwarderConfiguration(
+                jitter: 0, requestTimeout: .seconds(60), leaseDuration: .seconds(3))
             let sender = Forwarder(for: first, configuration: configuration)
             let rival = Forwarder(for: other, configuration: configuration)
             let gate = StubGate()

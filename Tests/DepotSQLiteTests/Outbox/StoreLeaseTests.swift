@@ -53,7 +53,7 @@ import Testing
 
     @Test("a replica whose clock runs 30 s fast does not take a live lease", arguments: StoreKind.allCases)
     func fastClockReplica(kind: StoreKind) async throws {
-        try await withOutboxFixture(kind) { fixture in
+        try await withOutboxFixture(kind, timeout: .seconds(60)) { fixture in
             // Given: one queued create; replica A (a true clock) and replica B (30 s fast) on one
             // store, with 10 s leases
             let repository = fixture.repository(strategy: recordOnly)
@@ -67,7 +67,9 @@ import Testing
                 }
             let other = OutboxMessages(store: fixture.session, storage: otherStorage, strategy: recordOnly)
             let replicaA = Forwarder(
-                for: repository, configuration: ForwarderConfiguration(jitter: 0, leaseDuration: .seconds(10)))
+                for: repository,
+                configuration: ForwarderConfiguration(
+                    jitter: 0, requestTimeout: .seconds(60), leaseDuration: .seconds(10)))
             let replicaB = Forwarder(
                 for: other,
                 configuration: ForwarderConfiguration(

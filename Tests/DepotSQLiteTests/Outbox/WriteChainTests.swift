@@ -11,7 +11,7 @@ import Testing
         "an update's answer does not turn a create queued behind a pending delete into an update",
         arguments: StoreKind.allCases)
     func recreateBehindPendingDelete(kind: StoreKind) async throws {
-        try await withOutboxFixture(kind, objects: [["id": "x", "text": "one"]]) { fixture in
+        try await withOutboxFixture(kind, objects: [["id": "x", "text": "one"]], timeout: .seconds(60)) { fixture in
             // Given: an update of x in flight, whose answer the server holds back
             let messages = fixture.repository()
             _ = try await messages.read("x").value
