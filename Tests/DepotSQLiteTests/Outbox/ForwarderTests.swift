@@ -9,10 +9,8 @@ import Testing
         "offline create, update, patch and delete, then online: the server ends right, each write applied once",
         arguments: StoreKind.allCases)
     func offlineThenOnline(kind: StoreKind) async throws {
-        // Timeouts long enough that a refusal is never outrun by the deadline on a loaded machine
-        // (the process descheduled past a 10 s deadline), nor a send online cut short.
-        let objects: [JSONObject] = [["id": "1", "text": "one"], ["id": "2", "text": "two"]]
-        try await withOutboxFixture(kind, objects: objects, timeout: .seconds(60)) { fixture in
+        try await withOutboxFixture(kind, objects: [["id": "1", "text": "one"], ["id": "2", "text": "two"]]) {
+            fixture in
             let messages = fixture.repository()
             _ = try await messages.readAll().value
             // Given: writes made while the server is unreachable
@@ -31,7 +29,7 @@ import Testing
             // When: the server is back and the outbox is flushed
             try await fixture.server.goOnline()
             fixture.server.clearAppliedWrites()
-            let forwarder = fixture.forwarder(messages, requestTimeout: .seconds(60))
+            let forwarder = fixture.forwarder(messages)
             let report = try await forwarder.flush().value
             // Then
             #expect(report.delivered == 4 && report.rejected.isEmpty && report.retrying == 0)
