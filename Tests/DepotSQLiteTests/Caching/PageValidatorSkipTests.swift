@@ -47,7 +47,7 @@ import Testing
             #expect(report.pullCompleted && report.errors.isEmpty)
             #expect(try await fixture.storage.fetch(collection: "messages", id: "1")?.object["text"] == "mine")
             let urls = try await pageURLs(fixture)
-            #expect(urls.count == 1 && urls.allSatisfy { $0.contains("_page=2") })
+            #expect(urls.count == 1 && urls.allSatisfy { $0.contains("page=2") })
 
             // When: the next full pull runs. Then: page 1 is read whole, page 2 conditionally.
             fixture.server.clearRequests()
@@ -80,7 +80,7 @@ import Testing
             #expect(try await messages.quarantined().value.map(\.id) == ["1"])
             #expect(try await fixture.storage.fetch(collection: "messages", id: "1")?.object["text"] == "one")
             let urls = try await pageURLs(fixture)
-            #expect(urls.count == 1 && urls.allSatisfy { $0.contains("_page=2") })
+            #expect(urls.count == 1 && urls.allSatisfy { $0.contains("page=2") })
 
             // When: the next full pull runs. Then: page 1 is read whole, page 2 conditionally.
             fixture.server.clearRequests()

@@ -43,13 +43,15 @@ where Entity.ID == String {
             }
             var configuration = RepositoryConfiguration()
             configuration.cacheClock = fixture.clock
-            let v1 = NoteStore<PlainNote>(store: fixture.session, storage: fixture.storage, configuration: configuration)
+            let v1 = NoteStore<PlainNote>(
+                store: fixture.session, storage: fixture.storage, configuration: configuration)
             _ = try await v1.read("1").value
 
             // When: the note gains its likes (the server keeps its ETag), and version 2 (likes
             // required) reads it.
             served.withLock { $0 = ["id": "1", "text": "one", "likes": 5] }
-            var v2 = NoteStore<LikedNote>(store: fixture.session, storage: fixture.storage, configuration: configuration)
+            var v2 = NoteStore<LikedNote>(
+                store: fixture.session, storage: fixture.storage, configuration: configuration)
             if cacheFirst { v2.strategy = .cacheFirst }
             let read = try await v2.read("1").value
 
