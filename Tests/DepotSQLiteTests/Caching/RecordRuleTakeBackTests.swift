@@ -35,7 +35,7 @@ import Testing
     }
 
     @Test(
-        "a remote-first update refused (422) after a read saw another client's change does not bring back the cached list",
+        "a remote-first update refused (422) after a read saw another client's edit does not bring back the cached list",
         arguments: StorageKind.allCases)
     func refusedUpdateAfterNewerReadInvalidatesLists(kind: StorageKind) async throws {
         try await withHTTPCacheFixture(kind) { fixture in
@@ -43,8 +43,8 @@ import Testing
             fixture.server.cacheControl = "max-age=300"
             let messages = fixture.messages(.cacheFirst)
             #expect(try await messages.readAll().value.value.map(\.text) == ["one", "two", "three"])
-            _ = try await fixture.session.request(.put, "messages/1", body: ["id": "1", "text": "changed"], as: Okay.self)
-                .value
+            let edit: JSON = ["id": "1", "text": "changed"]
+            _ = try await fixture.session.request(.put, "messages/1", body: edit, as: Okay.self).value
 
             // When: the app's remote-first edit of note 1 is at the server, which holds its answer
             // (a refusal, 422) until a read of note 1 brought the server's change under the edit.
