@@ -35,7 +35,7 @@ import Testing
     }
 
     @Test(
-        "a remote-first update refused (422) after a read saw another client's edit does not bring back the cached list",
+        "a remote-first update refused (422) after a read saw another client's edit does not revive the cached list",
         arguments: StorageKind.allCases)
     func refusedUpdateAfterNewerReadInvalidatesLists(kind: StorageKind) async throws {
         try await withHTTPCacheFixture(kind) { fixture in
