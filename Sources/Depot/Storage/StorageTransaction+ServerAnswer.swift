@@ -52,8 +52,18 @@ extension StorageTransaction {
         var pending = try outboxEntries(collection: collection, entityID: sentID)
         guard var answer = write.answer else {
             // A delete went through, or the server no longer has the entity.
-            guard pending.isEmpty, record != nil else { return .kept(record) }
-            try delete(collection: collection, id: sentID)
+            guard pending.isEmpty, let record else {
+                // A create waits behind it: it makes the entity anew, so the record is a new
+                // entity's, one the server has not seen (a delete of it before that create goes
+                // out removes it, as a delete of any unsent create does).
+                guard var record, pending.first?.operation == .create, record.syncState != .created else {
+                    return .kept(record)
+                }
+                (record.syncState, record.snapshot, record.etag) = (.created, nil, nil)
+                try upsert(record)
+                return .kept(record)
+            }
+            try delete(collection: collection, id: record.id)
             // The id is free again: a move it kept from an older entity is not this one's.
             try forgetIDMove(collection: collection, id: sentID)
             return .removed

@@ -1,0 +1,51 @@
+import Foundation
+import Testing
+
+@testable import Depot
+
+/// Regression test for a tombstone left for ever (`OutboxCrashTest` seed 3133779461387414867): an
+/// entity deleted and created again locally queues a delete and a create (a chain each); once the
+/// delete went through, the record is the new entity's, which the server has not seen, so a delete
+/// of it made before its create goes out removes it and sends nothing.
+@Suite struct DeleteThenCreateChainTests {
+    /// A note as the crash test writes it.
+    struct Note: Codable, Identifiable, Sendable, Equatable {
+        var id: String
+        var text: String
+    }
+
+    @Test("a delete made after the answer to an earlier delete, before the re-create is sent, leaves nothing behind")
+    func deleteAfterDeliveredDeleteBeforeCreate() async throws {
+        // Given: note x, synced; the app deletes it and creates it again (a delete and a create
+        // queued), and the delete is delivered
+        let storage = InMemoryStorage()
+        var notes = LocalStore<Note>(storage: storage, collection: "notes")
+        notes.outboxPayload = { _, object in object }
+        try await storage.transaction { tx in
+            try tx.upsert(
+                StoredRecord(
+                    collection: "notes", id: "x", object: ["id": "x", "text": "old"], syncState: .synced,
+                    snapshot: ["id": "x", "text": "old"], etag: "\"e1\""))
+        }
+        let store = notes
+        try await storage.transaction { tx in try store.delete(ids: ["x"], in: tx) }
+        _ = try await storage.transaction { tx in try store.create([Note(id: "x", text: "new")], in: tx) }
+        let queued = try await storage.outbox(OutboxQuery(entityID: "x"))
+        #expect(queued.map(\.operation) == [.delete, .create])
+        try await storage.transaction { tx in
+            try tx.removeOutbox(sequence: queued[0].sequence)
+            try tx.storeServerAnswer(nil, collection: "notes", sentID: "x", in: storage)
+        }
+
+        // Then: the record is the new entity's, not yet on the server
+        let recreated = try #require(try await storage.fetch(collection: "notes", id: "x"))
+        #expect(recreated.syncState == .created && recreated.snapshot == nil && recreated.etag == nil)
+
+        // When: the app deletes it before its create goes out
+        try await storage.transaction { tx in try store.delete(ids: ["x"], in: tx) }
+
+        // Then: nothing is left: no record (no tombstone no entry would ever remove), no entry
+        #expect(try await storage.fetch(collection: "notes", id: "x") == nil)
+        #expect(try await storage.outbox(OutboxQuery(entityID: "x")).isEmpty)
+    }
+}
