@@ -105,7 +105,9 @@ extension CRUDNetworkingStorageRepository {
     /// Takes a recorded write back in `tx` (its entry is removed in the same transaction): the
     /// record as it was before, unless a later write changed it since. When an earlier entry's
     /// answer moved the entity or stored the server's copy meanwhile, the record becomes the
-    /// server's copy (no entry left) or the write's predecessor over the server's snapshot.
+    /// server's copy (no entry left) or the write's predecessor over the server's snapshot. A record
+    /// put back renews the collection's list token (``RecordSource/takeBack(_:)``): a cached list
+    /// that named it as it was is not answered again without asking the server.
     static func takeBack<Value>(
         _ recorded: RecordedWrite<Value>, collection: String, in tx: any StorageTransaction
     ) throws {
@@ -121,7 +123,7 @@ extension CRUDNetworkingStorageRepository {
         }
         guard var now = try tx.fetch(collection: collection, id: id) else {
             if recorded.written == nil, fields == nil, let prior = recorded.prior {
-                _ = try tx.writeRecord(.local(prior, replacing: false))
+                _ = try tx.writeRecord(.takeBack(prior))
             }
             return
         }
@@ -130,7 +132,7 @@ extension CRUDNetworkingStorageRepository {
         else { return }
         let left = try tx.outboxEntries(collection: collection, entityID: id)
         if fields == nil, left.isEmpty || now.snapshot == recorded.prior?.snapshot, let prior = recorded.prior {
-            _ = try tx.writeRecord(.local(prior, replacing: true))  // nothing delivered meanwhile: the record as it was
+            _ = try tx.writeRecord(.takeBack(prior))  // nothing delivered meanwhile: the record as it was
             return
         }
         guard let prior = recorded.prior, prior.syncState != .deleted || !left.isEmpty else {
@@ -142,6 +144,6 @@ extension CRUDNetworkingStorageRepository {
         } else {
             (now.object, now.syncState) = (moved(prior.object), prior.syncState)
         }
-        _ = try tx.writeRecord(.local(now, replacing: true))
+        _ = try tx.writeRecord(.takeBack(now))
     }
 }

@@ -11,33 +11,28 @@ extension CRUDNetworkingStorageRepository {
     /// for await notes in cached.observe(Criteria(["author": "ann"])) { render(notes) }
     /// ```
     ///
-    /// A record that cannot be read as an entity is left out; a read that fails is tried again at
-    /// the next change.
+    /// A record is read as every local read reads it: a stored copy the model cannot read (written
+    /// by another version of the app) is read from the record's server snapshot with its pending
+    /// change on top; a record that cannot be read either way is left out. A read that fails is
+    /// tried again at the next change.
     public func observe(_ criteria: Criteria = Criteria()) -> AsyncStream<[Entity]> {
-        let (storage, collection) = (self.storage, self.collection)
+        let (storage, collection, local) = (self.storage, self.collection, self.local)
         return Self.live(storage: storage, collection: collection) {
             let records = try await storage.fetch(collection: collection, matching: criteria)
-            return records.compactMap { Self.decodedEntity($0) }
+            return records.compactMap { try? local.decoded($0) }
         }
     }
 
     /// The local record with `id`, as an entity: its current value first (nil when there is none,
-    /// or once it is deleted), then a new one after every committed write to the collection.
+    /// once it is deleted, or when it cannot be read, as `observe(_:)` reads it), then a new one
+    /// after every committed write to the collection.
     public func observe(id: Entity.ID) -> AsyncStream<Entity?> {
-        let (storage, collection, key) = (self.storage, self.collection, id.pathComponent)
+        let (storage, collection, key, local) = (self.storage, self.collection, id.pathComponent, self.local)
         return Self.live(storage: storage, collection: collection) {
             guard let record = try await storage.fetch(collection: collection, id: key),
                 record.syncState != .deleted
             else { return nil }
-            return Self.decodedEntity(record)
-        }
-    }
-
-    private static func decodedEntity(_ record: StoredRecord) -> Entity? {
-        do {
-            return try JSONMapping.entity(Entity.self, from: .object(record.object))
-        } catch {
-            return nil  // documented: a record that cannot be read is left out
+            return try? local.decoded(record)  // documented: a record that cannot be read is left out
         }
     }
 

@@ -9,6 +9,13 @@ enum RecordSource: Sendable {
     /// `replacing` says whether the store held a record under its id (a tombstone included): only
     /// then can the record have an HTTP-cache entry to drop (entries go with their records).
     case local(StoredRecord, replacing: Bool)
+    /// A remote-first write the server refused, taken back: `record` as it is to be stored again
+    /// (the record as it was before the write, or what the store holds under the writes still
+    /// waiting). Like ``restore(collection:id:)``, a write of the collection no answer will
+    /// follow: the record's cache entry goes and the collection's list token is renewed (a cached
+    /// list may name the record as it was, though the refusal may say the server no longer holds
+    /// it so).
+    case takeBack(StoredRecord)
     /// The app's own delete of a record the server never saw: the record goes, with its cache
     /// entry and the id move its id may have kept from an older entity.
     case localRemoval(collection: String, id: String)

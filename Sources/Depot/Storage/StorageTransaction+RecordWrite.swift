@@ -50,7 +50,8 @@ extension StorageTransaction {
     /// quarantine row; a removal forgets the id move its id kept from an older entity. A pending
     /// change the app gave up (``RecordSource/restore(collection:id:)``) puts the server's last
     /// version back as a write of the collection: the record's entry goes and the collection's
-    /// list token is renewed, since no answer will renew it.
+    /// list token is renewed, since no answer will renew it; so does a refused remote-first write
+    /// taken back (``RecordSource/takeBack(_:)``).
     ///
     /// - Returns: what was done.
     @discardableResult
@@ -60,6 +61,10 @@ extension StorageTransaction {
             try upsert(record)
             // A record the store did not hold had no entry (entries go with their records).
             if replacing { try dropHTTPCacheEntry(collection: record.collection, id: record.id) }
+            return .written
+        case .takeBack(let record):
+            try upsert(record)
+            try putBack(collection: record.collection, id: record.id)
             return .written
         case .localRemoval(let collection, let id), .gone(let collection, let id):
             try delete(collection: collection, id: id)
@@ -133,11 +138,16 @@ extension StorageTransaction {
     /// longer describe it.
     private func restore(collection: String, id: String) throws -> RecordWrite {
         let written = try restoreRecord(collection: collection, id: id)
-        if written == .written {
-            try dropHTTPCacheEntry(collection: collection, id: id)
-            try invalidateLists(collection: collection)
-        }
+        if written == .written { try putBack(collection: collection, id: id) }
         return written
+    }
+
+    /// What goes with a record put back by the app (a restore, a refused write taken back): no
+    /// answer follows to renew the collection's list token, so it is renewed here, and the
+    /// record's cache entry goes.
+    private func putBack(collection: String, id: String) throws {
+        try dropHTTPCacheEntry(collection: collection, id: id)
+        try invalidateLists(collection: collection)
     }
 
     /// The record part of a restore: a record with a pending change goes back to its snapshot,
