@@ -328,7 +328,7 @@ extension OutboxEngine {
     }
 
     /// Removes `entry` and stores the server's answer for its entity in one transaction, by the one
-    /// rule (``StorageTransaction/storeServerAnswer(_:collection:sentID:sent:in:)``): a newer local change
+    /// rule (``StorageTransaction/storeServerAnswer(_:collection:sentID:sent:deleted:in:)``): a newer local change
     /// stays, a server-chosen id moves the record and the entity's later entries. Writes nothing
     /// when the entry is gone (discarded), and returns false when this sender no longer holds its
     /// lease (another sender took the entry: the answer is theirs to store).
@@ -347,7 +347,10 @@ extension OutboxEngine {
             guard let stored = try tx.outboxEntry(sequence: entry.sequence) else { return true }
             guard Self.holds(stored, as: entry) else { return false }
             try tx.removeOutbox(sequence: stored.sequence)
-            try tx.storeServerAnswer(record, collection: stored.collection, sentID: stored.entityID, in: storage)
+            // A delete's own local change left a tombstone: a record that is not one was written
+            // after it.
+            try tx.storeServerAnswer(
+                record, collection: stored.collection, sentID: stored.entityID, deleted: .tombstone, in: storage)
             return true
         }
     }

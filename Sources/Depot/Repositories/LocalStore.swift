@@ -196,7 +196,7 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
     }
 
     /// Stores the server's answer to a write this process sent directly (not through the outbox),
-    /// by the one rule (``StorageTransaction/storeServerAnswer(_:collection:sentID:sent:in:)``).
+    /// by the one rule (``StorageTransaction/storeServerAnswer(_:collection:sentID:sent:deleted:in:)``).
     ///
     /// When a local write to the same id was recorded in the outbox while the request was out, that
     /// newer write stays: its object and sync state are kept and only the server's snapshot and
@@ -226,19 +226,15 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
     }
 
     /// Stores that the server deleted the entity a direct delete of `sentID` named, by the one
-    /// rule (``StorageTransaction/storeServerAnswer(_:collection:sentID:sent:in:)``): the record goes,
+    /// rule (``StorageTransaction/storeServerAnswer(_:collection:sentID:sent:deleted:in:)``): the record goes,
     /// unless a newer local write to it waits in the outbox, or (with `since`, begun before the
     /// DELETE was sent) a write's answer for it was stored while the DELETE was out: the entity was
     /// created again, and the server holds it.
     func storeDeleteAnswer(sentID: String, since sent: DeliveryLog.Reader? = nil) async throws {
         let (collection, storage) = (self.collection, self.storage)
         try await storage.transaction { tx in
-            if let sent, try sent.deliveredSince(collection: collection, id: sentID, in: tx),
-                let current = try tx.fetch(collection: collection, id: sentID), current.syncState != .deleted
-            {
-                return
-            }
-            try tx.storeServerAnswer(nil, collection: collection, sentID: sentID, in: storage)
+            _ = try tx.storeServerAnswer(
+                nil, collection: collection, sentID: sentID, deleted: .sentAt(sent), in: storage)
         }
     }
 

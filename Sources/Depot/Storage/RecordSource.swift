@@ -80,6 +80,23 @@ struct WriteAnswer: Sendable {
     /// The object the write sent, when the caller knows it: a record whose object differs from it
     /// changed while the write was out, and keeps that change.
     var sent: JSONObject?
+    /// For a nil answer (a delete went through): how the record the delete was made on is told
+    /// from one written after it, which stays.
+    var deleted: DeleteMark = .agreed
+
+    /// How a delete's answer tells the record it was made on from one written after it (by an
+    /// answer to a write of another spelling of the id, moved onto it; by a local-only write).
+    enum DeleteMark: Sendable {
+        /// Nothing was written after it: the record goes (the app and the server agree it is gone).
+        case agreed
+        /// The delete's own local change left a tombstone (`.deleted`): a record that is no longer
+        /// one was written after it.
+        case tombstone
+        /// A direct delete, its request sent when the store's delivery sequence was the reader's
+        /// (nil: unknown): a record that is not a tombstone and took a delivery since was written
+        /// after it.
+        case sentAt(DeliveryLog.Reader?)
+    }
 }
 
 /// What the record-write function did.

@@ -36,16 +36,21 @@ extension StorageTransaction {
     ///     ``DeliveryLog`` marks, so a read that began before it never overwrites it).
     /// - Returns: what was done: `.written` (the answer stored, synced), `.kept` (a newer local
     ///   change stays on top of it; nil for none stored), `.removed`.
+    ///   - deleted: for a nil answer, how the record the delete was made on is told from one
+    ///     written after it (which stays).
     @discardableResult
     func storeServerAnswer(
-        _ answer: EncodedRecord?, collection: String, sentID: String, sent: JSONObject? = nil, in storage: Storage
+        _ answer: EncodedRecord?, collection: String, sentID: String, sent: JSONObject? = nil,
+        deleted: WriteAnswer.DeleteMark = .agreed, in storage: Storage
     ) throws -> RecordWrite {
-        try writeRecord(.writeAnswer(WriteAnswer(answer: answer, collection: collection, sentID: sentID, sent: sent)))
+        try writeRecord(
+            .writeAnswer(
+                WriteAnswer(answer: answer, collection: collection, sentID: sentID, sent: sent, deleted: deleted)))
     }
 
     /// The record and outbox part of a write's answer, for ``writeRecord(_:)`` (which keeps the
     /// delivery mark, the quarantine row and the cache entries): see
-    /// ``storeServerAnswer(_:collection:sentID:sent:in:)``.
+    /// ``storeServerAnswer(_:collection:sentID:sent:deleted:in:)``.
     func storeAnswerRecord(_ write: WriteAnswer) throws -> RecordWrite {
         let (collection, sentID, sent) = (write.collection, write.sentID, write.sent)
         let record = try fetch(collection: collection, id: sentID)
@@ -61,6 +66,13 @@ extension StorageTransaction {
                 }
                 (record.syncState, record.snapshot, record.etag) = (.created, nil, nil)
                 try upsert(record)
+                return .kept(record)
+            }
+            if try writtenAfterDelete(record, write) {
+                // Written after the delete (the entity made again, by an answer under another
+                // spelling of its id, or by a local-only write): it stays, and a change of it no
+                // entry sends gets one.
+                try adoptUnsent(record)
                 return .kept(record)
             }
             try delete(collection: collection, id: record.id)
@@ -112,6 +124,18 @@ extension StorageTransaction {
         try upsert(record)
         if pending.isEmpty { try adoptUnsent(record) }
         return .kept(record)
+    }
+
+    /// Whether `record`, the one a delete's answer (`write`, nil) finds with no entry of its entity
+    /// left, was written after the delete was made (see ``WriteAnswer/DeleteMark``).
+    private func writtenAfterDelete(_ record: StoredRecord, _ write: WriteAnswer) throws -> Bool {
+        guard record.syncState != .deleted else { return false }
+        switch write.deleted {
+        case .agreed: return false
+        case .tombstone: return true
+        case .sentAt(let reader):
+            return try reader?.deliveredSince(collection: write.collection, id: write.sentID, in: self) ?? false
+        }
     }
 
     /// Appends the outbox entry that sends `record` as it is now: a create, an update or a delete

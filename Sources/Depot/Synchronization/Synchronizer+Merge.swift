@@ -3,7 +3,7 @@ import Foundation
 extension Synchronizer {
     /// Stores the matched replies in one transaction: each record's claimed outbox entries go (the
     /// server took them) and the reply is stored by the one rule
-    /// (``StorageTransaction/storeServerAnswer(_:collection:sentID:sent:in:)``): `.synced` under the
+    /// (``StorageTransaction/storeServerAnswer(_:collection:sentID:sent:deleted:in:)``): `.synced` under the
     /// server's id, or, for a record changed since it was sent, its change kept and diffed from
     /// the reply, moved with its later entries to the server's id; `batch` is closed in the same
     /// transaction (its answer is known). Returns how many had changed, or nil, having written
