@@ -61,7 +61,9 @@ func withFixture(
             if failure == "refused" { try await server.goOffline() } else { server.inject(.status(503), times: 2) }
             let one = try await messages.read("1").value
             #expect(one.origin == .local && one.value.text == "one")
-            #expect(one.fallbackError?.code == (failure == "refused" ? .transport : .status))
+            #expect(
+                one.fallbackError?.code == (failure == "refused" ? .transport : .status),
+                "\(one.fallbackError.map(String.init(describing:)) ?? "no error"); \(portReport(server.url.port))")
             let all = try await messages.readAll(query: ["author": "ann"]).value
             #expect(all.origin == .local && all.value.map(\.id) == ["1"])
         }
