@@ -131,8 +131,12 @@ extension CRUDNetworkingStorageRepository {
         guard let written = recorded.written, now.object == moved(written.object), now.syncState == written.syncState
         else { return }
         let left = try tx.outboxEntries(collection: collection, entityID: id)
-        if fields == nil, left.isEmpty || now.snapshot == recorded.prior?.snapshot, let prior = recorded.prior {
-            _ = try tx.writeRecord(.takeBack(prior))  // nothing delivered meanwhile: the record as it was
+        // Nothing delivered meanwhile (the server's snapshot is the one the write found): the
+        // record as it was. An earlier entry's answer stored since is newer than that record.
+        if fields == nil, now.snapshot == recorded.prior?.snapshot, now.etag == recorded.prior?.etag,
+            let prior = recorded.prior
+        {
+            _ = try tx.writeRecord(.takeBack(prior))
             return
         }
         guard let prior = recorded.prior, prior.syncState != .deleted || !left.isEmpty else {
