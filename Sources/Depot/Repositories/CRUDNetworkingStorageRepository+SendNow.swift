@@ -131,10 +131,12 @@ extension CRUDNetworkingStorageRepository {
         guard let written = recorded.written, now.object == moved(written.object), now.syncState == written.syncState
         else { return }
         let left = try tx.outboxEntries(collection: collection, entityID: id)
-        // Nothing delivered meanwhile (the server's snapshot is the one the write found): the
-        // record as it was. An earlier entry's answer stored since is newer than that record.
+        // Nothing delivered meanwhile (the server's snapshot is the one the write found, and a
+        // pending change the record had still has its entries): the record as it was. An earlier
+        // entry's answer stored since is newer than that record; a delete delivered since leaves
+        // no tombstone to put back.
         if fields == nil, now.snapshot == recorded.prior?.snapshot, now.etag == recorded.prior?.etag,
-            let prior = recorded.prior
+            let prior = recorded.prior, prior.syncState == .synced || !left.isEmpty
         {
             _ = try tx.writeRecord(.takeBack(prior))
             return
@@ -145,9 +147,17 @@ extension CRUDNetworkingStorageRepository {
         }
         if left.isEmpty, let snapshot = now.snapshot {
             (now.object, now.syncState) = (snapshot, .synced)  // the server's copy: nothing else pending
-        } else {
-            (now.object, now.syncState) = (moved(prior.object), prior.syncState)
+            _ = try tx.writeRecord(.takeBack(now))
+            return
         }
+        // With no entry left, a pending change the record had before this write is no longer
+        // queued (itself taken back): put back, no road would ever send it. With no server copy
+        // either, nothing is left to show.
+        guard prior.syncState == .synced || !left.isEmpty else {
+            _ = try tx.writeRecord(.localRemoval(collection: collection, id: id))
+            return
+        }
+        (now.object, now.syncState) = (moved(prior.object), prior.syncState)
         _ = try tx.writeRecord(.takeBack(now))
     }
 }

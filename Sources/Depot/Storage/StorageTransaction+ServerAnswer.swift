@@ -60,8 +60,11 @@ extension StorageTransaction {
             guard pending.isEmpty, let record else {
                 // A create waits behind it: it makes the entity anew, so the record is a new
                 // entity's, one the server has not seen (a delete of it before that create goes
-                // out removes it, as a delete of any unsent create does).
-                guard var record, pending.first?.operation == .create, record.syncState != .created else {
+                // out removes it, as a delete of any unsent create does). A record the app deleted
+                // again since (a delete waits behind that create) stays deleted.
+                guard var record, pending.first?.operation == .create, record.syncState != .created,
+                    record.syncState != .deleted
+                else {
                     return .kept(record)
                 }
                 (record.syncState, record.snapshot, record.etag) = (.created, nil, nil)

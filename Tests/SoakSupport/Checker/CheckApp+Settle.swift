@@ -143,6 +143,18 @@ extension CheckApp {
                 )
             }
         }
+        // A write the app never made: its last write of the entity was a delete (nothing of it
+        // in doubt, no other client writing it since), yet a write of it was sent and refused.
+        for entry in entries where entry.rejection != nil && entry.operation != .delete {
+            let value = entry.payload?.objectValue?["value"]?.stringValue
+            guard let handle = model.owner(of: value), let entity = model.entities[handle],
+                case .some(.none) = entity.last, entity.uncertain.allSatisfy({ $0 == nil }), entity.otherAfter.isEmpty
+            else { continue }
+            flag(
+                "PHANTOM",
+                "e\(handle)'s last write was a delete, yet \(entry.operation) \(entry.entityID) (\(value ?? "-")) was sent and refused \(entry.rejection?.status ?? 0)"
+            )
+        }
         for write in server.applied where write.silentOverwrite {
             flag(
                 "OVERWRITE",

@@ -166,6 +166,36 @@ final class CheckApp {
             let call = CheckRender.call(step, shape: program.shape).replacingOccurrences(of: "\n", with: " ")
             outcome.log.append("\(index): \(call) → \(line) [\(milliseconds) ms]")
             if outcome.violations.contains(where: { $0.kind == "HANG" }) { return }
+            await judgeOrphans(after: index, &outcome)
+        }
+    }
+
+    /// Between steps (no call of the app under way), the store's records agree with their queued
+    /// writes: every record with a change the server does not have yet (created, updated, deleted)
+    /// has an outbox entry that sends it (`ORPHAN`: a change no road will ever send, shown to the
+    /// app as pending for good), and a record whose last queued write is a delete is deleted, one
+    /// whose last queued write makes or changes it is not (`STATE`: the app is shown the opposite
+    /// of what will be sent). Entities with a refused entry are left to the app.
+    func judgeOrphans(after index: Int, _ outcome: inout CheckRunner.Outcome) async {
+        guard let (entries, records) = await Self.contents(of: storage) else { return }
+        let queued = Dictionary(grouping: entries, by: \.entityID)
+        for record in records {
+            let value = record.object["value"]?.stringValue ?? "-"
+            let said = "the store holds \(record.id)=\(value) (\(record.syncState))"
+            guard let writes = queued[record.id] else {
+                if record.syncState != .synced {
+                    outcome.violations.append(
+                        CheckViolation(kind: "ORPHAN", step: index, message: "\(said) with no outbox entry to send it"))
+                }
+                continue
+            }
+            guard !writes.contains(where: { $0.rejection != nil }), let last = writes.last else { continue }
+            if (last.operation == .delete) != (record.syncState == .deleted) || record.syncState == .synced {
+                outcome.violations.append(
+                    CheckViolation(
+                        kind: "STATE", step: index,
+                        message: "\(said), its last queued write a \(last.operation)"))
+            }
         }
     }
 
