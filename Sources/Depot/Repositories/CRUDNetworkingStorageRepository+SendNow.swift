@@ -127,10 +127,11 @@ extension CRUDNetworkingStorageRepository {
             }
             return
         }
-        // A later write since this one: it stands.
-        guard let written = recorded.written, now.object == moved(written.object), now.syncState == written.syncState
-        else { return }
+        // A later local write since this one (an entry recorded after its own): it stands. A
+        // server copy merged since (a read's, with this write's change on top) is no write.
         let left = try tx.outboxEntries(collection: collection, entityID: id)
+        if let sequence = recorded.sequence, left.contains(where: { $0.sequence > sequence }) { return }
+        guard recorded.written != nil else { return }
         // Nothing delivered meanwhile (the server's snapshot is the one the write found, and a
         // pending change the record had still has its entries): the record as it was. An earlier
         // entry's answer stored since is newer than that record; a delete delivered since leaves
