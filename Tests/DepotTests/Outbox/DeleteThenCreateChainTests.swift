@@ -14,10 +14,8 @@ import Testing
         var text: String
     }
 
-    @Test("a delete made after the answer to an earlier delete, before the re-create is sent, leaves nothing behind")
-    func deleteAfterDeliveredDeleteBeforeCreate() async throws {
-        // Given: note x, synced; the app deletes it and creates it again (a delete and a create
-        // queued), and the delete is delivered
+    /// Note x, synced, then deleted and created again by the app: a delete and a create queued.
+    static func deletedAndCreatedAgain() async throws -> (InMemoryStorage, LocalStore<Note>) {
         let storage = InMemoryStorage()
         var notes = LocalStore<Note>(storage: storage, collection: "notes")
         notes.outboxPayload = { _, object in object }
@@ -30,6 +28,14 @@ import Testing
         let store = notes
         try await storage.transaction { tx in try store.delete(ids: ["x"], in: tx) }
         _ = try await storage.transaction { tx in try store.create([Note(id: "x", text: "new")], in: tx) }
+        return (storage, store)
+    }
+
+    @Test("a delete made after the answer to an earlier delete, before the re-create is sent, leaves nothing behind")
+    func deleteAfterDeliveredDeleteBeforeCreate() async throws {
+        // Given: note x, synced; the app deletes it and creates it again (a delete and a create
+        // queued), and the delete is delivered
+        let (storage, store) = try await Self.deletedAndCreatedAgain()
         let queued = try await storage.outbox(OutboxQuery(entityID: "x"))
         #expect(queued.map(\.operation) == [.delete, .create])
         try await storage.transaction { tx in
@@ -56,18 +62,7 @@ import Testing
     @Test("a delete answered while the re-create behind it is claimed and deleted again leaves the record deleted")
     func deleteAnsweredAfterRecreateDeletedAgain() async throws {
         // Given: note x, synced; the app deletes it and creates it again, both claimed by a sender
-        let storage = InMemoryStorage()
-        var notes = LocalStore<Note>(storage: storage, collection: "notes")
-        notes.outboxPayload = { _, object in object }
-        try await storage.transaction { tx in
-            try tx.upsert(
-                StoredRecord(
-                    collection: "notes", id: "x", object: ["id": "x", "text": "old"], syncState: .synced,
-                    snapshot: ["id": "x", "text": "old"], etag: "\"e1\""))
-        }
-        let store = notes
-        try await storage.transaction { tx in try store.delete(ids: ["x"], in: tx) }
-        _ = try await storage.transaction { tx in try store.create([Note(id: "x", text: "new")], in: tx) }
+        let (storage, store) = try await Self.deletedAndCreatedAgain()
         let claimed = try await storage.outbox(OutboxQuery(entityID: "x"))
         #expect(claimed.map(\.operation) == [.delete, .create])
         try await storage.transaction { tx in
