@@ -142,10 +142,13 @@ extension CRUDNetworkingStorageRepository {
             _ = try tx.writeRecord(.takeBack(prior))
             return
         }
-        guard let prior = recorded.prior, prior.syncState != .deleted || !left.isEmpty else {
+        guard let prior = recorded.prior else {
             _ = try tx.writeRecord(.localRemoval(collection: collection, id: id))
             return
         }
+        // With no entry left, the server's copy when there is one: a delete before this write may
+        // have been refused and taken back as well, and a record removed here would lose the
+        // `ETag` the next write needs (a copy the server deleted goes at the next read or pull).
         if left.isEmpty, let snapshot = now.snapshot {
             (now.object, now.syncState) = (snapshot, .synced)  // the server's copy: nothing else pending
             _ = try tx.writeRecord(.takeBack(now))
