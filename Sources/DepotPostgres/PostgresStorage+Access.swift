@@ -114,7 +114,8 @@
                             throw BodyFailure(error: error)
                         }
                         try transaction.sendDeferred()
-                        if let notice = changeNotice(recorder) {
+                        // What no statement announced itself (their notices rode with them).
+                        if let notice = changeNotice(recorder.unannounced) {
                             try transaction.sendUnanswered(
                                 "announce the changes", "SELECT pg_notify(\(channel), \(notice))")
                         }

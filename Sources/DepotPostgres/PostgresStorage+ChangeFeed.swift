@@ -17,7 +17,12 @@
 
         /// The notice of what `recorder` holds, or nil when the write changed nothing.
         func changeNotice(_ recorder: ChangeRecorder) -> String? {
-            let (changes, outbox) = recorder.recorded
+            changeNotice(recorder.recorded)
+        }
+
+        /// The notice of `recorded` (changes per collection, and whether the outbox changed).
+        func changeNotice(_ recorded: (changes: [StorageChange], outbox: Bool)) -> String? {
+            let (changes, outbox) = recorded
             guard !changes.isEmpty || outbox else { return nil }
             func text(_ withIDs: Bool) -> String {
                 let collections: [JSON] = changes.sorted { $0.collection < $1.collection }.map { change in
@@ -39,6 +44,14 @@
             if coarse.utf8.count <= Self.noticeLimit, !coarse.isEmpty { return coarse }
             return #"{"s":"\#(identity.uuidString)","o":true,"c":[],"all":true}"#
         }
+
+        /// The notice of one record added or replaced, announced by its own statement.
+        func changeNotice(changed collection: String, _ id: String) -> String? {
+            changeNotice(([StorageChange(collection: collection, changed: [id])], false))
+        }
+
+        /// The notice of an outbox change alone, announced by the statement that made it.
+        var outboxNotice: String? { changeNotice(([], true)) }
 
         /// Tells this object's observers what a notice from another object says.
         func receive(_ payload: String) {

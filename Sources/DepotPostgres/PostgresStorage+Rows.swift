@@ -31,18 +31,26 @@
                 etag = excluded.etag, snapshot_is_object = excluded.snapshot_is_object
             """
 
-        /// The statement that adds or replaces `record`.
-        func upsertQuery(_ record: EncodedRecord) -> PostgresQuery {
+        /// The statement that adds or replaces `record`, sending `notice` (delivered if its
+        /// transaction commits) when given.
+        func upsertQuery(_ record: EncodedRecord, notice: String? = nil) -> PostgresQuery {
             var query = PostgresQuery(
                 unsafeSQL: "INSERT INTO \(quoted).records (\(Self.recordWriteColumns)) VALUES ")
             Self.appendRecordRow(record, to: &query)
             query.sql += Self.recordConflictUpdate
+            if let notice {
+                query.binds.append(channel)
+                query.binds.append(notice)
+                query.sql += " RETURNING pg_notify($\(query.binds.count - 1), $\(query.binds.count))"
+            }
             return query
         }
 
-        /// Appends `record`'s row, `($1, $2, $3::jsonb, …)` in the order of ``recordWriteColumns``,
-        /// to `query`'s SQL, and its values to the query's binds.
-        static func appendRecordRow(_ record: EncodedRecord, to query: inout PostgresQuery) {
+        /// Appends `record`'s row, `($1, $2, $3::jsonb, …)` in the order of ``recordWriteColumns``
+        /// (without the parentheses unless `parenthesized`), to `query`'s SQL, and its values to
+        /// the query's binds.
+        static func appendRecordRow(_ record: EncodedRecord, to query: inout PostgresQuery, parenthesized: Bool = true)
+        {
             let snapshot: String?
             let snapshotIsObject: Bool
             switch record.snapshot {
@@ -64,8 +72,8 @@
             query.binds.append(record.etag)
             query.binds.append(snapshotIsObject)
             let casts = ["", "", "::jsonb", "", "", "::jsonb", "", "", ""]
-            query.sql +=
-                "(" + casts.enumerated().map { "$\(first + $0.offset)\($0.element)" }.joined(separator: ", ") + ")"
+            let values = casts.enumerated().map { "$\(first + $0.offset)\($0.element)" }.joined(separator: ", ")
+            query.sql += parenthesized ? "(" + values + ")" : values
         }
 
         /// True when JSON `text` may hold U+0000 (an escape `\u0000`), which `jsonb` refuses.

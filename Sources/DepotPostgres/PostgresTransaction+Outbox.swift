@@ -37,10 +37,13 @@
             recorder.outbox()
             var query = PostgresQuery(unsafeSQL: "")
             try appendOutboxInsert(entry, to: &query, selecting: "VALUES (", until: ")")
-            query.sql += " RETURNING sequence"
+            // The outbox's change notice rides with the entry (delivered if the transaction commits).
+            let announcing = announcingOutbox(&query)
+            query.sql += " RETURNING sequence" + announcing
             guard let row = try execute("add to the outbox", query).first else {
                 throw DepotError(.storage, "cannot add to the outbox: no sequence")
             }
+            if !announcing.isEmpty { recorder.announcedOutbox() }
             return try PostgresStorage.storageErrors("cannot read a new outbox sequence") { try row.decode(Int64.self) }
         }
 
@@ -60,9 +63,13 @@
                 """
             try appendOutboxInsert(
                 entry, to: &query, selecting: "SELECT ", until: " WHERE NOT EXISTS (SELECT 1 FROM last)")
+            // The outbox's change notice rides with an added entry (delivered if the transaction
+            // commits).
+            let announcing = announcingOutbox(&query)
             query.sql += """
                  RETURNING \(columns))
-                SELECT \(columns), TRUE FROM added UNION ALL SELECT \(columns), FALSE FROM last
+                SELECT \(columns), TRUE\(announcing) FROM added
+                UNION ALL SELECT \(columns), FALSE\(announcing.isEmpty ? "" : ", NULL") FROM last
                 """
             // One row: the added entry (only its sequence is read) or the entity's last entry,
             // then whether it was added (column 16, after ``PostgresStorage/outboxColumns``).
@@ -74,10 +81,20 @@
             }
             guard added else { return .behind(try PostgresStorage.outboxEntry(row)) }
             recorder.outbox()
+            if !announcing.isEmpty { recorder.announcedOutbox() }
             return .appended(
                 sequence: try PostgresStorage.storageErrors("cannot read a new outbox sequence") {
                     try row.decode(Int64.self)
                 })
+        }
+
+        /// `, pg_notify(…)::text` sending the outbox's change notice, its values bound to `query`;
+        /// empty when there is no notice. The caller counts it announced once the statement ran.
+        private func announcingOutbox(_ query: inout PostgresQuery) -> String {
+            guard let notice = storage.outboxNotice else { return "" }
+            query.binds.append(storage.channel)
+            query.binds.append(notice)
+            return ", pg_notify($\(query.binds.count - 1), $\(query.binds.count))::text"
         }
 
         /// Appends `INSERT INTO outbox (…) <selecting>$1, $2, …<until>` with `entry`'s values (all

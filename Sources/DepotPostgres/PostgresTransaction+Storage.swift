@@ -30,21 +30,28 @@
         /// Adds or replaces `record`, binding its JSON text as it is. Sent without waiting for the
         /// server: a later read of the transaction sees it, and its commit waits for it. The
         /// entity's lock, when the transaction does not hold it yet, goes inside the same statement
-        /// (an `INSERT … ON CONFLICT` decides on the latest committed row, whatever its snapshot).
+        /// (an `INSERT … ON CONFLICT` decides on the latest committed row, whatever its snapshot),
+        /// and so does the change notice of the record (delivered only if the transaction commits),
+        /// so the commit sends no notice of its own for it.
         public func upsert(encoded record: EncodedRecord) throws {
             let what = "write \(record.collection)/\(record.id)"
             let lock = PostgresEntityLock(schema: storage.schema, collection: record.collection, id: record.id)
             if lock == nil, storage.writeLocking == .entity {
                 try deferUpsert(
                     what, storage.upsertQuery(record), of: PostgresStorage.RecordKey(record.collection, record.id))
-            } else if let lock, !takeEntityLocks([lock]).isEmpty {
-                try sendUnanswered(what, storage.upsertStatement([record], notice: nil, locks: [lock]))
+                recorder.changed(record.collection, record.id)
+                return
+            }
+            let notice = storage.changeNotice(changed: record.collection, record.id)
+            if let lock, !takeEntityLocks([lock]).isEmpty {
+                try sendUnanswered(what, storage.singleUpsertStatement(record, notice: notice, lock: lock))
             } else {
                 try sendUnanswered(
-                    what, storage.upsertQuery(record),
-                    locking: storage.upsertStatement([record], notice: nil, locks: []))
+                    what, storage.upsertQuery(record, notice: notice),
+                    locking: storage.singleUpsertStatement(record, notice: notice, lock: nil))
             }
             recorder.changed(record.collection, record.id)
+            if notice != nil { recorder.announced(record.collection, record.id) }
         }
 
         /// Removes the record with `id`; returns whether there was one.

@@ -23,6 +23,9 @@ public struct StorageChange: Sendable, Hashable {
 /// Collects what a write changes, to publish once it commits.
 package final class ChangeRecorder: Sendable {
     private let state = LockedValue<(changes: [String: StorageChange], outbox: Bool)>(([:], false))
+    /// What a statement of the write already announced to other processes itself (PostgreSQL: a
+    /// notice riding with the statement): records added or replaced, and the outbox.
+    private let announced = LockedValue<(changed: [String: Set<String>], outbox: Bool)>(([:], false))
 
     package init() {}
 
@@ -44,6 +47,27 @@ package final class ChangeRecorder: Sendable {
     /// What was recorded so far: the changes per collection and whether the outbox changed.
     package var recorded: (changes: [StorageChange], outbox: Bool) {
         state.withLock { (Array($0.changes.values), $0.outbox) }
+    }
+
+    /// Notes that a statement announced the change of `id` of `collection` itself.
+    package func announced(_ collection: String, _ id: String) {
+        announced.withLock { _ = $0.changed[collection, default: []].insert(id) }
+    }
+
+    /// Notes that a statement announced the outbox's change itself.
+    package func announcedOutbox() { announced.withLock { $0.outbox = true } }
+
+    /// What was recorded and no statement announced: the records added or replaced that were not
+    /// announced, every removal and clearing, and the outbox unless it was announced.
+    package var unannounced: (changes: [StorageChange], outbox: Bool) {
+        let (changes, outbox) = state.withLock { ($0.changes, $0.outbox) }
+        let told = announced.withLock { $0 }
+        var left: [StorageChange] = []
+        for var change in changes.values {
+            if let ids = told.changed[change.collection] { change.changed.subtract(ids) }
+            if !change.changed.isEmpty || !change.deleted.isEmpty || change.cleared { left.append(change) }
+        }
+        return (left, outbox && !told.outbox)
     }
 
     /// Tells the observers of `storage`.

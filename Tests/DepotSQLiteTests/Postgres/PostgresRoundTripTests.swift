@@ -27,9 +27,11 @@
             }
         }
 
-        @Test("a write recording an entity's first outbox entry sends 5 statements, not 7")
+        @Test("a write recording an entity's first outbox entry sends 4 statements, its notices riding with them")
         func recordingWriteStatements() async throws {
-            try await withPostgresReplicas { first, _ in
+            try await withPostgresReplicas { first, second in
+                // Given: a second object watching the collection
+                let changes = second.changes(collection: "messages")
                 // When: the record's upsert and its outbox entry, in one transaction
                 let before = first.statementCount
                 try await first.transaction { tx in
@@ -37,10 +39,34 @@
                     try tx.recordOutbox(
                         collection: "messages", entityID: "1", operation: .create, payload: ["text": "hi"])
                 }
-                // Then: BEGIN, the upsert taking the lock, the entry added if first, the notice,
-                // COMMIT (before: BEGIN, lock, upsert, entries read, entry added, notice, COMMIT)
-                #expect(first.statementCount - before == 5)
+                // Then: BEGIN, the upsert taking the lock and announcing the record, the entry added
+                // if first and announcing the outbox, COMMIT (before: a fifth for the notice; before
+                // that, seven: BEGIN, lock, upsert, entries read, entry added, notice, COMMIT)
+                #expect(first.statementCount - before == 4)
                 #expect(try await first.outboxCount(OutboxQuery()) == 1)
+                // and the other object was told of the record, once the transaction committed
+                #expect(try await firstElement(of: changes).changed == ["1"])
+            }
+        }
+
+        @Test("a notice that rode with a statement is not delivered when its transaction rolls back")
+        func riddenNoticeRollsBack() async throws {
+            try await withPostgresReplicas { first, second in
+                // Given: a second object watching the collection
+                let changes = second.changes(collection: "messages")
+                // When: a transaction upserts record 1 (its notice in the statement), then fails
+                await #expect(throws: DepotError.self) {
+                    try await first.transaction { tx in
+                        try tx.upsert(record("1", ["text": "gone"]))
+                        try tx.upsert(record("2", ["text": "x"], collection: "bad\u{0}collection"))
+                    }
+                }
+                // and then record 3 is written and committed
+                try await first.upsert([record("3", ["text": "kept"])])
+                // Then: the first notice the other object gets is record 3's: record 1's went with
+                // the rollback
+                #expect(try await firstElement(of: changes).changed == ["3"])
+                #expect(try await second.fetch(collection: "messages", id: "1") == nil)
             }
         }
 
