@@ -9,7 +9,7 @@
 
     extension PostgresStorage {
         /// The schema version this code writes.
-        static let schemaVersion = 1
+        static let schemaVersion = 2
 
         /// The advisory lock key every process takes while it creates or upgrades a schema.
         static let schemaLockKey = lockKey("schema creation")
@@ -41,6 +41,10 @@
                             for statement in createStatements { _ = try await run(statement) }
                             _ = try await run("INSERT INTO \(unescaped: quoted).schema_version (version) VALUES (1)")
                         }
+                        if version < 2 {
+                            _ = try await run(appendOutboxIfFirstFunction)
+                            _ = try await run("INSERT INTO \(unescaped: quoted).schema_version (version) VALUES (2)")
+                        }
                         _ = try await run("COMMIT")
                     } catch {
                         do { _ = try await run("ROLLBACK") } catch { try? await connection.close() }
@@ -48,6 +52,52 @@
                     }
                 }
             }
+        }
+
+        /// Version 2: `append_outbox_if_first`, an outbox entry added unless its entity has one
+        /// (then that entity's last entry comes back), with the outbox's change notice when added.
+        /// A function, so its look-up and insert are planned once per connection: sent as
+        /// statements, their planning cost more than running them (`EXPLAIN ANALYZE` of the look-up:
+        /// 0.14 ms planning, 0.02 ms execution), a local write's largest cost over a raw one.
+        private var appendOutboxIfFirstFunction: PostgresQuery {
+            let columns =
+                "collection, entity_id, operation, payload, idempotency_key, attempts, failures, next_attempt, "
+                + "last_error, rejected, rejected_status, rejected_body, rejected_message, lease_owner, lease_expiry"
+            return PostgresQuery(
+                unsafeSQL: """
+                    CREATE OR REPLACE FUNCTION \(quoted).append_outbox_if_first(
+                        p_collection text, p_entity_id text, p_operation text, p_payload text, p_idempotency_key text,
+                        p_attempts integer, p_failures integer, p_next_attempt double precision, p_last_error text,
+                        p_rejected boolean, p_rejected_status integer, p_rejected_body bytea, p_rejected_message text,
+                        p_lease_owner text, p_lease_expiry double precision, p_channel text, p_notice text)
+                    RETURNS TABLE (entry \(quoted).outbox, added boolean)
+                    LANGUAGE plpgsql AS $depot$
+                    DECLARE
+                        found_row \(quoted).outbox;
+                    BEGIN
+                        SELECT * INTO found_row FROM \(quoted).outbox AS o
+                            WHERE o.collection = p_collection AND o.entity_id = p_entity_id
+                            ORDER BY o.sequence DESC LIMIT 1;
+                        IF FOUND THEN
+                            entry := found_row;
+                            added := false;
+                            RETURN NEXT;
+                            RETURN;
+                        END IF;
+                        INSERT INTO \(quoted).outbox (\(columns))
+                            VALUES (p_collection, p_entity_id, p_operation, p_payload, p_idempotency_key, p_attempts,
+                                p_failures, p_next_attempt, p_last_error, p_rejected, p_rejected_status, p_rejected_body,
+                                p_rejected_message, p_lease_owner, p_lease_expiry)
+                            RETURNING * INTO found_row;
+                        IF p_channel IS NOT NULL THEN
+                            PERFORM pg_notify(p_channel, p_notice);
+                        END IF;
+                        entry := found_row;
+                        added := true;
+                        RETURN NEXT;
+                    END
+                    $depot$
+                    """)
         }
 
         /// Version 1: records (ids compared bytewise, `COLLATE "C"`) and the outbox, with every

@@ -48,29 +48,26 @@
         }
 
         /// Adds `entry` when its entity has no entry, else returns the entity's last entry: one
-        /// statement, one round trip, whose two parts see one snapshot (under the entity's lock,
-        /// no other write of the entity comes between).
+        /// statement, one round trip, calling the schema's `append_outbox_if_first` (its look-up
+        /// and insert planned once per connection; under the entity's lock, no other write of the
+        /// entity comes between them). An added entry sends the outbox's change notice with it.
         public func appendOutboxIfFirst(_ entry: OutboxEntry) throws -> OutboxAppend {
             try lockEntity(collection: entry.collection, id: entry.entityID)
-            let columns = PostgresStorage.outboxColumns
             var query = PostgresQuery(unsafeSQL: "")
-            query.binds.append(entry.collection)
-            query.binds.append(entry.entityID)
-            query.sql = """
-                WITH last AS (SELECT \(columns) FROM \(storage.quoted).outbox
-                    WHERE collection = $1 AND entity_id = $2 ORDER BY sequence DESC LIMIT 1),
-                added AS (
-                """
-            try appendOutboxInsert(
-                entry, to: &query, selecting: "SELECT ", until: " WHERE NOT EXISTS (SELECT 1 FROM last)")
-            // The outbox's change notice rides with an added entry (delivered if the transaction
-            // commits).
-            let announcing = announcingOutbox(&query)
-            query.sql += """
-                 RETURNING \(columns))
-                SELECT \(columns), TRUE\(announcing) FROM added
-                UNION ALL SELECT \(columns), FALSE\(announcing.isEmpty ? "" : ", NULL") FROM last
-                """
+            try appendOutboxValues(entry, to: &query)
+            let notice = storage.outboxNotice
+            query.binds.append(notice.map { _ in storage.channel })
+            query.binds.append(notice)
+            let types = [
+                "text", "text", "text", "text", "text", "integer", "integer", "double precision", "text", "boolean",
+                "integer", "bytea", "text", "text", "double precision", "text", "text",
+            ]
+            let arguments = types.enumerated().map { "$\($0.offset + 1)::\($0.element)" }.joined(separator: ", ")
+            let columns = PostgresStorage.outboxColumns.split(separator: ",")
+                .map { "(f.entry).\($0.trimmingCharacters(in: .whitespacesAndNewlines))" }
+                .joined(separator: ", ")
+            query.sql =
+                "SELECT \(columns), f.added FROM \(storage.quoted).append_outbox_if_first(\(arguments)) AS f"
             // One row: the added entry (only its sequence is read) or the entity's last entry,
             // then whether it was added (column 16, after ``PostgresStorage/outboxColumns``).
             guard let row = try execute("add to the outbox", query).first else {
@@ -81,7 +78,7 @@
             }
             guard added else { return .behind(try PostgresStorage.outboxEntry(row)) }
             recorder.outbox()
-            if !announcing.isEmpty { recorder.announcedOutbox() }
+            if notice != nil { recorder.announcedOutbox() }
             return .appended(
                 sequence: try PostgresStorage.storageErrors("cannot read a new outbox sequence") {
                     try row.decode(Int64.self)
@@ -102,10 +99,21 @@
         private func appendOutboxInsert(
             _ entry: OutboxEntry, to query: inout PostgresQuery, selecting: String, until: String
         ) throws {
+            let first = query.binds.count + 1
+            try appendOutboxValues(entry, to: &query)
+            query.sql += """
+                INSERT INTO \(storage.quoted).outbox (collection, entity_id, operation, payload,
+                    idempotency_key, attempts, failures, next_attempt, last_error, rejected, rejected_status,
+                    rejected_body, rejected_message, lease_owner, lease_expiry)
+                \(selecting)\((first..<first + 15).map { "$\($0)" }.joined(separator: ", "))\(until)
+                """
+        }
+
+        /// Binds `entry`'s 15 values (all but the sequence, in the outbox's column order) to `query`.
+        private func appendOutboxValues(_ entry: OutboxEntry, to query: inout PostgresQuery) throws {
             let values = try PostgresStorage.storageErrors("cannot add to the outbox") {
                 try PostgresStorage.outboxValues(entry)
             }
-            let first = query.binds.count + 1
             query.binds.append(entry.collection)
             query.binds.append(entry.entityID)
             query.binds.append(entry.operation.rawValue)
@@ -121,12 +129,6 @@
             query.binds.append(entry.rejection?.message)
             query.binds.append(entry.lease?.owner)
             query.binds.append(values.leaseExpiry)
-            query.sql += """
-                INSERT INTO \(storage.quoted).outbox (collection, entity_id, operation, payload,
-                    idempotency_key, attempts, failures, next_attempt, last_error, rejected, rejected_status,
-                    rejected_body, rejected_message, lease_owner, lease_expiry)
-                \(selecting)\((first..<first + 15).map { "$\($0)" }.joined(separator: ", "))\(until)
-                """
         }
 
         /// Replaces the outbox entry with the same sequence; returns whether there was one.

@@ -49,6 +49,37 @@
             }
         }
 
+        @Test("a store of schema version 1 is upgraded on open: its outbox gets append_outbox_if_first, entries kept")
+        func schemaVersionOneUpgrades() async throws {
+            let directory = try TemporaryDirectory()
+            defer { directory.cleanUp() }
+            // Given: a store with an entry, taken back to version 1 (no function, no version 2 row)
+            let first = try await PostgresFixture.make(in: directory)
+            try await first.transaction { tx in
+                try tx.recordOutbox(collection: "messages", entityID: "1", operation: .create, payload: ["text": "a"])
+            }
+            let schema = PostgresFixture.schema(directory)
+            try await first.withTransaction { tx in
+                try await tx.query("DROP FUNCTION \(unescaped: "\"\(schema)\"").append_outbox_if_first")
+                try await tx.query("DELETE FROM \(unescaped: "\"\(schema)\"").schema_version WHERE version = 2")
+            }
+            // When: the store is opened again and records a write of a new entity and of the old one
+            let reopened = try await PostgresFixture.make(in: directory)
+            try await reopened.transaction { tx in
+                try tx.recordOutbox(collection: "messages", entityID: "2", operation: .create, payload: ["text": "b"])
+                try tx.recordOutbox(collection: "messages", entityID: "1", operation: .update, payload: ["text": "c"])
+            }
+            // Then: the new entity's entry was added, the old one's folded into its pending create
+            let entries = try await reopened.outbox(OutboxQuery())
+            #expect(entries.map(\.entityID) == ["1", "2"])
+            #expect(entries.first?.operation == .create && entries.first?.payload == ["text": "c"])
+            let versions = try await reopened.withTransaction { tx in
+                try await tx.query("SELECT max(version) FROM \(unescaped: "\"\(schema)\"").schema_version")
+                    .first?.decode(Int.self)
+            }
+            #expect(versions == 2)
+        }
+
         @Test("a notice that rode with a statement is not delivered when its transaction rolls back")
         func riddenNoticeRollsBack() async throws {
             try await withPostgresReplicas { first, second in
