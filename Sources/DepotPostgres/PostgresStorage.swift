@@ -32,7 +32,7 @@
         /// The schema that holds the store's tables.
         public let schema: String
         /// This object's id, sent with its change notices so it skips its own.
-        let identity = UUID()
+        let identity = UUID.randomV4()
         /// The threads transaction bodies run on (never Swift's cooperative pool: a body blocks
         /// its thread on each query).
         let threads: NIOThreadPool

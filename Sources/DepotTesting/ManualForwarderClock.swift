@@ -41,7 +41,7 @@ public final class ManualForwarderClock: ForwarderClock {
     /// Returns when the clock reaches `deadline` (at once if it has); throws `CancellationError`
     /// when the task is cancelled first.
     public func sleep(until deadline: Date) async throws {
-        let id = UUID()
+        let id = UUID.randomV4()
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let resumeNow = state.withLock { state -> Bool in

@@ -406,7 +406,7 @@ struct StubResource: Sendable {
             switch idStyle {
             case .string: if position(of: String(nextID)) == nil { return .string(String(nextID)) }
             case .integer: if position(of: String(nextID)) == nil { return .integer(Int64(nextID)) }
-            case .uuid: return .string(UUID().uuidString)
+            case .uuid: return .string(UUID.randomV4().uuidString)
             }
         }
     }

@@ -120,7 +120,7 @@ final class ActionRecord: Sendable {
     func events() -> AsyncStream<ActionEvent> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: ActionEvent.self, bufferingPolicy: .bufferingNewest(eventStreamBufferLimit))
-        let id = UUID()
+        let id = UUID.randomV4()
         state.withLock { inner in
             for event in inner.history { continuation.yield(event) }
             if inner.machine.publicState.isTerminal {

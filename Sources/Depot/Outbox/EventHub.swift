@@ -22,7 +22,7 @@ final class EventHub<Event: Sendable>: Sendable {
     func subscribe() -> AsyncStream<Event> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: Event.self, bufferingPolicy: .bufferingNewest(limit))
-        let id = UUID()
+        let id = UUID.randomV4()
         subscribers.withLock { $0[id] = continuation }
         continuation.onTermination = { [weak self] _ in
             self?.subscribers.withLock { _ = $0.removeValue(forKey: id) }

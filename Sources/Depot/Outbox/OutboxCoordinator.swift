@@ -77,7 +77,7 @@ package final class OutboxCoordinator: Sendable {
         configuration: ForwarderConfiguration? = nil, isRunning: @escaping @Sendable () -> Bool = { false },
         _ handler: @escaping @Sendable () -> Void
     ) -> UUID {
-        let token = UUID()
+        let token = UUID.randomV4()
         let order = registrations.withLock { count in
             count += 1
             return count

@@ -266,7 +266,7 @@ extension OutboxEngine {
         // The local side wins: send again over the server's version, under a new key (the old one
         // is bound to the refused request), stored before the send.
         var again = entry
-        again.idempotencyKey = UUID().uuidString
+        again.idempotencyKey = UUID.randomV4().uuidString
         if case .merge(let object) = resolution {
             again.operation = .update
             again.payload = .object(object)

@@ -56,7 +56,7 @@ enum LeaseOwner {
             gethostname(&buffer, buffer.count) == 0
             ? String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "unknown"
         let cleaned = host.replacingOccurrences(of: ":", with: "_")
-        return (cleaned, getpid(), UUID().uuidString)
+        return (cleaned, getpid(), UUID.randomV4().uuidString)
     }()
 
     private static let counter = LockedValue<UInt64>(0)

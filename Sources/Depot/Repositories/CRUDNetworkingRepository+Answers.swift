@@ -49,7 +49,7 @@ extension CRUDNetworkingRepository {
     ) -> Promise<Output> {
         let keep = keepsJSON(keepJSON)
         let configuration = configuration
-        var headers = ["Idempotency-Key": idempotencyKey ?? UUID().uuidString]
+        var headers = ["Idempotency-Key": idempotencyKey ?? UUID.randomV4().uuidString]
         let id = configuration.createMethod == .put ? body["id"].flatMap(Self.pathComponent(of:)) : nil
         if configuration.createMethod == .put, id == nil {
             return Promise(
@@ -159,7 +159,7 @@ extension CRUDNetworkingRepository {
             return Promise(error: error)
         }
         let keep = keepsJSON(keepJSON)
-        var headers = ["Idempotency-Key": idempotencyKey ?? UUID().uuidString]
+        var headers = ["Idempotency-Key": idempotencyKey ?? UUID.randomV4().uuidString]
         if let ifMatch { headers["If-Match"] = ifMatch }
         let id = entity.id.pathComponent
         let written = BodyShape(configuration, entity: Entity.self).write(.update, .object(body), id: id)
@@ -185,7 +185,7 @@ extension CRUDNetworkingRepository {
         let route = route(for: .patch, configuration: configuration)
         let memory = store.routeMemory
         let format = memory?.patchFormat(for: route, configured: configured) ?? configured
-        let key = idempotencyKey ?? UUID().uuidString
+        let key = idempotencyKey ?? UUID.randomV4().uuidString
         let first = patchAnswer(
             id: id, patch: patch, base: base, sent: sent, ifMatch: ifMatch, keepJSON: keepJSON, idempotencyKey: key,
             format: format)
@@ -227,7 +227,7 @@ extension CRUDNetworkingRepository {
     /// `DELETE /path/:id` under `idempotencyKey` (a new key when nil); forgets the entity's
     /// snapshot once the server has deleted it, or says (404) it has no such entity.
     func deleteAnswer(id: String, ifMatch: String?, idempotencyKey: String? = nil, base: JSON? = nil) -> Promise<Void> {
-        var headers = ["Idempotency-Key": idempotencyKey ?? UUID().uuidString]
+        var headers = ["Idempotency-Key": idempotencyKey ?? UUID.randomV4().uuidString]
         if let ifMatch { headers["If-Match"] = ifMatch }
         let cache = snapshotCache
         return send(

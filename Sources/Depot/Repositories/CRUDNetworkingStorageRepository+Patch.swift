@@ -25,7 +25,7 @@ extension CRUDNetworkingStorageRepository {
     ///   server's body kept; otherwise the codes of the request or the store.
     public func patch(_ entity: Entity) -> Promise<Sourced<Entity>> {
         let (local, writes, remote, outbox) = (self.local, outboxLocal, self.remote, outboxEngineLater)
-        let idempotencyKey = UUID().uuidString
+        let idempotencyKey = UUID.randomV4().uuidString
         if let now = sendingNow(
             .patch, entityID: entity.id.pathComponent, idempotencyKey: idempotencyKey,
             write: { writes, tx in try writes.update([entity], patch: true, idempotencyKey: idempotencyKey, in: tx)[0]

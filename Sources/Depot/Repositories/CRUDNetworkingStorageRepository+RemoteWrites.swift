@@ -14,7 +14,7 @@ extension CRUDNetworkingStorageRepository {
         let (local, writes, remote, outbox, key) = (
             self.local, outboxLocal, self.remote, outboxEngineLater, entity.id.pathComponent
         )
-        let idempotencyKey = UUID().uuidString
+        let idempotencyKey = UUID.randomV4().uuidString
         if let now = sendingNow(
             .create, entityID: key, idempotencyKey: idempotencyKey,
             write: { writes, tx in try writes.create([entity], idempotencyKey: idempotencyKey, in: tx)[0] },
@@ -52,13 +52,13 @@ extension CRUDNetworkingStorageRepository {
         var object = dictionary
         if object["id"] == nil || object["id"] == .null {
             if Entity.ID.self == String.self || Entity.ID.self == UUID.self {
-                object["id"] = .string(UUID().uuidString)
+                object["id"] = .string(UUID.randomV4().uuidString)
             } else {
                 object["id"] = nil
             }
         }
         let body = object
-        let idempotencyKey = UUID().uuidString
+        let idempotencyKey = UUID.randomV4().uuidString
         let (local, writes, remote, outbox) = (self.local, outboxLocal, self.remote, outboxEngineLater)
         // An object the entity cannot be read from (the server fills in what it leaves out) has
         // no local write: it goes directly.
@@ -126,7 +126,7 @@ extension CRUDNetworkingStorageRepository {
             self.local, outboxLocal, self.remote, outboxEngineLater, entity.id.pathComponent
         )
         if let refusal = Self.refusingEmpty(key) { return Promise(error: refusal) }
-        let idempotencyKey = UUID().uuidString
+        let idempotencyKey = UUID.randomV4().uuidString
         if let now = sendingNow(
             .update, entityID: key, idempotencyKey: idempotencyKey,
             write: { writes, tx in try writes.update([entity], idempotencyKey: idempotencyKey, in: tx)[0] },
@@ -168,7 +168,7 @@ extension CRUDNetworkingStorageRepository {
             self.local, outboxLocal, self.remote, outboxEngineLater, id.pathComponent
         )
         if let refusal = Self.refusingEmpty(key) { return Promise(error: refusal) }
-        let idempotencyKey = UUID().uuidString
+        let idempotencyKey = UUID.randomV4().uuidString
         if let now = sendingNow(
             .delete, entityID: key, idempotencyKey: idempotencyKey,
             write: { writes, tx in try writes.delete(ids: [key], idempotencyKey: idempotencyKey, in: tx) },

@@ -32,8 +32,8 @@ public enum TemporaryID {
         switch type {
         case is Int.Type: return Int(number) as? ID
         case is Int64.Type: return number as? ID
-        case is String.Type: return (stringPrefix + UUID().uuidString) as? ID
-        case is UUID.Type: return UUID() as? ID
+        case is String.Type: return (stringPrefix + UUID.randomV4().uuidString) as? ID
+        case is UUID.Type: return UUID.randomV4() as? ID
         default: return nil
         }
     }

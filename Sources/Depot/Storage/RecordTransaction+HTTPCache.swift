@@ -42,6 +42,6 @@ extension RecordTransaction {
         try upsert(
             StoredRecord(
                 collection: HTTPCache.generations, id: collection,
-                object: ["generation": .string(UUID().uuidString)], syncState: .synced))
+                object: ["generation": .string(UUID.randomV4().uuidString)], syncState: .synced))
     }
 }

@@ -96,7 +96,7 @@ enum StorageChanges {
     static func subscribe(
         _ storage: AnyObject, _ handler: @escaping @Sendable ([StorageChange], Bool) -> Void
     ) -> UUID {
-        let token = UUID()
+        let token = UUID.randomV4()
         hubs.withLock { hubs in
             let hub = hubs[ObjectIdentifier(storage)] ?? Hub()
             hubs[ObjectIdentifier(storage)] = hub

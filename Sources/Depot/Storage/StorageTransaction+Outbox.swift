@@ -20,7 +20,7 @@ extension StorageTransaction {
     ) throws -> OutboxEntry? {
         var entry = OutboxEntry(
             sequence: 0, collection: collection, entityID: entityID, operation: operation, payload: payload,
-            idempotencyKey: idempotencyKey ?? UUID().uuidString, attempts: idempotencyKey == nil ? 0 : 1)
+            idempotencyKey: idempotencyKey ?? UUID.randomV4().uuidString, attempts: idempotencyKey == nil ? 0 : 1)
         // An entity's first entry, the common case, is added in the same step that finds none.
         if idempotencyKey == nil {
             switch try appendOutboxIfFirst(entry) {
