@@ -178,7 +178,11 @@ struct LocalMessages: StorageRepository {
     let stores: [(name: String, make: (String) throws -> any Storage)] = [
         ("SQLiteStorage (file)", { try SQLiteStorage(path: directory.appendingPathComponent("\($0).sqlite").path) }),
         ("InMemoryStorage", { _ in InMemoryStorage() }),
-    ]
+    ].filter {
+        // DEPOT_RATIOS_STORE=memory (or sqlite) measures one store alone (for a profile).
+        guard let only = ProcessInfo.processInfo.environment["DEPOT_RATIOS_STORE"] else { return true }
+        return $0.name.lowercased().contains(only.lowercased())
+    }
     func records(_ prefix: String, text: String = "message") throws -> [StoredRecord] {
         try (0..<count).map {
             let message = Message(id: "\(prefix)-\($0)", text: "\(text) number \($0)")
