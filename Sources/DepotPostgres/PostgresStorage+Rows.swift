@@ -37,13 +37,18 @@
             var query = PostgresQuery(
                 unsafeSQL: "INSERT INTO \(quoted).records (\(Self.recordWriteColumns)) VALUES ")
             Self.appendRecordRow(record, to: &query)
-            query.sql += Self.recordConflictUpdate
-            if let notice {
-                query.binds.append(channel)
-                query.binds.append(notice)
-                query.sql += " RETURNING pg_notify($\(query.binds.count - 1), $\(query.binds.count))"
-            }
+            endUpsert(&query, notice: notice)
             return query
+        }
+
+        /// Ends an upsert of one record: replace on conflict, and `RETURNING pg_notify(…)` sending
+        /// `notice` (delivered if its transaction commits) when given.
+        func endUpsert(_ query: inout PostgresQuery, notice: String?) {
+            query.sql += Self.recordConflictUpdate
+            guard let notice else { return }
+            query.binds.append(channel)
+            query.binds.append(notice)
+            query.sql += " RETURNING pg_notify($\(query.binds.count - 1), $\(query.binds.count))"
         }
 
         /// Appends `record`'s row, `($1, $2, $3::jsonb, …)` in the order of ``recordWriteColumns``

@@ -159,12 +159,7 @@
             case .none:
                 break
             }
-            query.sql += Self.recordConflictUpdate
-            if let notice {
-                query.binds.append(channel)
-                query.binds.append(notice)
-                query.sql += " RETURNING pg_notify($\(query.binds.count - 1), $\(query.binds.count))"
-            }
+            endUpsert(&query, notice: notice)
             return query
         }
 
