@@ -62,13 +62,18 @@ extension StorageTransaction {
                 // entity's, one the server has not seen (a delete of it before that create goes
                 // out removes it, as a delete of any unsent create does). A record the app deleted
                 // again since (a delete waits behind that create) stays deleted.
-                guard var record, pending.first?.operation == .create, record.syncState != .created,
-                    record.syncState != .deleted
-                else {
-                    return .kept(record)
+                guard var record, record.syncState != .deleted else { return .kept(record) }
+                if pending.first?.operation == .create, record.syncState != .created {
+                    (record.syncState, record.snapshot, record.etag) = (.created, nil, nil)
+                    try upsert(record)
+                } else if pending.first?.operation != .create, record.snapshot != nil || record.etag != nil {
+                    // A change written over the delete's tombstone waits behind it (an update or
+                    // a patch of the entity the app had deleted): the server's copy its snapshot
+                    // and `ETag` describe is the one this delete removed. A refusal of that change
+                    // then finds no server copy to go back to.
+                    (record.snapshot, record.etag) = (nil, nil)
+                    try upsert(record)
                 }
-                (record.syncState, record.snapshot, record.etag) = (.created, nil, nil)
-                try upsert(record)
                 return .kept(record)
             }
             if try writtenAfterDelete(record, write) {
