@@ -25,7 +25,8 @@ enum RecordSource: Sendable {
     /// (`.store` keeps the new entry, `.forget` or nil drops it).
     case detailRead(ServerCopy, AnswerCaching?)
     /// A `GET` answered `304` (the record's own, or a page of a full pull): no record is written;
-    /// `refreshed`, the entry the answer renewed, replaces the entry under `key`.
+    /// `refreshed`, the entry the answer renewed, replaces the entry under `key` while that is
+    /// still the entry it renewed (same validators): one dropped or replaced since stays so.
     case notModified(key: String, refreshed: HTTPCacheEntry)
     /// A list read's answer (`readAll`).
     case listAnswer(ServerCopy)

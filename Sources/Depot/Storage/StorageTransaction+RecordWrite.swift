@@ -86,6 +86,12 @@ extension StorageTransaction {
             try noteDelivery(collection: answer.collection, ids: ids)
             return written
         case .notModified(let key, let refreshed):
+            // Only the entry the answer renewed: one dropped since the request left (a write's
+            // answer, a delete, a bound's eviction) or replaced by a newer answer's stays as it is.
+            guard let stored = try fetch(collection: HTTPCache.collection, id: key),
+                let entry = HTTPCacheEntry(object: stored.object),
+                entry.etag == refreshed.etag, entry.etag != nil || entry.lastModified == refreshed.lastModified
+            else { return .unchanged }
             try storeHTTPCacheEntry(refreshed, key: key)
             return .unchanged
         case .detailRead(let copy, let caching):
