@@ -3,6 +3,11 @@ import Dispatch
 /// A promise that cannot fail: what ``Promise/recover(on:_:)`` that handles every error returns,
 /// and what ``after(seconds:)`` returns.
 ///
+/// A guarantee made with ``init(_:)-(((Value)->Void)->Void)`` whose fulfil function is released
+/// without being called stays pending for ever, as a function that never returns would: it never
+/// traps and never fails (unlike a ``Promise``, which is rejected with
+/// ``DepotError/Code/abandoned``). Use a ``Promise`` for work that can be dropped.
+///
 /// ```swift
 /// let count = fetchCount().recover { _ in 0 }   // Guarantee<Int>
 /// print(await count.value)
@@ -29,7 +34,11 @@ public final class Guarantee<Value: Sendable>: Sendable {
     /// The value, once available.
     public var value: Value {
         get async {
-            do { return try await promise.value } catch { preconditionFailure("a Guarantee was rejected: \(error)") }
+            // Unreachable from data: a guarantee's promise is uncancellable, is never rejected by
+            // its released resolver, and every guarantee built on another is fulfilled by it.
+            do { return try await promise.value } catch {
+                preconditionFailure("internal: a Guarantee failed: \(error)")
+            }
         }
     }
 

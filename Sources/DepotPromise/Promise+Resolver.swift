@@ -11,6 +11,9 @@ extension Promise {
         deinit {
             // Checked first so a settled promise (the usual case) costs no error allocation.
             guard promise.isPending else { return }
+            // A guarantee's promise cannot fail: released unfulfilled, it stays pending (as a
+            // function that never returns would), documented on ``Guarantee``.
+            guard !promise.withState({ $0.uncancellable }) else { return }
             var drain: Drain? = nil
             promise.reject(
                 DepotError(.abandoned, "the promise's resolver was released without settling it"), drain: &drain)

@@ -285,6 +285,29 @@ extension SQLiteStorage.Transaction {
         }
     }
 
+    /// Frees the leases of owners whose process has ended (``LeaseOwnerLocks``): one read of the
+    /// leased entries' owners, one lock probe per process, one `UPDATE` per ended claim.
+    func releaseLeasesOfEndedOwners() throws -> Int {
+        guard let owners else { return 0 }
+        return try SQLiteStorage.storageErrors("cannot free the leases of ended senders") {
+            let leased = try String.fetchAll(
+                db.cachedStatement(sql: "SELECT DISTINCT lease_owner FROM outbox WHERE lease_owner IS NOT NULL"))
+            var verdicts: [String: Bool] = [:]
+            var freed = 0
+            for owner in leased {
+                guard let token = LeaseOwner.processToken(of: owner) else { continue }
+                let ended = verdicts[token] ?? owners.hasEnded(owner: owner)
+                verdicts[token] = ended
+                guard ended else { continue }
+                try db.cachedStatement(
+                    sql: "UPDATE outbox SET lease_owner = NULL, lease_expiry = NULL WHERE lease_owner = ?"
+                ).execute(arguments: [owner])
+                freed += db.changesCount
+            }
+            return freed
+        }
+    }
+
     /// Moves `owner`'s leases on `sequences` to `expiry` in one `UPDATE … RETURNING`.
     func renewOutboxLeases(sequences: [Int64], owner: String, expiry: Date) throws -> Set<Int64> {
         guard !sequences.isEmpty else { return [] }

@@ -26,6 +26,8 @@ public final class SQLiteStorage: Storage {
     public let path: String?
     /// collection → keys with an index, as declared at opening.
     private let indexes: [String: Set<String>]
+    /// The owner locks beside the file, which tell a dead sender's leases (nil in memory: one process).
+    let owners: LeaseOwnerLocks?
 
     /// Opens (creating if needed) the store at `path` and migrates its schema.
     ///
@@ -40,11 +42,13 @@ public final class SQLiteStorage: Storage {
         writer = try Self.storageErrors("cannot open \(path)") {
             try DatabasePool(path: path, configuration: Self.configuration)
         }
+        owners = try LeaseOwnerLocks(databasePath: path)
         try Self.migrate(writer, indexes: indexes)
     }
 
     private init(inMemory writer: any DatabaseWriter, indexes: [String: [String]]) throws {
         path = nil
+        owners = nil
         self.indexes = indexes.mapValues(Set.init)
         self.writer = writer
         try Self.migrate(writer, indexes: indexes)
@@ -308,10 +312,10 @@ public final class SQLiteStorage: Storage {
     public func transaction<Output: Sendable>(
         _ body: @escaping @Sendable (any StorageTransaction) throws -> Output
     ) async throws -> Output {
-        let recorder = ChangeRecorder()
+        let (recorder, owners) = (ChangeRecorder(), self.owners)
         let output = try await run("run a transaction") { db in
             do {
-                return try body(Transaction(db: db, recorder: recorder))
+                return try body(Transaction(db: db, recorder: recorder, owners: owners))
             } catch {
                 throw BodyFailure(error: error)  // rolls back; the body's own error reaches the caller as is
             }
@@ -330,6 +334,8 @@ public final class SQLiteStorage: Storage {
         let db: Database
         /// What the transaction wrote, told to observers once it commits.
         let recorder: ChangeRecorder
+        /// The file's lease owner locks (nil in memory).
+        var owners: LeaseOwnerLocks? = nil
 
         func fetch(collection: String, id: String) throws -> StoredRecord? {
             try storageErrors("cannot fetch \(collection)/\(id)") {

@@ -143,7 +143,9 @@ final class StubHandler: ChannelInboundHandler {
             rawPath: rawPath,
             queryItems: components?.queryItems ?? [],
             headers: headers,
-            body: body.map { Data($0.readableBytesView) } ?? Data()
+            body: body.map { Data($0.readableBytesView) } ?? Data(),
+            rawQuery: uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).dropFirst().first
+                .map(String.init)
         )
     }
 }

@@ -15,6 +15,8 @@ public struct RecordedRequest: Sendable, Hashable {
     public var headers: HTTPFields
     /// The body (empty when there was none).
     public var body: Data
+    /// The query exactly as sent, still percent-encoded (`search=a+b&page=2`), or nil without one.
+    public var rawQuery: String? = nil
 
     /// The query as a dictionary (the last value wins for repeated names).
     public var query: [String: String] {

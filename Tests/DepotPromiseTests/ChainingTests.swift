@@ -62,6 +62,23 @@ import Testing
         await #expect { try await promise.value } throws: { ($0 as? DepotError)?.code == .abandoned }
     }
 
+    @Test("a guarantee whose fulfil function is released uncalled stays pending, and awaiting it never traps")
+    func abandonedGuaranteeStaysPending() async throws {
+        // Given a guarantee whose fulfil function is dropped without being called
+        let guarantee = Guarantee<Int> { _ in }
+        let mapped = guarantee.map { $0 + 1 }
+        // When a task awaits it (before the fix: a trap, "a Guarantee was rejected: … abandoned")
+        let waiter = Task { await mapped.value }
+        // Then it stays pending, as does everything chained on it, and cancelling the waiter
+        // neither settles it nor crashes the process.
+        await Task.yield()
+        #expect(guarantee.isPending && guarantee.result == nil)
+        #expect(mapped.isPending)
+        #expect(guarantee.promise.result == nil)
+        waiter.cancel()
+        #expect(guarantee.isPending)
+    }
+
     @Test("observability: isPending, isFulfilled, isRejected, result")
     func observability() async throws {
         let (promise, resolver) = Promise<Int>.pending()

@@ -21,14 +21,16 @@ private func index(after id: String?) -> Int {
 
 @Suite struct PaginationStyleTests {
     private func pull(
-        _ pagination: Pagination, envelope: String? = nil, route: @escaping @Sendable (RecordedRequest) -> StubResponse
+        _ pagination: Pagination, envelope: String? = nil, identityKey: String = "id",
+        route: @escaping @Sendable (RecordedRequest) -> StubResponse
     ) async throws -> (SynchronizationReport, [StoredRecord], Int) {
         var result: (SynchronizationReport, [StoredRecord], Int)?
         try await withSyncFixture { fixture in
             fixture.server.route(.get, "messages") { request, _ in route(request) }
             let repository = EnvelopedMessages(
                 store: fixture.session, storage: fixture.storage, envelope: envelope,
-                synchronization: SynchronizationConfiguration(pagination: pagination, prune: true))
+                synchronization: SynchronizationConfiguration(
+                    pagination: pagination, prune: true, identityKey: identityKey))
             try await fixture.storage.upsert(
                 StoredRecord(collection: "messages", id: "old", object: ["id": "old", "text": "x"], syncState: .synced)
             )
@@ -87,6 +89,63 @@ private func index(after id: String?) -> Int {
             return .json(["items": .array(slice(from: start)), "meta": ["next_cursor": next]])
         }
         expectComplete(enveloped, requests: 5)
+    }
+
+    @Test("a next link written form-encoded is followed as written: page 2 asks the same filter")
+    func formEncodedNextLink() async throws {
+        // Given a server whose next link encodes the filter's space as `+` (Django REST Framework,
+        // Rails, GitHub) and that answers a page only for the query it wrote
+        let outcome = try await pull(.automatic) { request in
+            let start = Int(request.queryItems.first { $0.name == "start" }?.value ?? "0") ?? 0
+            if start > 0, request.rawQuery != "search=a+b&start=\(start)" {
+                return .json(["detail": .string("unknown filter \(request.rawQuery ?? "")")], status: 400)
+            }
+            let next: JSON =
+                start + pageSize < all.count ? .string("/messages?search=a+b&start=\(start + pageSize)") : .null
+            return .json(["results": .array(slice(from: start)), "next": next])
+        }
+        // Then every page is read (before: page 2 asked search=a%2Bb and got a 400)
+        expectComplete(outcome, requests: 5)
+    }
+
+    @Test("starting_after reads the server's id of the last row, not the batch reply's identityKey")
+    func startingAfterWithCustomIdentityKey() async throws {
+        // Given a server that echoes clients' ids under "clientID" in batch replies
+        let outcome = try await pull(
+            .startingAfter(parameter: "starting_after", hasMore: "has_more"), envelope: "data",
+            identityKey: "clientID"
+        ) { request in
+            let start = index(after: request.queryItems.first { $0.name == "starting_after" }?.value)
+            return .json(["data": .array(slice(from: start)), "has_more": .bool(start + pageSize < all.count)])
+        }
+        // Then every page is read (before: page 1 only, called complete, and prune deleted the rest)
+        expectComplete(outcome, requests: 5)
+    }
+
+    @Test("starting_after: a page that says there is more without an id to start after fails the pull, nothing pruned")
+    func startingAfterWithoutKeyFails() async throws {
+        let (report, stored, count) = try await pull(
+            .startingAfter(parameter: "starting_after", hasMore: "has_more", key: "uuid"), envelope: "data"
+        ) { _ in .json(["data": .array(slice(from: 0)), "has_more": .bool(true)]) }
+        #expect(!report.pullCompleted && report.pruned == 0 && count == 1)
+        #expect(report.errors.first?.code == .decoding)
+        #expect(stored.contains { $0.id == "old" })
+    }
+
+    @Test("a server that names a next page after the last one: the walk ends at the first empty page, noted")
+    func nextLinkOnEmptyPagesEnds() async throws {
+        for pagination in [Pagination.automatic, .nextLink("next"), .cursor(parameter: "start", next: "cursor")] {
+            let outcome = try await pull(pagination, envelope: pagination == .automatic ? nil : "results") { request in
+                let start = Int(request.queryItems.first { $0.name == "start" }?.value ?? "0") ?? 0
+                // Always a next link and cursor, past the end too (before: walked for ever)
+                return .json([
+                    "results": .array(slice(from: start)), "next": .string("/messages?start=\(start + pageSize)"),
+                    "cursor": .string(String(start + pageSize)),
+                ])
+            }
+            expectComplete(outcome, requests: 6)
+            #expect(outcome.0.notes.contains { $0.contains("empty") })
+        }
     }
 
     @Test(

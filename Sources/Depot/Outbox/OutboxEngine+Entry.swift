@@ -259,7 +259,11 @@ extension OutboxEngine {
                 emit(.conflict(entry, .serverWins))
                 return .done
             }
-            guard try await storeAnswer(entry, server, decoded) else { return .lost }
+            // No server copy: the server's side is "no such entity", and the write ends there. The
+            // record goes with it (`.agreed`: nothing the app wrote waits behind the refused write),
+            // so nothing re-queues the write under a new key: a refusal never loops.
+            guard try await storeAnswer(entry, server, decoded, deleted: server == nil ? .agreed : .tombstone)
+            else { return .lost }
             emit(.conflict(entry, .serverWins))
             return .done
         }
@@ -334,7 +338,8 @@ extension OutboxEngine {
     /// lease (another sender took the entry: the answer is theirs to store).
     @discardableResult
     func storeAnswer(
-        _ entry: OutboxEntry, _ answer: OutboxChannel.Answer?, _ decoded: (id: String, object: JSONObject)?
+        _ entry: OutboxEntry, _ answer: OutboxChannel.Answer?, _ decoded: (id: String, object: JSONObject)?,
+        deleted: WriteAnswer.DeleteMark = .tombstone
     ) async throws -> Bool {
         let record = try decoded.map { decoded in
             try EncodedRecord.answer(
@@ -350,7 +355,7 @@ extension OutboxEngine {
             // A delete's own local change left a tombstone: a record that is not one was written
             // after it.
             try tx.storeServerAnswer(
-                record, collection: stored.collection, sentID: stored.entityID, deleted: .tombstone, in: storage)
+                record, collection: stored.collection, sentID: stored.entityID, deleted: deleted, in: storage)
             return true
         }
     }

@@ -58,6 +58,9 @@ struct OutboxEngine: Sendable {
         var blocked: Set<EntityKey> = []
         var after: Int64?
         do {
+            // A sender that died (a process killed mid-send) holds no lease: its entries are free
+            // now, not when their leases lapse.
+            _ = try await storage.transaction { tx in try tx.releaseLeasesOfEndedOwners() }
             // Entities with a refused entry keep their later entries back.
             for entry in try await storage.outbox(query(.rejected)) { blocked.insert(EntityKey(entry)) }
             while shouldContinue() {

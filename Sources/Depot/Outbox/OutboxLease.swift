@@ -47,10 +47,10 @@ extension OutboxEntry {
 
 /// Lease owner names: unique per claim (the fencing token every write of a claimed entry checks),
 /// and telling which process made them, for people reading the store.
-enum LeaseOwner {
+package enum LeaseOwner {
     /// This process: host name, process id, and a random token that tells it from every other
     /// process, here or on another host with the same name and id (containers all run as pid 1).
-    static let process: (host: String, pid: Int32, token: String) = {
+    package static let process: (host: String, pid: Int32, token: String) = {
         var buffer = [CChar](repeating: 0, count: 256)
         let host =
             gethostname(&buffer, buffer.count) == 0
@@ -60,6 +60,17 @@ enum LeaseOwner {
     }()
 
     private static let counter = LockedValue<UInt64>(0)
+
+    /// The process token in `owner` (a name ``next()`` made: `host:pid:token#claim`), or nil when
+    /// `owner` is not of that form or its token is not a UUID's text (a stored row is data: the
+    /// token names a lock file, so nothing but hex digits and dashes passes).
+    package static func processToken(of owner: String) -> String? {
+        guard let hash = owner.lastIndex(of: "#"), let colon = owner[..<hash].lastIndex(of: ":") else { return nil }
+        let token = owner[owner.index(after: colon)..<hash]
+        guard token.count == 36, token.utf8.allSatisfy({ $0 == UInt8(ascii: "-") || isxdigit(Int32($0)) != 0 })
+        else { return nil }
+        return String(token)
+    }
 
     /// A new owner name for one claim of this process.
     static func next() -> String {

@@ -55,9 +55,17 @@ public protocol OutboxTransaction {
     /// (an entity's first write) is then one statement. A default reads the entity's entries,
     /// then appends; the SQL stores run one statement.
     func appendOutboxIfFirst(_ entry: OutboxEntry) throws -> OutboxAppend
+    /// Frees every lease whose owner the store knows has ended (its process died: a SQLite file's
+    /// owner lock is free; on PostgreSQL, its session is gone), whatever its expiry, and returns
+    /// how many entries it freed. Their attempts stand. The default (a store in one process's
+    /// memory, whose owners all live in it) frees nothing; expiry stays the rule for a hung owner.
+    func releaseLeasesOfEndedOwners() throws -> Int
 }
 
 extension OutboxTransaction {
+    /// Nothing: every owner of a lease in this store lives in this process.
+    public func releaseLeasesOfEndedOwners() throws -> Int { 0 }
+
     /// Reads the entity's entries; appends `entry` when there is none.
     public func appendOutboxIfFirst(_ entry: OutboxEntry) throws -> OutboxAppend {
         if let last = try outboxEntries(collection: entry.collection, entityID: entry.entityID).last {

@@ -26,8 +26,11 @@ public enum Pagination: Sendable, Hashable {
     /// `next` (a key or a JSON pointer), until it is null, empty or missing.
     case cursor(parameter: String, next: String)
     /// Stripe's style: `GET /path`, then `?<parameter>=<last id read>` while the body's `hasMore`
-    /// (a key or a JSON pointer) is `true`.
-    case startingAfter(parameter: String, hasMore: String)
+    /// (a key or a JSON pointer) is `true`. The last id is read from the last row's `key` (the
+    /// server's own id, `"id"` by default; never ``SynchronizationConfiguration/identityKey``,
+    /// which names the client's id in a batch reply). A page that says there is more but whose last
+    /// row has no such key ends the pull as failed (not complete: nothing is pruned).
+    case startingAfter(parameter: String, hasMore: String, key: String = "id")
     /// `GET /path?<offset>=0&<limit>=<size>`, then the offset of the next entity not yet read
     /// (Django REST Framework's `LimitOffsetPagination`, FastAPI apps), until an empty page or a
     /// known total (`X-Total-Count`, or `count` in the body) has been read; never on a short page.
@@ -152,6 +155,13 @@ enum LinkHeader {
         var request = previous
         request.path = String(path.dropFirst(min(basePath.count, path.count)))
         request.query = components.queryItems ?? []
+        // Sent as the server wrote it: its `+` and escapes mean what the server meant.
+        request.serverQuery = components.percentEncodedQuery
         return request
     }
+}
+
+extension Pagination {
+    /// The key of the server's own id in a list row, the one every page style reads.
+    static let serverKey = "id"
 }

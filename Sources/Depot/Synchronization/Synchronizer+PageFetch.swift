@@ -99,10 +99,14 @@ extension Synchronizer {
                 query.append(URLQueryItem(name: parameter, value: cursor))
                 next = try makeRequest(
                     listRoute.method, listRoute.resolvedPath(id: nil), query: query, headers: headers)
-            case .startingAfter(let parameter, let hasMore):
-                guard Self.value(at: hasMore, in: document) == .bool(true),
-                    let last = elements.last.flatMap({ Self.idText($0[configuration.identityKey]) })
-                else { return .end }
+            case .startingAfter(let parameter, let hasMore, let key):
+                guard Self.value(at: hasMore, in: document) == .bool(true), let row = elements.last else { return .end }
+                guard let last = Self.idText(Self.value(at: key, in: row)) else {
+                    return .failed(
+                        DepotError(
+                            .decoding, "the page says there is more, but its last row has no \(key) to start after",
+                            request: summary(of: page.request), status: response.status))
+                }
                 var query = baseQuery.filter { $0.name != parameter }
                 query.append(URLQueryItem(name: parameter, value: last))
                 next = try makeRequest(

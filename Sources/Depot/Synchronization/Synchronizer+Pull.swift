@@ -53,7 +53,10 @@ extension Synchronizer {
         // changes since a cursor that moves, so they do not.
         let cachesPages = incremental == nil
         // The next page is read while this one merges (one page ahead).
-        let complete = try await walk(&errors, extraQuery: extra, cachesPages: cachesPages, readsAhead: true) {
+        var notes: [String] = []
+        let complete = try await walk(
+            &errors, extraQuery: extra, cachesPages: cachesPages, readsAhead: true, note: { notes.append($0) }
+        ) {
             request, elements, response, document, caching in
             if case .notModified(let ids, let refreshed, let key)? = caching {
                 // A 304: the stored records are current; only their ids count (for prune).
@@ -81,6 +84,7 @@ extension Synchronizer {
             progress?(report)
         }
         report.errors += errors
+        report.notes += notes
         guard complete else { return }
         report.pullCompleted = true
         if let cursor = advance.final(since: since) {
@@ -116,7 +120,7 @@ extension Synchronizer {
     /// does to the cache.
     func walk(
         _ errors: inout [DepotError], extraQuery: [URLQueryItem] = [], cachesPages: Bool = false,
-        readsAhead: Bool = false,
+        readsAhead: Bool = false, note: (String) -> Void = { _ in },
         onPage: (NetworkRequest, [JSON], NetworkResponse, JSON, PageCaching?) async throws -> Void
     ) async throws -> Bool {
         let baseQuery = configuration.query.sortedQueryItems + extraQuery
@@ -139,7 +143,7 @@ extension Synchronizer {
                 return false
             case .page(let answer): page = answer
             }
-            let firstID = page.elements.first.flatMap { Self.idText($0["id"]) }
+            let firstID = page.elements.first.flatMap { Self.idText($0[Pagination.serverKey]) }
             if pageNumber > 1, firstID != nil, firstID == previousFirstID {
                 errors.append(
                     DepotError(
@@ -149,7 +153,13 @@ extension Synchronizer {
             }
             previousFirstID = firstID
             read += page.elements.count
-            let next = nextPage(after: page, baseQuery: baseQuery, pageNumber: pageNumber, read: read, visited: visited)
+            var next = nextPage(after: page, baseQuery: baseQuery, pageNumber: pageNumber, read: read, visited: visited)
+            // An empty page is the end of the list, whatever link it still names: a server that
+            // always sends one would otherwise be walked for ever.
+            if case .request = next, page.elements.isEmpty {
+                note("page \(pageNumber) was empty but named a next page: the list ends there")
+                next = .end
+            }
             guard case .request(let nextRequest) = next else {
                 try await onPage(page.request, page.elements, page.response, page.document, page.caching)
                 switch next {

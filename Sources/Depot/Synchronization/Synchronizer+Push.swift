@@ -11,6 +11,8 @@ extension Synchronizer {
 
     /// Sends local changes as ``SynchronizationConfiguration/pushMode`` says.
     func push(_ report: inout SynchronizationReport, progress: Progress?) async throws {
+        // A sender that died holds no lease: its entries go in this push, not when leases lapse.
+        _ = try await storage.transaction { tx in try tx.releaseLeasesOfEndedOwners() }
         // A batch whose answer is not known goes again first, under its key, whatever the mode.
         try await resendOpenBatches(&report)
         switch configuration.pushMode {

@@ -89,7 +89,9 @@ extension NetworkRequest {
             string += "/"
             string += relativePath
         }
-        if !query.isEmpty {
+        if let serverQuery {
+            string += "?" + serverQuery
+        } else if !query.isEmpty {
             var separator = "?"
             for item in query {
                 string += separator

@@ -8,15 +8,20 @@ public struct NetworkRequest: Sendable, Hashable {
     /// The path below the session's base URL (e.g. `"messages/42"`); characters a path cannot hold
     /// are percent-encoded when the URL is made, valid `%XX` escapes are kept.
     public var path: String
-    /// Query items, in order; encoded into the URL.
-    public var query: [URLQueryItem]
+    /// Query items, in order; encoded into the URL. Setting them drops a query kept as a server
+    /// wrote it (a next-page link's).
+    public var query: [URLQueryItem] { didSet { serverQuery = nil } }
+    /// The query exactly as a server wrote it in a link (percent-encoded, `+` and all), sent as it
+    /// is instead of encoding ``query`` again: decoding and re-encoding `a+b` would ask `a%2Bb`.
+    var serverQuery: String?
     /// Header fields for this request only, in order, repeated names kept; they never leak into
     /// the session.
     public var headers: HTTPFields
     /// The body, if any.
     public var body: Data?
     /// How long to wait for the whole answer (a total, not an idle, timeout); the session's default
-    /// when nil.
+    /// when nil. A retry's pause never lasts longer: a `Retry-After` or backoff beyond it is not
+    /// waited for, and the call ends with the last attempt's failure.
     public var timeout: Duration?
     /// The longest wait a caller allows whatever the session's timeout (a forwarder's
     /// ``ForwarderConfiguration/requestTimeout``): it shortens a longer timeout, never lengthens one.
@@ -106,6 +111,13 @@ public struct NetworkRequest: Sendable, Hashable {
         if basePath.hasSuffix("/") { basePath.removeLast() }
         let relative = Self.encodePath(path.hasPrefix("/") ? String(path.dropFirst()) : path)
         components.percentEncodedPath = relative.isEmpty ? basePath : basePath + "/" + relative
+        if let serverQuery {
+            components.percentEncodedQuery = nil
+            guard let url = components.url, let withQuery = URL(string: url.absoluteString + "?" + serverQuery) else {
+                throw DepotError(.invalidRequest, "cannot make a URL from \(base), \(path) and its link's query")
+            }
+            return withQuery
+        }
         if !query.isEmpty {
             components.percentEncodedQueryItems = query.map {
                 URLQueryItem(name: Self.encodeQuery($0.name), value: $0.value.map(Self.encodeQuery))

@@ -2,14 +2,24 @@ import Foundation
 import HTTPTypes
 
 /// Redirects, alike on every transport: the transports never follow one themselves; this wrapper
-/// of their single attempt does. A GET or HEAD follows any 301, 302, 303, 307 or 308 (dropping
-/// credentials when the origin changes); any other method follows only a 307 or 308 to the same
+/// of their single attempt does. A GET or HEAD follows any 301, 302, 303, 307 or 308; when the
+/// origin (scheme, host or port) changes, only headers that cannot identify the caller go along
+/// (``crossOriginHeaders``): `Authorization`, `Cookie`, an API key the app declared in
+/// ``RepositoryConfiguration/identifyingHeaders``, a session header and whatever an interceptor
+/// added all stay behind. Any other method follows only a 307 or 308 to the same
 /// origin, with its method and body, and is never turned into a GET. A redirect not followed comes
 /// back as the answer it is (the pipeline makes it a `.status` error naming the `Location`); a
 /// loop, or more than ``maximumRedirects`` hops, is a `.status` error listing the chain.
 extension RequestPipeline {
     /// The most redirects one attempt follows.
     public static let maximumRedirects = 10
+
+    /// The only headers a redirect to another origin keeps: content negotiation and the client's
+    /// name, none of which can identify the caller. Every other header (credentials, API keys,
+    /// tenant headers, validators of the first origin's cache) is dropped, whoever set it.
+    public static let crossOriginHeaders: Set<HTTPField.Name> = [
+        .accept, .acceptLanguage, .acceptEncoding, .contentType, .contentLanguage, .userAgent, .cacheControl,
+    ]
 
     /// `attempt`, following redirects as described above.
     package static func followingRedirects(_ attempt: @escaping StartAttempt) -> StartAttempt {
@@ -31,9 +41,7 @@ extension RequestPipeline {
                     }
                     var followed = request
                     if !sameOrigin(url, next) {
-                        for name in [HTTPField.Name.authorization, .cookie, .proxyAuthorization] {
-                            followed.headers[name] = nil
-                        }
+                        followed.headers = HTTPFields(request.headers.filter { crossOriginHeaders.contains($0.name) })
                     }
                     start(followed, next, chain: chain + [next])
                 }

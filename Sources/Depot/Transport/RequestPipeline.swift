@@ -89,6 +89,14 @@ public struct RequestPipeline: Sendable {
             guard let delay = configuration.retryPolicy.delay(after: attemptNumber, request: prepared, error: failure)
             else { throw Self.failure(failure, after: reached) }
             if reached == nil, !failure.neverReachedServer { reached = failure }
+            // No pause outlasts the request's timeout, the longest the caller agreed to wait for
+            // an answer: a retry that asks more (a `Retry-After: 30` on a 2 s request) is not
+            // scheduled, and the call ends now with what the last attempt met (a remote-first
+            // read then falls back at once).
+            guard delay < timeout else {
+                failure.message += "; no retry: waiting \(delay) would pass the request's \(timeout) timeout"
+                throw Self.failure(failure, after: reached)
+            }
             do {
                 try await Task.sleep(for: delay)
             } catch {

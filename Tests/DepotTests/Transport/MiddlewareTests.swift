@@ -32,6 +32,28 @@ import Testing
         }
     }
 
+    @Test(
+        "a Retry-After longer than what is left of the request's timeout is not waited for: the call ends at once",
+        arguments: Transport.available)
+    func retryAfterPastTheTimeout(transport: Transport) async throws {
+        try await withStubServer { server in
+            server.resource("messages", objects: [["id": "1", "text": "a"]])
+            // Given a gateway asking for 30 s and a request whose whole timeout is 2 s
+            server.inject(.status(503, headers: ["Retry-After": "30"]), times: 3)
+            let policy = RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(1), maximumDelay: .seconds(60))
+            let session = transport.session(url: server.url, configuration: SessionConfiguration(retryPolicy: policy))
+            // When it is sent
+            let error = await #expect(throws: DepotError.self) {
+                try await session.send(NetworkRequest(method: .get, path: "messages/1", timeout: .seconds(2)))
+            }
+            // Then the 503 comes back after one attempt, with why no retry was made (before: a 30 s
+            // sleep, then a second attempt)
+            #expect(error?.status == 503)
+            #expect(error?.message.contains("no retry") == true)
+            #expect(server.requests.count == 1)
+        }
+    }
+
     @Test("a POST without an Idempotency-Key is not retried; with one it is", arguments: Transport.available)
     func postRetry(transport: Transport) async throws {
         try await withStubServer { server in

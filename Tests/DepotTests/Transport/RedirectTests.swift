@@ -87,6 +87,45 @@ import Testing
         }
     }
 
+    /// Adds the header an interceptor sets for every request (an API key, a tenant).
+    private struct KeyInterceptor: RequestInterceptor {
+        func adapt(_ request: NetworkRequest) async throws -> NetworkRequest {
+            var request = request
+            request.headers[HTTPField.Name("X-Interceptor-Key")!] = "from-interceptor"
+            return request
+        }
+    }
+
+    @Test(
+        "a GET redirected to another origin carries no header that identifies the caller, whoever set it",
+        arguments: Transport.available)
+    func crossOriginDropsIdentifyingHeaders(transport: Transport) async throws {
+        try await withStubServer { other in
+            other.route(.get, "new", response: .json(["ok": true]))
+            try await withRedirect(302, location: other.url.absoluteString + "/new") { server in
+                // Given an API key from each source: the request (a header the app declared in
+                // identifyingHeaders), the session's headers, and an interceptor
+                var configuration = SessionConfiguration()
+                configuration.interceptors = [KeyInterceptor()]
+                let session = transport.session(
+                    url: server.url, headers: ["X-Session-Key": "from-session"], configuration: configuration)
+                _ = try await session.send(
+                    NetworkRequest(
+                        method: .get, path: "old",
+                        headers: ["X-API-Key": "secret", "Accept": "application/json", "Cookie": "sid=1"]))
+                // Then the first origin got them all, the other origin none of them
+                let first = try #require(server.requests.first)
+                #expect(first.header("x-api-key") == "secret" && first.header("x-session-key") == "from-session")
+                #expect(first.header("x-interceptor-key") == "from-interceptor")
+                let followed = try #require(other.requests.first)
+                for name in ["x-api-key", "x-session-key", "x-interceptor-key", "cookie", "authorization"] {
+                    #expect(followed.header(name) == nil, "\(name) went to another origin")
+                }
+                #expect(followed.header("accept") == "application/json")
+            }
+        }
+    }
+
     @Test("a redirect loop is a typed error listing the chain", arguments: Transport.available)
     func loop(transport: Transport) async throws {
         try await withStubServer { server in
