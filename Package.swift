@@ -133,15 +133,19 @@ let package = Package(
             dependencies: ["Depot", "DepotSQLite", "DepotTesting", .product(name: "Logging", package: "swift-log")],
             path: "Tests/SoakSupport"
         ),
-        // Every ```swift block of README.md and the DocC articles, compiled (scripts/snippets
-        // writes Snippets.swift; Prelude.swift declares what the blocks use without showing).
-        // In no product; compiled, never linked or run. Verbatim blocks leave unused values, so
-        // its warnings are silenced.
+        // Every ```swift block of README.md and the DocC articles, compiled with the imports it
+        // shows (scripts/snippets writes one file per block in Generated/; Prelude.swift declares
+        // what the blocks use without showing). Member lookups need their module imported in the
+        // block's file too (MemberImportVisibility), as in a reader's file. In no product;
+        // compiled, never linked or run. Verbatim blocks leave unused values, so its warnings are
+        // silenced.
         .target(
             name: "DocSnippets",
             dependencies: ["Depot", "DepotSQLite", "DepotTesting"],
             path: "Tests/DocSnippets",
-            swiftSettings: [.unsafeFlags(["-suppress-warnings"])]
+            swiftSettings: [
+                .enableUpcomingFeature("MemberImportVisibility"), .unsafeFlags(["-suppress-warnings"]),
+            ]
         ),
         .executableTarget(
             name: "Soak",
