@@ -3,7 +3,11 @@ import PackageDescription
 
 let package = Package(
     name: "Depot",
-    platforms: [.macOS(.v15)],
+    // What the code needs: `Duration`, `ContinuousClock` and `Task.sleep(for:)` (macOS 13, iOS 16,
+    // tvOS 16, watchOS 9); `LiveQuery` (Observation) says `@available` for macOS 14 / iOS 17. The
+    // dependencies ask for less (GRDB 7: iOS 13, macOS 10.15, tvOS 13, watchOS 7). CI builds on
+    // Linux only: the Apple platforms are declared, not compile-checked there.
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
         .library(name: "DepotPromise", targets: ["DepotPromise"]),
         .library(name: "Depot", targets: ["Depot"]),
