@@ -3,7 +3,11 @@ import PackageDescription
 
 let package = Package(
     name: "Depot",
-    platforms: [.macOS(.v15)],
+    // What the code needs: `Duration`, `ContinuousClock` and `Task.sleep(for:)` (macOS 13, iOS 16,
+    // tvOS 16, watchOS 9); `LiveQuery` (Observation) says `@available` for macOS 14 / iOS 17. The
+    // dependencies ask for less (GRDB 7: iOS 13, macOS 10.15, tvOS 13, watchOS 7). CI builds on
+    // Linux only: the Apple platforms are declared, not compile-checked there.
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
         .library(name: "DepotPromise", targets: ["DepotPromise"]),
         .library(name: "Depot", targets: ["Depot"]),
@@ -133,15 +137,19 @@ let package = Package(
             dependencies: ["Depot", "DepotSQLite", "DepotTesting", .product(name: "Logging", package: "swift-log")],
             path: "Tests/SoakSupport"
         ),
-        // Every ```swift block of README.md and the DocC articles, compiled (scripts/snippets
-        // writes Snippets.swift; Prelude.swift declares what the blocks use without showing).
-        // In no product; compiled, never linked or run. Verbatim blocks leave unused values, so
-        // its warnings are silenced.
+        // Every ```swift block of README.md and the DocC articles, compiled with the imports it
+        // shows (scripts/snippets writes one file per block in Generated/; Prelude.swift declares
+        // what the blocks use without showing). Member lookups need their module imported in the
+        // block's file too (MemberImportVisibility), as in a reader's file. In no product;
+        // compiled, never linked or run. Verbatim blocks leave unused values, so its warnings are
+        // silenced.
         .target(
             name: "DocSnippets",
             dependencies: ["Depot", "DepotSQLite", "DepotTesting"],
             path: "Tests/DocSnippets",
-            swiftSettings: [.unsafeFlags(["-suppress-warnings"])]
+            swiftSettings: [
+                .enableUpcomingFeature("MemberImportVisibility"), .unsafeFlags(["-suppress-warnings"]),
+            ]
         ),
         .executableTarget(
             name: "Soak",

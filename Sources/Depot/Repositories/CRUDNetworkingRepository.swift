@@ -61,13 +61,11 @@ extension CRUDNetworkingRepository {
     }
 
     /// `DELETE /path/:id` for the entity; 200, 202 and 204 with or without a body succeed.
-    @discardableResult
     public func delete(_ entity: Entity) -> Promise<Void> {
         delete(id: entity.id)
     }
 
     /// `DELETE /path/:id`; sends `If-Match` like ``update(_:)`` and forgets the entity's snapshot.
-    @discardableResult
     public func delete(id: Entity.ID) -> Promise<Void> {
         let key = id.pathComponent
         let snapshot = snapshotCache?.snapshot(for: key)

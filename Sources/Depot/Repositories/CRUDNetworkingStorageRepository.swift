@@ -129,8 +129,17 @@ extension CRUDNetworkingStorageRepository {
     /// ``Rule/cache`` is ``CacheUse/cacheFirst`` or ``CacheUse/staleWhileRevalidate`` a fresh
     /// stored list comes with no request at all (origin `.local`), and a stale one may come at
     /// once (``Sourced/isStale``) while it is revalidated in the background.
+    ///
+    /// Under a local-first rule (target `.local`, fallback `.remote`, `synchronize`), the first
+    /// read of a query the store holds no list of asks the server, stores its answer, and then
+    /// answers from the store; later reads of that query answer from the store alone. Offline, the
+    /// store answers with what it has and ``Sourced/synchronizationError`` says the list may be
+    /// incomplete.
     public func readAll(query: [String: String] = [:]) -> Promise<Sourced<[Entity]>> {
         let rule = strategy.rule(for: .readAll)
+        if rule.target == .local, rule.fallback == .remote, rule.synchronize {
+            return readAllFillingFirst(query: query)
+        }
         guard rule.target == .remote, rule.cache != .revalidate else { return readAllThrough(query: query) }
         return Promise {
             if let (answer, revalidate) = try await cachedListAnswer(
@@ -147,8 +156,11 @@ extension CRUDNetworkingStorageRepository {
         }
     }
 
-    /// ``readAll(query:)`` asking the server first (conditionally), as its rule says.
-    func readAllThrough(query: [String: String]) -> Promise<Sourced<[Entity]>> {
+    /// ``readAll(query:)`` asking the server first (conditionally), as its rule says (or as
+    /// `rule` says, when given). With `fills`, a stored remote answer also marks that list as
+    /// filled (``FilledLists``).
+    func readAllThrough(query: [String: String], rule: Rule? = nil, fills: String? = nil) -> Promise<Sourced<[Entity]>>
+    {
         let (local, storage) = (self.local, self.storage)
         // The key the server echoes a client's id under, when the repository synchronizes.
         let identityKey = (self as? any SynchronizableRepository)?.synchronization.identityKey
@@ -156,7 +168,7 @@ extension CRUDNetworkingStorageRepository {
         let reads = DeliveryLog.Scope()
         let held = LockedValue<[String: StoredRecord?]>([:])
         return run(
-            .readAll,
+            .readAll, rule: rule,
             remote: {
                 await reads.begin(storage)
                 return try await conditionalReadAll(queryItems: query.sortedQueryItems)
@@ -173,6 +185,10 @@ extension CRUDNetworkingStorageRepository {
                     answer.answers, reads: reads, list: true, page: answer.page,
                     quarantining: answer.unreadable, identityKey: identityKey)
                 held.withLock { $0 = kept }
+                if let fills {
+                    try await storage.upsert(
+                        StoredRecord(collection: FilledLists.collection, id: fills, object: [:], syncState: .synced))
+                }
             },
             afterLocal: nil
         ).map { answer in
@@ -237,16 +253,18 @@ extension CRUDNetworkingStorageRepository {
     /// Runs `operation` by its rule: target, then fallback on a qualifying error, then the
     /// synchronizing step towards the other side, except towards a server that just failed.
     /// `local` is told whether the remote side was tried first and failed in a way that may have
-    /// reached the server (so a write it records may already be there).
+    /// reached the server (so a write it records may already be there). `rule`, when given, takes
+    /// the place of the strategy's rule for `operation`.
     func run<Value: Sendable>(
         _ operation: RepositoryOperation,
+        rule: Rule? = nil,
         remote: @escaping @Sendable () async throws -> Value,
         local: @escaping @Sendable (_ mayBeOnServer: Bool) async throws -> Value,
         afterRemote: (@Sendable (Value) async throws -> Void)?,
         afterLocal: (@Sendable (Value) async throws -> Void)?
     ) -> Promise<Sourced<Value>> {
         run(
-            operation, remote: remote, local: local, afterRemote: afterRemote, afterLocal: afterLocal,
+            operation, rule: rule, remote: remote, local: local, afterRemote: afterRemote, afterLocal: afterLocal,
             output: { $0 })
     }
 
@@ -255,13 +273,14 @@ extension CRUDNetworkingStorageRepository {
     /// (a `map` on the promise would cost a queue hop and a thread wake-up per write).
     func run<Value: Sendable, Output: Sendable>(
         _ operation: RepositoryOperation,
+        rule: Rule? = nil,
         remote: @escaping @Sendable () async throws -> Value,
         local: @escaping @Sendable (_ mayBeOnServer: Bool) async throws -> Value,
         afterRemote: (@Sendable (Value) async throws -> Void)?,
         afterLocal: (@Sendable (Value) async throws -> Void)?,
         output: @escaping @Sendable (Value) -> Output
     ) -> Promise<Sourced<Output>> {
-        let rule = strategy.rule(for: operation)
+        let rule = rule ?? strategy.rule(for: operation)
         @Sendable func attempt(_ side: Origin, after failure: DepotError? = nil) async throws -> Value {
             do {
                 // A remote failure that may have reached the server: a local write records it as sent.

@@ -57,13 +57,11 @@ public struct DictionaryRepository: Sendable {
     }
 
     /// `DELETE /path/:id`.
-    @discardableResult
     public func delete(id: String) -> Promise<Void> {
         base.delete(id: id)
     }
 
     /// `DELETE /path/:id` for the object, whose id is at `idKey`.
-    @discardableResult
     public func delete(_ object: JSONObject) -> Promise<Void> {
         do {
             return base.delete(try ObjectEntity(object, idKey: idKey))

@@ -12,6 +12,10 @@ import Observation
 ///     var body: some View { List(notes.value) { Text($0.text) } }
 /// }
 /// ```
+///
+/// Observation needs macOS 14, iOS 17, tvOS 17, watchOS 10 or visionOS 1 (the rest of Depot runs
+/// on macOS 13, iOS 16, tvOS 16 and watchOS 9).
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 @MainActor @Observable
 public final class LiveQuery<Value: Sendable> {
     /// The newest value the stream gave; the initial value until the first arrives.
@@ -48,6 +52,7 @@ public final class LiveQuery<Value: Sendable> {
     }
 }
 
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 extension CRUDNetworkingStorageRepository {
     /// ``observe(_:)`` as a ``LiveQuery``: empty until the first read arrives.
     @MainActor

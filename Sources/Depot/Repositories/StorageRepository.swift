@@ -59,11 +59,9 @@ extension StorageRepository {
     }
 
     /// Deletes the entity; rejects with `.notFound` when there is none.
-    @discardableResult
     public func delete(_ entity: Entity) -> Promise<Void> { delete(id: entity.id) }
 
     /// Deletes the entity with `id`; rejects with `.notFound` when there is none.
-    @discardableResult
     public func delete(id: Entity.ID) -> Promise<Void> {
         let local = self.local
         return Promise { try await local.delete(id: id.pathComponent) }

@@ -91,6 +91,15 @@ public struct Strategy: Sendable, Hashable {
 }
 
 /// A value with where it came from and what went wrong on the way.
+///
+/// The value's own properties read through the answer, so one `.value` is enough for an entity
+/// while ``origin`` and the errors stay at hand:
+///
+/// ```swift
+/// let note = try await cached.read(42).value   // Sourced<Note>
+/// print(note.text, note.origin)                // note.value.text, without the second .value
+/// ```
+@dynamicMemberLookup
 public struct Sourced<Value: Sendable>: Sendable {
     /// The answer.
     public var value: Value
@@ -128,6 +137,12 @@ public struct Sourced<Value: Sendable>: Sendable {
         self.isStale = isStale
         self.hasPendingWrites = hasPendingWrites
         self.unreadable = unreadable
+    }
+
+    /// A property of ``value``, read through the answer: `answer.text` is `answer.value.text`.
+    /// The answer's own properties (``origin``, ``fallbackError``…) come first.
+    public subscript<Property>(dynamicMember keyPath: KeyPath<Value, Property>) -> Property {
+        value[keyPath: keyPath]
     }
 }
 
