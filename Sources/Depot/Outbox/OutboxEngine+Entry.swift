@@ -372,22 +372,14 @@ extension DepotError {
     /// it: only then does a failed send count as not attempted (attempts are facts: an entry once
     /// sent is never "unsent", and only never-attempted entries absorb later writes).
     ///
-    /// What each transport guarantees:
-    /// - Held back behind earlier writes (`.queuedBehindEarlierWrites`): never sent, on any
-    ///   transport.
-    /// - ``NetworkingSession`` (URLSession): only a failed host name lookup (`cannotFindHost`,
-    ///   `dnsLookupFailed`). A refused connection (`cannotConnectToHost`) is no proof: URLSession
-    ///   sends a request again on a new connection when a kept-alive one closes before its answer,
-    ///   so the first send may have been applied. Nor is `notConnectedToInternet`, which a network
-    ///   that goes away during a send reports too.
-    /// - Any other transport (AsyncHTTPClient included): nothing; every failed send may have
-    ///   reached the server.
-    /// - A call retried by the pipeline counts as sent when any attempt may have reached the
-    ///   server: a lookup failing on a later attempt leaves the earlier one standing (its
-    ///   underlying error is then an ``AttemptedEarlier``).
+    /// Decided from what the transport recorded, never from an error code:
+    /// - Held back behind earlier writes (`.queuedBehindEarlierWrites`): never sent.
+    /// - A transport failure whose underlying error is ``RequestNotSent``: the transport knows no
+    ///   connection the request could have gone out on was ever open (see ``NetworkingSession``).
+    /// - Anything else may have reached the server. A call retried by the pipeline counts as sent
+    ///   when any attempt may have (its underlying error is then an ``AttemptedEarlier``).
     var neverReachedServer: Bool {
         if code == .queuedBehindEarlierWrites { return true }  // not sent: earlier writes go first
-        guard code == .transport, let error = underlying as? URLError else { return false }
-        return [.cannotFindHost, .dnsLookupFailed].contains(error.code)
+        return code == .transport && underlying is RequestNotSent
     }
 }

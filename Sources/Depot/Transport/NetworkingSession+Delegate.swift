@@ -47,6 +47,20 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     private let exchanges = LockedValue<[Int: Exchange]>([:])
+    /// Whether a connection of this delegate's URLSession may be open: set by any answer (its
+    /// connection goes back to libcurl's pool) and any failure past the connect. While it is false,
+    /// the pool holds no connection a request could have been written to, so a failed connect is
+    /// a request never sent. Set before the failure of a task that reused such a connection is
+    /// told (one serial delegate queue, fed in libcurl's order).
+    private let mayHoldConnection = LockedValue(false)
+    /// Called when a connect fails on this URLSession after a connection may have been open: the
+    /// session starts a fresh URLSession (an empty pool) for the requests that follow.
+    let onRefusalAfterConnection: @Sendable (SessionDelegate) -> Void
+
+    /// Makes a delegate; `onRefusalAfterConnection` as above, given this delegate.
+    init(onRefusalAfterConnection: @escaping @Sendable (SessionDelegate) -> Void = { _ in }) {
+        self.onRefusalAfterConnection = onRefusalAfterConnection
+    }
 
     /// Starts tracking the task with `identifier`.
     func register(_ identifier: Int, _ exchange: Exchange) {
@@ -65,6 +79,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
+        mayHoldConnection.withLock { $0 = true }
         let http = response as? HTTPURLResponse
         let fields = http.map(Self.fields) ?? HTTPFields()
         let length = response.expectedContentLength
@@ -122,13 +137,33 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         if let tooLarge = exchange.tooLarge {
             result = .failure(tooLarge)
         } else if let error {
-            result = .failure(NetworkingSession.map(error, request: exchange.request, timeout: exchange.timeout))
+            var failure = NetworkingSession.map(error, request: exchange.request, timeout: exchange.timeout)
+            if Self.failedToConnect(error) {
+                let connected = mayHoldConnection.withLock { $0 }
+                if connected {
+                    // libcurl may have written the request to a kept-alive connection, found it
+                    // dead and connected again (refused): maybe sent. The next request starts on
+                    // an empty pool, where a refusal is a fact.
+                    onRefusalAfterConnection(self)
+                } else {
+                    failure.underlying = RequestNotSent(cause: error)
+                }
+            } else if (error as? URLError)?.code != .cancelled {
+                mayHoldConnection.withLock { $0 = true }
+            }
+            result = .failure(failure)
         } else if let status = exchange.status {
             result = .success(NetworkResponse(status: status, headers: exchange.headers, body: exchange.body))
         } else {
             result = .failure(DepotError(.transport, "no HTTP response", request: exchange.request))
         }
         finish(task.taskIdentifier, with: result)
+    }
+
+    /// Whether `error` is a connection that was never made: refused, no route, or no address.
+    static func failedToConnect(_ error: any Error) -> Bool {
+        guard let code = (error as? URLError)?.code else { return false }
+        return [.cannotConnectToHost, .cannotFindHost, .dnsLookupFailed].contains(code)
     }
 
     /// The fields of `response`. URLSession keeps one value per name (FoundationNetworking joins a

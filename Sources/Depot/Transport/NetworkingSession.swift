@@ -40,7 +40,9 @@ public final class NetworkingSession: Networking {
     public var metricsFactory: (any MetricsFactory)? { pipeline.configuration.metricsFactory }
     /// The shared pipeline: headers, interceptors, retries, logging.
     public let pipeline: RequestPipeline
-    private let session: URLSession
+    /// The URLSession requests start on now, with its delegate: replaced by a fresh one (an empty
+    /// connection pool) after a refused connect that followed a live connection.
+    private let pool: SessionPool
     /// Starts one attempt on `session`; made once.
     private let attempt: RequestPipeline.StartAttempt
 
@@ -68,26 +70,20 @@ public final class NetworkingSession: Networking {
     private init(url: URL, pipeline: RequestPipeline) {
         self.url = url
         self.pipeline = pipeline
-        let sessionConfiguration = URLSessionConfiguration.ephemeral
-        sessionConfiguration.httpCookieStorage = nil
-        sessionConfiguration.httpShouldSetCookies = false
-        sessionConfiguration.urlCache = nil
-        sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        sessionConfiguration.httpMaximumConnectionsPerHost = 16
-        let delegate = SessionDelegate()
-        let session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: nil)
+        let pool = SessionPool()
         let limit = pipeline.configuration.maximumResponseSize
-        self.session = session
+        self.pool = pool
         attempt = RequestPipeline.limitingTime(
             RequestPipeline.followingRedirects { request, url, summary, timeout, completion in
-                Self.start(
+                let (session, delegate) = pool.current
+                return Self.start(
                     session: session, delegate: delegate, request: request, url: url, summary: summary,
                     timeout: timeout, limit: limit, completion: completion)
             })
     }
 
     deinit {
-        session.finishTasksAndInvalidate()
+        pool.invalidate()
     }
 
     /// `request` with the session's headers merged and its interceptors run.
@@ -158,4 +154,48 @@ private struct DataTaskCall: NetworkCall {
     let task: URLSessionDataTask
 
     func cancel() { task.cancel() }
+}
+
+/// The URLSession a ``NetworkingSession`` starts requests on. A refused connect after a connection
+/// may have been open (libcurl's pool may have held it) replaces it with a fresh one: tasks under
+/// way finish on the old one, and a refusal on the new one, which never connected, is a request
+/// never sent (``RequestNotSent``).
+final class SessionPool: Sendable {
+    private let state: LockedValue<(URLSession, SessionDelegate)?> = LockedValue(nil)
+
+    /// The session to start a request on now.
+    var current: (URLSession, SessionDelegate) {
+        state.withLock { state in
+            if let state { return state }
+            let made = make()
+            state = made
+            return made
+        }
+    }
+
+    /// Starts a fresh session for later requests when `delegate`'s is still the current one.
+    func renew(replacing delegate: SessionDelegate) {
+        let old = state.withLock { state -> URLSession? in
+            guard let (session, current) = state, current === delegate else { return nil }
+            state = make()
+            return session
+        }
+        old?.finishTasksAndInvalidate()
+    }
+
+    /// Lets the current session finish its tasks, then end.
+    func invalidate() {
+        state.withLock { $0?.0 }?.finishTasksAndInvalidate()
+    }
+
+    private func make() -> (URLSession, SessionDelegate) {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.httpMaximumConnectionsPerHost = 16
+        let delegate = SessionDelegate { [weak self] delegate in self?.renew(replacing: delegate) }
+        return (URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil), delegate)
+    }
 }

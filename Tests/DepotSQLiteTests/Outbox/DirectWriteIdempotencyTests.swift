@@ -132,21 +132,46 @@ import Testing
         }
     }
 
-    @Test("a write whose connection was refused may have reached the server: later writes go after it")
-    func refusedConnectionMayBeSent() async throws {
+    @Test("a write refused on a session that never had a connection open was not sent: later writes fold into it")
+    func refusedWithoutConnectionIsUnsent() async throws {
         try await withOutboxFixture { fixture in
-            // Given
+            // Given: a server gone before the session ever connected
             try await fixture.server.goOffline()
             let messages = fixture.repository()
             // When
             let created = try await messages.create(Message(id: "m1", text: "a")).value
             _ = try await messages.update(Message(id: "m1", text: "b")).value
-            // Then: the create keeps the key it was sent under; the update is an entry of its own
+            // Then: one create entry holding the newest text, never counted as sent (before: a
+            // create and an update, each sent)
             let entries = try await fixture.outbox()
             #expect(created.origin == .local)
-            #expect(entries.map(\.operation) == [.create, .update])
-            #expect(entries.map(\.payload?["text"]) == ["a", "b"])
-            #expect(Set(entries.map(\.idempotencyKey)).count == 2)
+            #expect(entries.map(\.operation) == [.create])
+            #expect(entries.map(\.payload?["text"]) == ["b"])
+            #expect(entries.first?.attempts == 0)
+        }
+    }
+
+    @Test(
+        "a write refused after the session had a live connection may have reached the server; the next refusal, on a fresh pool, did not"
+    )
+    func refusedAfterConnectionMayBeSent() async throws {
+        try await withOutboxFixture(objects: [["id": "0", "text": "zero"]]) { fixture in
+            // Given: a session that talked to the server (a kept-alive connection in its pool)
+            let messages = fixture.repository()
+            _ = try await messages.read("0").value
+            try await fixture.server.goOffline()
+            // When
+            _ = try await messages.create(Message(id: "m1", text: "a")).value
+            _ = try await messages.update(Message(id: "m1", text: "b")).value
+            _ = try await messages.create(Message(id: "m2", text: "c")).value
+            _ = try await messages.update(Message(id: "m2", text: "d")).value
+            // Then: m1's create keeps the key it may have been applied under and its update goes
+            // after it; m2's create, refused on the fresh pool, was not sent and holds its update
+            let entries = try await fixture.outbox()
+            #expect(entries.map(\.operation) == [.create, .update, .create])
+            #expect(entries.map(\.entityID) == ["m1", "m1", "m2"])
+            #expect(entries.map(\.payload?["text"]) == ["a", "b", "d"])
+            #expect(entries.map(\.attempts) == [1, 0, 0])
         }
     }
 
