@@ -27,8 +27,10 @@ public protocol DictionaryRepresentable {
 
 extension DictionaryInitializable where Self: Decodable {
     /// Maps through `Decodable`: a `Codable` type that declares conformance gets this for free.
+    /// Dates and keys are read as the repository's ``RepositoryConfiguration/coding`` says when
+    /// Depot maps the entity.
     public init(dictionary: JSONObject) throws {
-        self = try JSONMapping.decode(Self.self, from: .object(dictionary))
+        self = try JSONMapping.decode(Self.self, from: .object(dictionary), coding: JSONMapping.currentCoding)
     }
 }
 
@@ -41,7 +43,7 @@ extension DictionaryRepresentable where Self: Encodable {
     /// `.encoding` instead.
     public var dictionary: JSONObject {
         do {
-            return try JSONMapping.encodedObject(self)
+            return try JSONMapping.encodedObject(self, coding: JSONMapping.currentCoding)
         } catch {
             let failure = error as? DepotError ?? DepotError(.encoding, "\(error)", underlying: error)
             JSONMapping.encodingFailure?.withLock { $0 = $0 ?? failure }
