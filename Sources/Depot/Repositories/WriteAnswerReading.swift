@@ -6,14 +6,14 @@ import Foundation
 /// (`201` with `Location: /api/v1/note/1/`, `202`, `204`).
 ///
 /// An answer that reads as the entity and holds every key the write sent is taken as it is. Any
-/// other is laid over what the write
-/// sent (a body that is not JSON, or neither an object nor an array of one, counts as none: the
-/// status says the server applied the write) (for a PATCH, the server's last copy with the patch applied), and the id comes from, in
-/// this order: the answer, the created entity's `Location` (a URL one segment below the
-/// collection's), the write's own URL (an update, a PATCH, a create by `PUT`), or the id a create
-/// sent when that id is not a ``TemporaryID``. When none gives it, a create's answer is
-/// ``DepotError/Code/serverIDUnknown``: the server applied the write, and Depot cannot tell which
-/// entity it made.
+/// other is laid over what the write sent (for a PATCH, the server's last copy with the patch
+/// applied); a body that is not JSON, or neither an object nor an array of one, counts as none: the
+/// status says the server applied the write. The id comes from, in this order: the answer, the
+/// created entity's `Location` (a URL one segment below the collection's, same origin), the
+/// write's own URL (an update, a PATCH, a create by `PUT`), or the id a create's body carried
+/// (never a ``TemporaryID`` nor a server-owned `id`: those are left out of the body). When none
+/// gives it, a create's answer is ``DepotError/Code/serverIDUnknown``: the server applied the
+/// write, and Depot cannot tell which entity it made.
 struct WriteAnswerReading {
     /// The write: `.create`, `.update` or `.patch`.
     var operation: RepositoryOperation
@@ -74,7 +74,12 @@ struct WriteAnswerReading {
             return id
         }
         if let urlID { return urlID }
-        if operation == .create, let entityID, !TemporaryID.isTemporary(entityID) { return entityID }
+        // The client's own id, when the body carried it (not a temporary id, not a server-owned key).
+        if operation == .create, let entityID, !entityID.isEmpty, let sent {
+            let body = RepositoryConfiguration.writeBody(
+                sent, serverOwnedKeys: shape.serverOwnedKeys, creating: true, entityID: entityID)
+            if MovedIDs.idText(body["id"]) == entityID { return entityID }
+        }
         return nil
     }
 

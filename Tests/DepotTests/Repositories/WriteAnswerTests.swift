@@ -30,6 +30,18 @@ struct RemoteAnsweredNotes: CRUDNetworkingRepository {
     var configuration: RepositoryConfiguration { RepositoryConfiguration(itemTrailingSlash: true) }
 }
 
+/// The same, with the id the server's own: never sent in a body.
+struct ServerIDNotes: CRUDNetworkingRepository {
+    typealias Entity = AnsweredNote
+    let store: Networking
+    let path = "notes/"
+    var configuration: RepositoryConfiguration {
+        var configuration = RepositoryConfiguration(itemTrailingSlash: true)
+        configuration.serverOwnedKeys = ["id"]
+        return configuration
+    }
+}
+
 @Suite struct WriteAnswerTests {
     /// A create's answers that are not the entity, each giving the id 7.
     static func createAnswer(_ index: Int, server: StubServer) -> StubResponse {
@@ -115,6 +127,21 @@ struct RemoteAnsweredNotes: CRUDNetworkingRepository {
             note.title = "b"
             #expect(try await notes.patch(note).value.value == AnsweredNote(id: 3, title: "b"))
             #expect(try await notes.storage.fetch(collection: "notes/", id: "3")?.syncState == .synced)
+        }
+    }
+
+    @Test("a create whose body did not carry the id (server-owned) and whose answer names none is serverIDUnknown")
+    func placeholderID() async throws {
+        try await withStubServer { server in
+            server.route(.post, "notes/", response: .empty(status: 201))
+            let session = NetworkingSession(url: server.url)
+            let error = await #expect(throws: DepotError.self) {
+                try await ServerIDNotes(store: session).create(AnsweredNote(id: 0, title: "a")).value
+            }
+            #expect(error?.code == .serverIDUnknown)
+            // A body that carried the client's id: that id stands.
+            let created = try await RemoteAnsweredNotes(store: session).create(AnsweredNote(id: 5, title: "a")).value
+            #expect(created == AnsweredNote(id: 5, title: "a"))
         }
     }
 }
