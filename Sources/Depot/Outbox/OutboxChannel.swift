@@ -208,7 +208,8 @@ struct OutboxChannel: Sendable {
                 ? JSON.object(base ?? [:]).applyingMergePatch(payload ?? .object([:])).objectValue
                 : payload?.objectValue,
             urlID: operation == .create && route.method != .put ? nil : entityID, entityID: entityID,
-            collectionPath: request.path, baseURL: store.baseURL, shape: shape, envelope: configuration.envelope)
+            collectionPath: request.path, baseURL: store.baseURL, shape: shape, envelope: configuration.envelope,
+            collectionEnvelope: configuration.collectionEnvelope)
         do {
             let object = try reading.object(of: response) { (try? decode(.object($0))) != nil }
             return .delivered(Answer(json: object, etag: response.header("etag")))

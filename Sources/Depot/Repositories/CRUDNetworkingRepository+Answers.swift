@@ -62,7 +62,8 @@ extension CRUDNetworkingRepository {
         let reading = WriteAnswerReading(
             operation: .create, sent: body, urlID: id, entityID: entityID ?? MovedIDs.idText(body["id"]),
             collectionPath: route(for: .create, configuration: configuration).path, baseURL: store.baseURL,
-            shape: BodyShape(configuration, entity: Entity.self), envelope: configuration.envelope)
+            shape: BodyShape(configuration, entity: Entity.self), envelope: configuration.envelope,
+            collectionEnvelope: configuration.collectionEnvelope)
         return send(.create, id: id, headers: headers, body: written.body) { response in
             output(try remembering(decodeWriteAnswer(response, reading, keepJSON: keep)))
         }
@@ -168,7 +169,8 @@ extension CRUDNetworkingRepository {
         if let contentType = written.contentType { headers["Content-Type"] = contentType }
         let reading = WriteAnswerReading(
             operation: .update, sent: body, urlID: id, shape: BodyShape(configuration, entity: Entity.self),
-            envelope: configuration.envelope)
+            envelope: configuration.envelope,
+            collectionEnvelope: configuration.collectionEnvelope)
         return send(.update, id: id, headers: headers, body: written.body, base: base) { response in
             guard response.body.isEmpty else {
                 return output(try remembering(decodeWriteAnswer(response, reading, keepJSON: keep)))
@@ -222,7 +224,8 @@ extension CRUDNetworkingRepository {
         let sentObject = sent.flatMap { try? JSONMapping.object($0, coding: configuration.coding) }
         let reading = WriteAnswerReading(
             operation: .patch, sent: sentObject ?? (base ?? .object([:])).applyingMergePatch(patch).objectValue,
-            urlID: id, shape: BodyShape(configuration, entity: Entity.self), envelope: configuration.envelope)
+            urlID: id, shape: BodyShape(configuration, entity: Entity.self), envelope: configuration.envelope,
+            collectionEnvelope: configuration.collectionEnvelope)
         return send(.patch, id: id, headers: headers, body: written.body, base: base) { response in
             guard response.body.isEmpty else {
                 return try remembering(decodeWriteAnswer(response, reading, keepJSON: keep))

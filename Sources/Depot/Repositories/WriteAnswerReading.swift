@@ -33,6 +33,9 @@ struct WriteAnswerReading {
     var shape: BodyShape
     /// The envelope single objects come in.
     var envelope: String?
+    /// The envelope lists come in (``RepositoryConfiguration/collectionEnvelope``): a CRUD router's
+    /// `{"rows": [{…}]}` answer to a write is its one row.
+    var collectionEnvelope: String? = nil
 
     /// The object the answer stands for.
     ///
@@ -43,13 +46,15 @@ struct WriteAnswerReading {
     ///   only way a successful answer fails here.
     func object(of response: NetworkResponse, reads: (JSONObject) -> Bool) throws -> JSONObject {
         var answer: JSONObject? = nil
-        if !response.body.isEmpty, let json = try? JSON(parsing: response.body),
-            let unwrapped = try? JSONMapping.unwrap(json, envelope: envelope)
-        {
-            switch shape.object(unwrapped) {
-            case .object(let object): answer = object
-            case .array(let elements) where elements.count == 1: answer = elements[0].objectValue
-            default: break
+        if !response.body.isEmpty, let json = try? JSON(parsing: response.body) {
+            if let collectionEnvelope, case .array(let rows)? = json[collectionEnvelope], rows.count == 1 {
+                answer = shape.object(rows[0]).objectValue
+            } else if let unwrapped = try? JSONMapping.unwrap(json, envelope: envelope) {
+                switch shape.object(unwrapped) {
+                case .object(let object): answer = object
+                case .array(let elements) where elements.count == 1: answer = elements[0].objectValue
+                default: break
+                }
             }
         }
         // The whole entity: it reads, and holds every key the write sent (an id alone does not).

@@ -30,6 +30,19 @@ struct RemoteAnsweredNotes: CRUDNetworkingRepository {
     var configuration: RepositoryConfiguration { RepositoryConfiguration(itemTrailingSlash: true) }
 }
 
+/// A CRUD router's notes: lists and write answers in `{"rows": […]}`.
+struct RowsNotes: CRUDNetworkingStorageRepository, SynchronizableRepository {
+    typealias Entity = AnsweredNote
+    let store: Networking
+    let storage: Storage
+    let path = "notes"
+    var strategy: Strategy = .remoteFirst
+    var configuration: RepositoryConfiguration { RepositoryConfiguration(collectionEnvelope: "rows") }
+    var synchronization: SynchronizationConfiguration {
+        SynchronizationConfiguration(pagination: .automatic, pushMode: .each)
+    }
+}
+
 /// The same, with the id the server's own: never sent in a body.
 struct ServerIDNotes: CRUDNetworkingRepository {
     typealias Entity = AnsweredNote
@@ -142,6 +155,22 @@ struct ServerIDNotes: CRUDNetworkingRepository {
             // A body that carried the client's id: that id stands.
             let created = try await RemoteAnsweredNotes(store: session).create(AnsweredNote(id: 5, title: "a")).value
             #expect(created == AnsweredNote(id: 5, title: "a"))
+        }
+    }
+
+    @Test("an offline create answered 201 {\"rows\": [row]} (a CRUD router) is delivered, not rejected")
+    func rowsAnswer() async throws {
+        try await withStubServer { server in
+            server.route(.post, "notes", response: .json(["rows": [["id": 9, "title": "offline"]]], status: 201))
+            server.route(.get, "notes", response: .json(["rows": [["id": 9, "title": "offline"]]]))
+            let notes = RowsNotes(store: NetworkingSession(url: server.url), storage: InMemoryStorage())
+            var offline = notes
+            offline.strategy = Strategy(Rule(target: .local, synchronize: false))
+            let draft = try await offline.create(["title": "offline"]).value.value
+            let report = try await notes.synchronize().value
+            #expect(report.errors.isEmpty && report.failed == 0)
+            #expect(try await notes.serverID(of: draft.id) == 9)
+            #expect(try await notes.storage.fetch(collection: "notes", id: "9")?.syncState == .synced)
         }
     }
 }
