@@ -31,6 +31,14 @@ struct StampedNotes: CRUDNetworkingRepository {
     }
 }
 
+/// The same notes in a store alone, spelled as the server spells them.
+struct LocalStampedNotes: StorageRepository {
+    typealias Entity = StampedNote
+    let storage: Storage
+    let collection = "notes"
+    var coding: EntityCoding { EntityCoding(dates: .iso8601, keys: .snakeCase) }
+}
+
 @Suite struct EntityCodingTests {
     static let utc = TimeZone(identifier: "UTC")!
     /// 2026-11-28T19:28:05Z.
@@ -146,5 +154,15 @@ struct StampedNotes: CRUDNetworkingRepository {
             MappedStampedNote.self, from: ["id": 1, "title": "a", "updatedAt": "2026-11-28T19:28:05.981Z"],
             coding: coding)
         #expect(abs(note.updatedAt.timeIntervalSince1970 - 1_795_894_085.981) < 0.000_5)
+    }
+
+    @Test("a storage repository stores dates and keys in its coding's spelling")
+    func storage() async throws {
+        let notes = LocalStampedNotes(storage: InMemoryStorage())
+        let note = StampedNote(id: 1, title: "a", updatedAt: Self.instant)
+        _ = try await notes.create(note).value
+        #expect(try await notes.read(1).value == note)
+        let stored = try await notes.storage.fetch(collection: "notes", id: "1")
+        #expect(stored?.object["updated_at"] == "2026-11-28T19:28:05.000Z")
     }
 }
