@@ -415,8 +415,8 @@ struct Notes: CRUDNetworkingStorageRepository, SynchronizableRepository {
 #sourceLocation()
 }
 
-func snippet_Sources_Depot_Depot_docc_WorkingWithRealServers_md_58() async throws {
-#sourceLocation(file: "Sources/Depot/Depot.docc/WorkingWithRealServers.md", line: 59)
+func snippet_Sources_Depot_Depot_docc_WorkingWithRealServers_md_67() async throws {
+#sourceLocation(file: "Sources/Depot/Depot.docc/WorkingWithRealServers.md", line: 68)
 do {
     _ = try await messages.create(["text": ""]).value
 } catch let error as DepotError {
@@ -425,8 +425,15 @@ do {
 #sourceLocation()
 }
 
-func snippet_Sources_Depot_Depot_docc_WorkingWithRealServers_md_82() async throws {
-#sourceLocation(file: "Sources/Depot/Depot.docc/WorkingWithRealServers.md", line: 83)
+func snippet_Sources_Depot_Depot_docc_WorkingWithRealServers_md_84() async throws {
+#sourceLocation(file: "Sources/Depot/Depot.docc/WorkingWithRealServers.md", line: 85)
+var configuration = RepositoryConfiguration()
+configuration.coding = EntityCoding(dates: .iso8601, keys: .snakeCase)   // var updatedAt: Date
+#sourceLocation()
+}
+
+func snippet_Sources_Depot_Depot_docc_WorkingWithRealServers_md_129() async throws {
+#sourceLocation(file: "Sources/Depot/Depot.docc/WorkingWithRealServers.md", line: 130)
 struct Notes: CRUDNetworkingStorageRepository, SynchronizableRepository {
     typealias Entity = Note            // struct Note: Codable, Identifiable { var id: Int; … }
     let store: Networking
@@ -438,8 +445,8 @@ struct Notes: CRUDNetworkingStorageRepository, SynchronizableRepository {
 #sourceLocation()
 }
 
-func snippet_Sources_Depot_Depot_docc_WorkingWithRealServers_md_118() async throws {
-#sourceLocation(file: "Sources/Depot/Depot.docc/WorkingWithRealServers.md", line: 119)
+func snippet_Sources_Depot_Depot_docc_WorkingWithRealServers_md_166() async throws {
+#sourceLocation(file: "Sources/Depot/Depot.docc/WorkingWithRealServers.md", line: 167)
 struct Notes: CRUDNetworkingStorageRepository {
     typealias Entity = Note
     let store: Networking
@@ -454,8 +461,8 @@ struct Notes: CRUDNetworkingStorageRepository {
 #sourceLocation()
 }
 
-func snippet_Sources_Depot_Depot_docc_WorkingWithRealServers_md_146() async throws {
-#sourceLocation(file: "Sources/Depot/Depot.docc/WorkingWithRealServers.md", line: 147)
+func snippet_Sources_Depot_Depot_docc_WorkingWithRealServers_md_194() async throws {
+#sourceLocation(file: "Sources/Depot/Depot.docc/WorkingWithRealServers.md", line: 195)
 // cached: a CRUDNetworkingStorageRepository & SynchronizableRepository of notes with Int ids
 let draft = try await cached.create(["text": "offline"]).value.value   // draft.id < 0
 _ = try await cached.synchronize().value
@@ -463,8 +470,8 @@ if let id = try await cached.serverID(of: draft.id) { print("saved as", id) }
 #sourceLocation()
 }
 
-func snippet_Sources_Depot_Depot_docc_WorkingWithRealServers_md_173() async throws {
-#sourceLocation(file: "Sources/Depot/Depot.docc/WorkingWithRealServers.md", line: 174)
+func snippet_Sources_Depot_Depot_docc_WorkingWithRealServers_md_221() async throws {
+#sourceLocation(file: "Sources/Depot/Depot.docc/WorkingWithRealServers.md", line: 222)
 let pull = IncrementalPull(
     parameter: "updated_after", cursor: .maximum(of: "updated_at"), timeZone: TimeZone(secondsFromGMT: 0))
 #sourceLocation()
