@@ -39,7 +39,7 @@ extension DictionaryRepresentable where Self: Encodable {
     ///
     /// A value whose encoding fails, or that does not encode to an object, gives an empty object
     /// here: this property cannot throw. Depot's own writes never send that empty object: they
-    /// encode the value with ``JSONMapping/object(_:)``, which rejects with `DepotError`
+    /// encode the value with ``JSONMapping/object(_:coding:)``, which rejects with `DepotError`
     /// `.encoding` instead.
     public var dictionary: JSONObject {
         do {

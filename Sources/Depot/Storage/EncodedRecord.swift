@@ -51,7 +51,7 @@ public struct EncodedRecord: Sendable, Hashable {
     }
 
     /// Encodes `entity` straight to JSON text: through `DictionaryRepresentable` when it
-    /// conforms, else through `Encodable` (keys sorted), the same JSON ``JSONMapping/object(_:)``
+    /// conforms, else through `Encodable` (keys sorted), the same JSON ``JSONMapping/object(_:coding:)``
     /// makes, in one pass.
     ///
     /// - Parameters:
