@@ -52,6 +52,14 @@ public struct DepotError: Error, Sendable, CustomStringConvertible {
         /// A stored record could not be migrated to the app's schema version: a migration threw,
         /// or the declared migrations are out of order. The store is left as it was.
         public static let migration = Code("migration")
+        /// The server applied a create (a 2xx answer) but named no id for it: no `"id"` in the
+        /// answer, no `Location`. The write is not sent again (it was applied), and the entity is
+        /// not taken as synced under the id the client made.
+        public static let serverIDUnknown = Code("serverIDUnknown")
+        /// A list's answer says it holds more than the page it gave (a total above what was read)
+        /// but names no way to the next page that `Pagination.automatic` knows: set the
+        /// repository's pagination. Never a first page taken for the whole list.
+        public static let listNotPaged = Code("listNotPaged")
     }
 
     /// The request a failure belongs to: its method and full URL.

@@ -27,8 +27,10 @@ public protocol DictionaryRepresentable {
 
 extension DictionaryInitializable where Self: Decodable {
     /// Maps through `Decodable`: a `Codable` type that declares conformance gets this for free.
+    /// Dates and keys are read as the repository's ``RepositoryConfiguration/coding`` says when
+    /// Depot maps the entity.
     public init(dictionary: JSONObject) throws {
-        self = try JSONMapping.decode(Self.self, from: .object(dictionary))
+        self = try JSONMapping.decode(Self.self, from: .object(dictionary), coding: JSONMapping.currentCoding)
     }
 }
 
@@ -37,11 +39,11 @@ extension DictionaryRepresentable where Self: Encodable {
     ///
     /// A value whose encoding fails, or that does not encode to an object, gives an empty object
     /// here: this property cannot throw. Depot's own writes never send that empty object: they
-    /// encode the value with ``JSONMapping/object(_:)``, which rejects with `DepotError`
+    /// encode the value with ``JSONMapping/object(_:coding:)``, which rejects with `DepotError`
     /// `.encoding` instead.
     public var dictionary: JSONObject {
         do {
-            return try JSONMapping.encodedObject(self)
+            return try JSONMapping.encodedObject(self, coding: JSONMapping.currentCoding)
         } catch {
             let failure = error as? DepotError ?? DepotError(.encoding, "\(error)", underlying: error)
             JSONMapping.encodingFailure?.withLock { $0 = $0 ?? failure }

@@ -17,20 +17,30 @@ public enum JSONMapping {
     /// The coding-user-info key that tells ``Enveloped`` which member to unwrap.
     static let envelopeKey = CodingUserInfoKey(rawValue: "depot.envelope")!
 
-    /// Decodes a `Decodable` type from a JSON value.
-    public static func decode<T: Decodable>(_ type: T.Type, from json: JSON) throws -> T {
-        try decode(type, from: try json.serialized())
+    /// The coding options of the mapping under way, read by the `Codable` defaults of
+    /// ``DictionaryInitializable/init(dictionary:)`` and ``DictionaryRepresentable/dictionary``
+    /// (set around each call, synchronously, by ``entity(_:from:coding:)`` and ``object(_:coding:)``).
+    @TaskLocal static var currentCoding = EntityCoding.default
+
+    /// Decodes a `Decodable` type from a JSON value, with `coding`'s date and key options.
+    public static func decode<T: Decodable>(_ type: T.Type, from json: JSON, coding: EntityCoding = .default) throws
+        -> T
+    {
+        try decode(type, from: try json.serialized(), coding: coding)
     }
 
-    /// Decodes a `Decodable` type from JSON bytes, unwrapping `envelope` first when given.
-    public static func decode<T: Decodable>(_ type: T.Type, from data: Data, envelope: String? = nil) throws -> T {
+    /// Decodes a `Decodable` type from JSON bytes, unwrapping `envelope` first when given, with
+    /// `coding`'s date and key options.
+    public static func decode<T: Decodable>(
+        _ type: T.Type, from data: Data, envelope: String? = nil, coding: EntityCoding = .default
+    ) throws -> T {
         do {
             if let envelope {
-                let decoder = JSONDecoder()
+                let decoder = coding == .default ? JSONDecoder() : coding.decoder()
                 decoder.userInfo[envelopeKey] = envelope
                 return try decoder.decode(Enveloped<T>.self, from: data).value
             }
-            return try Self.decoder.decode(type, from: data)
+            return try coding.decoder().decode(type, from: data)
         } catch let error as DepotError {
             throw error
         } catch {
@@ -38,25 +48,27 @@ public enum JSONMapping {
         }
     }
 
-    /// Encodes an `Encodable` value as a JSON value.
-    public static func encode<T: Encodable>(_ value: T) throws -> JSON {
+    /// Encodes an `Encodable` value as a JSON value, with `coding`'s date and key options.
+    public static func encode<T: Encodable>(_ value: T, coding: EntityCoding = .default) throws -> JSON {
         let data: Data
         do {
-            data = try encoder.encode(value)
+            data = try coding.encoder().encode(value)
         } catch {
             throw DepotError(.encoding, "cannot write \(T.self): \(error)", underlying: error)
         }
         return try JSON(parsing: data)
     }
 
-    /// Makes an entity from a JSON value.
-    public static func entity<Entity>(_ type: Entity.Type, from json: JSON) throws -> Entity {
+    /// Makes an entity from a JSON value (a `Codable` one with `coding`'s options).
+    public static func entity<Entity>(_ type: Entity.Type, from json: JSON, coding: EntityCoding = .default) throws
+        -> Entity
+    {
         if let mapped = type as? any DictionaryInitializable.Type {
             guard let object = json.objectValue else {
                 throw DepotError(.decoding, "expected an object for \(Entity.self), found \(json.kindName)")
             }
             do {
-                return try mapped.init(dictionary: object) as! Entity
+                return try $currentCoding.withValue(coding) { try mapped.init(dictionary: object) as! Entity }
             } catch let error as DepotError {
                 throw error
             } catch {
@@ -64,26 +76,30 @@ public enum JSONMapping {
             }
         }
         if let decodable = type as? any Decodable.Type {
-            return try decode(decodable, from: json) as! Entity
+            return try decode(decodable, from: json, coding: coding) as! Entity
         }
         unreadable(type)
     }
 
-    /// Makes an entity from JSON bytes, unwrapping `envelope` first when given.
-    public static func entity<Entity>(_ type: Entity.Type, from data: Data, envelope: String? = nil) throws -> Entity {
+    /// Makes an entity from JSON bytes, unwrapping `envelope` first when given (a `Codable` one
+    /// with `coding`'s options).
+    public static func entity<Entity>(
+        _ type: Entity.Type, from data: Data, envelope: String? = nil, coding: EntityCoding = .default
+    ) throws -> Entity {
         if type is any DictionaryInitializable.Type {
-            return try entity(type, from: try unwrap(JSON(parsing: data), envelope: envelope))
+            return try entity(type, from: try unwrap(JSON(parsing: data), envelope: envelope), coding: coding)
         }
         if let decodable = type as? any Decodable.Type {
-            return try decode(decodable, from: data, envelope: envelope) as! Entity
+            return try decode(decodable, from: data, envelope: envelope, coding: coding) as! Entity
         }
         unreadable(type)
     }
 
-    /// Makes an array of entities from JSON bytes, unwrapping `envelope` first when given.
-    public static func entities<Entity>(_ type: Entity.Type, from data: Data, envelope: String? = nil) throws
-        -> [Entity]
-    {
+    /// Makes an array of entities from JSON bytes, unwrapping `envelope` first when given (`Codable`
+    /// ones with `coding`'s options).
+    public static func entities<Entity>(
+        _ type: Entity.Type, from data: Data, envelope: String? = nil, coding: EntityCoding = .default
+    ) throws -> [Entity] {
         if type is any DictionaryInitializable.Type {
             let json = try unwrap(JSON(parsing: data), envelope: envelope)
             guard let array = json.arrayValue else {
@@ -91,7 +107,7 @@ public enum JSONMapping {
             }
             return try array.enumerated().map { index, element in
                 do {
-                    return try entity(type, from: element)
+                    return try entity(type, from: element, coding: coding)
                 } catch var error as DepotError {
                     error.message = "[\(index)]: " + error.message
                     throw error
@@ -99,7 +115,7 @@ public enum JSONMapping {
             }
         }
         if let decodable = type as? any Decodable.Type {
-            return try decodeArray(decodable, as: type, from: data, envelope: envelope)
+            return try decodeArray(decodable, as: type, from: data, envelope: envelope, coding: coding)
         }
         unreadable(type)
     }
@@ -112,31 +128,31 @@ public enum JSONMapping {
     /// `Decodable`). Not `as! [Entity]`: that cast copies the array, casting element by element
     /// (a tenth of the whole decoding time for 1,000 small entities).
     private static func decodeArray<T: Decodable, Entity>(
-        _ type: T.Type, as entity: Entity.Type, from data: Data, envelope: String?
+        _ type: T.Type, as entity: Entity.Type, from data: Data, envelope: String?, coding: EntityCoding
     ) throws -> [Entity] {
         precondition(T.self == Entity.self, "decodeArray opens Entity itself")
-        return unsafeBitCast(try decode([T].self, from: data, envelope: envelope), to: [Entity].self)
+        return unsafeBitCast(try decode([T].self, from: data, envelope: envelope, coding: coding), to: [Entity].self)
     }
 
-    /// Writes an entity as a JSON object.
+    /// Writes an entity as a JSON object (a `Codable` one with `coding`'s options).
     ///
     /// - Throws: `DepotError` `.encoding` when an `Encodable` entity fails to encode or does not
     ///   encode to an object, also when it gets ``DictionaryRepresentable/dictionary`` from its
     ///   `Encodable` conformance (which gives `{}` on failure: that `{}` is never sent).
-    public static func object<Entity>(_ entity: Entity) throws -> JSONObject {
+    public static func object<Entity>(_ entity: Entity, coding: EntityCoding = .default) throws -> JSONObject {
         if let object = entity as? JSONObject { return object }
         if let mapped = entity as? any DictionaryRepresentable {
             guard entity is any Encodable else { return mapped.dictionary }
             // The dictionary may be the `Encodable` default, which reports its failure here.
             let failure = LockedValue<DepotError?>(nil)
-            let object = $encodingFailure.withValue(failure) { mapped.dictionary }
+            let object = $encodingFailure.withValue(failure) { $currentCoding.withValue(coding) { mapped.dictionary } }
             if let error = failure.withLock({ $0 }) { throw error }
             return object
         }
         guard let encodable = entity as? any Encodable else {
             preconditionFailure("\(Entity.self) must be Encodable or DictionaryRepresentable to be written as JSON")
         }
-        return try encodedObject(encodable)
+        return try encodedObject(encodable, coding: coding)
     }
 
     /// Where the `Encodable` default of ``DictionaryRepresentable/dictionary`` reports a failure
@@ -146,8 +162,8 @@ public enum JSONMapping {
     /// `value` encoded, as a JSON object.
     ///
     /// - Throws: `DepotError` `.encoding` when encoding fails or gives something else than an object.
-    static func encodedObject<Value: Encodable>(_ value: Value) throws -> JSONObject {
-        let json = try encode(value)
+    static func encodedObject<Value: Encodable>(_ value: Value, coding: EntityCoding = .default) throws -> JSONObject {
+        let json = try encode(value, coding: coding)
         guard let object = json.objectValue else {
             throw DepotError(.encoding, "\(Value.self) does not encode to a JSON object but to \(json.kindName)")
         }
@@ -157,9 +173,9 @@ public enum JSONMapping {
     /// The top-level keys `value` writes as nil (see ``NilKeyEncoder``).
     ///
     /// - Throws: `DepotError` `.encoding` when `value.encode(to:)` throws.
-    static func nilKeys<Value: Encodable>(of value: Value) throws -> [String] {
+    static func nilKeys<Value: Encodable>(of value: Value, coding: EntityCoding = .default) throws -> [String] {
         do {
-            return try NilKeyEncoder.nilKeys(of: value)
+            return try NilKeyEncoder.nilKeys(of: value).map(coding.key)
         } catch {
             throw DepotError(.encoding, "cannot write \(Value.self): \(error)", underlying: error)
         }

@@ -9,7 +9,8 @@ extension CRUDNetworkingStorageRepository where Entity: Decodable & Encodable {
     /// The schema of the collection: its name, `Entity`, and
     /// ``CRUDNetworkingStorageRepository/migrations``.
     public var schema: CollectionSchema {
-        CollectionSchema(collection, entity: Entity.self, migrations: Self.migrations)
+        CollectionSchema(
+            collection, entity: Entity.self, migrations: Self.migrations, coding: configuration.coding)
     }
 
     /// Runs the collection's pending migrations (`Storage.migrate(_:)`):

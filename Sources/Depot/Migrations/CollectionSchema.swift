@@ -29,14 +29,16 @@ public struct CollectionSchema: Sendable {
     ///   - entity: the type its records decode to, after the migrations.
     ///   - migrations: the migrations, oldest first; versions above 0 and increasing (checked by
     ///     `Storage.migrate(_:)`, which refuses others with `.migration`).
+    ///   - coding: how the entity spells dates and keys (``RepositoryConfiguration/coding``).
     public init<Entity: Decodable & Encodable & Sendable>(
-        _ collection: String, entity: Entity.Type, migrations: [Migration]
+        _ collection: String, entity: Entity.Type, migrations: [Migration], coding: EntityCoding = .default
     ) {
         self.collection = collection
         self.migrations = migrations
         self.entityName = String(describing: Entity.self)
         self.normalize = { object in
-            try JSONMapping.object(JSONMapping.entity(Entity.self, from: .object(object)))
+            try JSONMapping.object(
+                JSONMapping.entity(Entity.self, from: .object(object), coding: coding), coding: coding)
         }
     }
 

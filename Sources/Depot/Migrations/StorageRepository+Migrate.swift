@@ -8,7 +8,7 @@ extension StorageRepository {
 extension StorageRepository where Entity: Decodable & Encodable {
     /// The schema of the collection: its name, `Entity`, and ``StorageRepository/migrations``.
     public var schema: CollectionSchema {
-        CollectionSchema(collection, entity: Entity.self, migrations: Self.migrations)
+        CollectionSchema(collection, entity: Entity.self, migrations: Self.migrations, coding: coding)
     }
 
     /// Runs the collection's pending migrations (`Storage.migrate(_:)`):

@@ -24,9 +24,10 @@ struct OutboxChannel: Sendable {
             })
         conflictPolicy = repository.conflictPolicy
         shape = BodyShape(configuration, entity: Repository.Entity.self)
+        let coding = configuration.coding
         decode = { json in
-            let entity = try JSONMapping.entity(Repository.Entity.self, from: json)
-            return (entity.id.pathComponent, try JSONMapping.object(entity))
+            let entity = try JSONMapping.entity(Repository.Entity.self, from: json, coding: coding)
+            return (entity.id.pathComponent, try JSONMapping.object(entity, coding: coding))
         }
     }
 
@@ -199,24 +200,23 @@ struct OutboxChannel: Sendable {
             return Self.classify(failure, operation: operation)
         }
         if operation == .delete { return .delivered(nil) }
-        if response.body.isEmpty {
-            // 204: the server holds what was sent (a patch: applied to the last object it sent).
-            let object =
-                operation == .patch
+        // An empty answer (201 with a Location, 202, 204), the id alone, a row without its id:
+        // the server holds what was sent (a patch: applied to the last object it sent).
+        let reading = WriteAnswerReading(
+            operation: RepositoryOperation(operation),
+            sent: operation == .patch
                 ? JSON.object(base ?? [:]).applyingMergePatch(payload ?? .object([:])).objectValue
-                : payload?.objectValue
-            return .delivered(Answer(json: object ?? [:], etag: response.header("etag")))
-        }
+                : payload?.objectValue,
+            urlID: operation == .create && route.method != .put ? nil : entityID, entityID: entityID,
+            collectionPath: request.path, baseURL: store.baseURL, shape: shape, envelope: configuration.envelope,
+            collectionEnvelope: configuration.collectionEnvelope)
         do {
-            let json = shape.object(
-                try JSONMapping.unwrap(try JSON(parsing: response.body), envelope: configuration.envelope))
-            guard let object = json.objectValue else {
-                throw DepotError(.decoding, "expected a JSON object, found \(json.kindName)")
-            }
+            let object = try reading.object(of: response) { (try? decode(.object($0))) != nil }
             return .delivered(Answer(json: object, etag: response.header("etag")))
         } catch {
             var failure = error as? DepotError ?? DepotError(.decoding, "\(error)", underlying: error)
-            failure.message = "the server took the write but its answer cannot be read: " + failure.message
+            failure.message =
+                "the server applied the write, but Depot cannot tell which entity it made: " + failure.message
             failure.status = response.status
             failure.responseBody = response.body
             failure.request = Self.summary(request)

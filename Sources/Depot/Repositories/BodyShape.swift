@@ -15,6 +15,8 @@ struct BodyShape: Sendable {
     var integerIDs = false
     /// The keys left out of every write body (``RepositoryConfiguration/serverOwnedKeys``).
     var serverOwnedKeys: Set<String> = []
+    /// How `Codable` entities spell dates and keys (``RepositoryConfiguration/coding``).
+    var coding = EntityCoding.default
 
     /// Plain objects, sent bare.
     static let plain = BodyShape()
@@ -28,6 +30,7 @@ struct BodyShape: Sendable {
         contentType = configuration.headers.first { $0.key.lowercased() == "content-type" }?.value
         integerIDs = Entity.ID.self is any FixedWidthInteger.Type
         serverOwnedKeys = configuration.serverOwnedKeys
+        coding = configuration.coding
     }
 
     /// Whether answers are read as they come (no resource documents to unpack).

@@ -59,14 +59,13 @@ extension CRUDNetworkingRepository {
         let written = BodyShape(configuration, entity: Entity.self).write(
             .create, .object(body), id: id, entityID: entityID ?? MovedIDs.idText(body["id"]))
         if let contentType = written.contentType { headers["Content-Type"] = contentType }
+        let reading = WriteAnswerReading(
+            operation: .create, sent: body, urlID: id, entityID: entityID ?? MovedIDs.idText(body["id"]),
+            collectionPath: route(for: .create, configuration: configuration).path, baseURL: store.baseURL,
+            shape: BodyShape(configuration, entity: Entity.self), envelope: configuration.envelope,
+            collectionEnvelope: configuration.collectionEnvelope)
         return send(.create, id: id, headers: headers, body: written.body) { response in
-            guard response.body.isEmpty, id != nil else {
-                return output(try remembering(decodeAnswer(response, keepJSON: keep)))
-            }
-            let entity = try JSONMapping.entity(Entity.self, from: .object(body))
-            return output(
-                remembering(
-                    RemoteAnswer(entity: entity, json: keep ? .object(body) : nil, etag: response.header("etag"))))
+            output(try remembering(decodeWriteAnswer(response, reading, keepJSON: keep)))
         }
     }
 
@@ -117,7 +116,9 @@ extension CRUDNetworkingRepository {
         let envelope = configuration.collectionEnvelope
         let shape = BodyShape(configuration, entity: Entity.self)
         guard keep || !shape.readsPlain else {
-            return try JSONMapping.entities(Entity.self, from: response.body, envelope: envelope).map {
+            return try JSONMapping.entities(
+                Entity.self, from: response.body, envelope: envelope, coding: configuration.coding
+            ).map {
                 RemoteAnswer(entity: $0)
             }
         }
@@ -127,7 +128,9 @@ extension CRUDNetworkingRepository {
         }
         return try shape.items(array).enumerated().map { index, element in
             do {
-                let answer = RemoteAnswer(entity: try JSONMapping.entity(Entity.self, from: element), json: element)
+                let answer = RemoteAnswer(
+                    entity: try JSONMapping.entity(Entity.self, from: element, coding: configuration.coding),
+                    json: element)
                 snapshotCache?.rememberListCopy(element, for: answer.entity.id.pathComponent)
                 return answer
             } catch var error as DepotError {
@@ -164,8 +167,14 @@ extension CRUDNetworkingRepository {
         let id = entity.id.pathComponent
         let written = BodyShape(configuration, entity: Entity.self).write(.update, .object(body), id: id)
         if let contentType = written.contentType { headers["Content-Type"] = contentType }
+        let reading = WriteAnswerReading(
+            operation: .update, sent: body, urlID: id, shape: BodyShape(configuration, entity: Entity.self),
+            envelope: configuration.envelope,
+            collectionEnvelope: configuration.collectionEnvelope)
         return send(.update, id: id, headers: headers, body: written.body, base: base) { response in
-            guard response.body.isEmpty else { return output(try remembering(decodeAnswer(response, keepJSON: keep))) }
+            guard response.body.isEmpty else {
+                return output(try remembering(decodeWriteAnswer(response, reading, keepJSON: keep)))
+            }
             let json: JSON? = keep ? .object(body) : nil
             return output(remembering(RemoteAnswer(entity: entity, json: json, etag: response.header("etag"))))
         }
@@ -210,8 +219,17 @@ extension CRUDNetworkingRepository {
             .patch, patch, id: id, format: format, base: base)
         var headers = ["Content-Type": written.contentType ?? format.mediaType, "Idempotency-Key": idempotencyKey]
         if let ifMatch { headers["If-Match"] = ifMatch }
+        // An answer without the id (or not the whole entity) stands for the entity sent, else the
+        // server's last copy with the patch applied.
+        let sentObject = sent.flatMap { try? JSONMapping.object($0, coding: configuration.coding) }
+        let reading = WriteAnswerReading(
+            operation: .patch, sent: sentObject ?? (base ?? .object([:])).applyingMergePatch(patch).objectValue,
+            urlID: id, shape: BodyShape(configuration, entity: Entity.self), envelope: configuration.envelope,
+            collectionEnvelope: configuration.collectionEnvelope)
         return send(.patch, id: id, headers: headers, body: written.body, base: base) { response in
-            guard response.body.isEmpty else { return try remembering(decodeAnswer(response, keepJSON: keep)) }
+            guard response.body.isEmpty else {
+                return try remembering(decodeWriteAnswer(response, reading, keepJSON: keep))
+            }
             let etag = response.header("etag")
             if let sent {
                 let json = (base ?? .object([:])).applyingMergePatch(patch)
@@ -220,7 +238,9 @@ extension CRUDNetworkingRepository {
             guard let base else { return nil }
             let json = base.applyingMergePatch(patch)
             return try remembering(
-                RemoteAnswer(entity: JSONMapping.entity(Entity.self, from: json), json: json, etag: etag))
+                RemoteAnswer(
+                    entity: JSONMapping.entity(Entity.self, from: json, coding: configuration.coding), json: json,
+                    etag: etag))
         }
     }
 
@@ -245,11 +265,28 @@ extension CRUDNetworkingRepository {
         let configuration = configuration
         let shape = BodyShape(configuration, entity: Entity.self)
         guard keepJSON || !shape.readsPlain else {
-            let entity = try JSONMapping.entity(Entity.self, from: response.body, envelope: configuration.envelope)
+            let entity = try JSONMapping.entity(
+                Entity.self, from: response.body, envelope: configuration.envelope, coding: configuration.coding)
             return RemoteAnswer(entity: entity, etag: etag)
         }
         let json = shape.object(try JSONMapping.unwrap(JSON(parsing: response.body), envelope: configuration.envelope))
-        return RemoteAnswer(entity: try JSONMapping.entity(Entity.self, from: json), json: json, etag: etag)
+        return RemoteAnswer(
+            entity: try JSONMapping.entity(Entity.self, from: json, coding: configuration.coding), json: json,
+            etag: etag)
+    }
+
+    /// Reads a write's answer in any of the shapes servers give it (see ``WriteAnswerReading``), with its
+    /// object as its JSON when `keepJSON` is set.
+    func decodeWriteAnswer(_ response: NetworkResponse, _ reading: WriteAnswerReading, keepJSON: Bool) throws
+        -> RemoteAnswer<Entity>
+    {
+        let coding = configuration.coding
+        let object = try reading.object(of: response) {
+            (try? JSONMapping.entity(Entity.self, from: .object($0), coding: coding)) != nil
+        }
+        return RemoteAnswer(
+            entity: try JSONMapping.entity(Entity.self, from: .object(object), coding: coding),
+            json: keepJSON ? .object(object) : nil, etag: response.header("etag"))
     }
 
     /// Keeps `answer` in the snapshot cache, if there is one and the answer has JSON.

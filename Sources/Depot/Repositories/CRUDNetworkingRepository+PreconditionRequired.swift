@@ -38,7 +38,7 @@ extension CRUDNetworkingRepository {
             current = store.exchange(request) { response in
                 let json = try JSONMapping.unwrap(JSON(parsing: response.body), envelope: configuration.envelope)
                 return RemoteAnswer(
-                    entity: try JSONMapping.entity(Entity.self, from: json), json: json,
+                    entity: try JSONMapping.entity(Entity.self, from: json, coding: configuration.coding), json: json,
                     etag: response.header("etag"))
             }
         } catch {

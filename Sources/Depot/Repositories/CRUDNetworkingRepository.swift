@@ -75,7 +75,7 @@ extension CRUDNetworkingRepository {
     /// The entity as the JSON object sent on POST and PUT, nil attributes handled per
     /// ``RepositoryConfiguration/nilEncoding``.
     public func encoded(_ entity: Entity) throws -> JSONObject {
-        try encoded(entity, object: try JSONMapping.object(entity))
+        try encoded(entity, object: try JSONMapping.object(entity, coding: configuration.coding))
     }
 
     /// ``encoded(_:)`` from the entity's `object` already made (`JSONMapping.object(entity)`): a
@@ -87,7 +87,9 @@ extension CRUDNetworkingRepository {
         if configuration.nilEncoding == .null, !(entity is any DictionaryRepresentable),
             let encodable = entity as? any Encodable
         {
-            for key in try JSONMapping.nilKeys(of: encodable) where object[key] == nil { object[key] = .null }
+            for key in try JSONMapping.nilKeys(of: encodable, coding: configuration.coding) where object[key] == nil {
+                object[key] = .null
+            }
         }
         return applyingNilEncoding(object)
     }

@@ -164,7 +164,9 @@ extension CRUDNetworkingStorageRepository {
             do {
                 answers.append(
                     remote.remembering(
-                        RemoteAnswer(entity: try JSONMapping.entity(Entity.self, from: element), json: element)))
+                        RemoteAnswer(
+                            entity: try JSONMapping.entity(Entity.self, from: element, coding: configuration.coding),
+                            json: element)))
             } catch {
                 var failure = error as? DepotError ?? DepotError(.decoding, "\(error)", underlying: error)
                 failure.message = "list element \(index): " + failure.message
@@ -312,7 +314,7 @@ extension LocalStore {
     func cachedEntity(_ record: StoredRecord) -> (entity: Entity, fromSnapshot: Bool)? {
         if let entity = try? storedObject(record) { return (entity, false) }
         guard let snapshot = record.snapshot,
-            let entity = try? JSONMapping.entity(Entity.self, from: .object(snapshot))
+            let entity = try? JSONMapping.entity(Entity.self, from: .object(snapshot), coding: coding)
         else { return nil }
         return (entity, true)
     }

@@ -30,7 +30,7 @@ extension CRUDNetworkingStorageRepository {
             .patch, entityID: entity.id.pathComponent, idempotencyKey: idempotencyKey,
             write: { writes, tx in try writes.update([entity], patch: true, idempotencyKey: idempotencyKey, in: tx)[0]
             },
-            answer: { answer, recorded in try Self.answered(answer) ?? recorded.value })
+            answer: { answer, recorded in try Self.answered(answer, coding: writes.coding) ?? recorded.value })
         {
             return now
         }
@@ -66,7 +66,8 @@ extension CRUDNetworkingStorageRepository {
             return try await sendCreated(entity, local: local, remote: remote)
         }
         let snapshot = record?.snapshot.map(JSON.object)
-        guard let patch = try EntityMergePatch.patch(Entity.self, from: snapshot, to: entity) else {
+        guard let patch = try EntityMergePatch.patch(Entity.self, from: snapshot, to: entity, coding: local.coding)
+        else {
             return RemoteAnswer(entity: entity, json: snapshot, etag: record?.etag)
         }
         let answer = try await remote.patchAnswer(

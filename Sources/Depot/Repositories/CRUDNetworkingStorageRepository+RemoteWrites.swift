@@ -18,7 +18,7 @@ extension CRUDNetworkingStorageRepository {
         if let now = sendingNow(
             .create, entityID: key, idempotencyKey: idempotencyKey,
             write: { writes, tx in try writes.create([entity], idempotencyKey: idempotencyKey, in: tx)[0] },
-            answer: { answer, recorded in try Self.answered(answer) ?? recorded.value })
+            answer: { answer, recorded in try Self.answered(answer, coding: writes.coding) ?? recorded.value })
         {
             return now
         }
@@ -63,11 +63,11 @@ extension CRUDNetworkingStorageRepository {
         // An object the entity cannot be read from (the server fills in what it leaves out) has
         // no local write: it goes directly.
         if let recorded = Self.temporarilyNamed(body), let id = MovedIDs.idText(recorded["id"]),
-            (try? JSONMapping.entity(Entity.self, from: .object(recorded))) != nil,
+            (try? JSONMapping.entity(Entity.self, from: .object(recorded), coding: configuration.coding)) != nil,
             let now = sendingNow(
                 .create, entityID: id, idempotencyKey: idempotencyKey,
                 write: { writes, tx in
-                    let entity = try JSONMapping.entity(Entity.self, from: .object(recorded))
+                    let entity = try JSONMapping.entity(Entity.self, from: .object(recorded), coding: writes.coding)
                     let created = try writes.create([entity], idempotencyKey: idempotencyKey, in: tx)[0]
                     // The object as the app gave it goes, keys the entity does not model too.
                     let collection = writes.collection
@@ -79,7 +79,7 @@ extension CRUDNetworkingStorageRepository {
                     }
                     return created
                 },
-                answer: { answer, recorded in try Self.answered(answer) ?? recorded.value })
+                answer: { answer, recorded in try Self.answered(answer, coding: writes.coding) ?? recorded.value })
         {
             return now
         }
@@ -105,7 +105,7 @@ extension CRUDNetworkingStorageRepository {
                     let text = temporary.pathComponent
                     body["id"] = Int64(text).map(JSON.integer) ?? .string(text)
                 }
-                let entity = try JSONMapping.entity(Entity.self, from: .object(body))
+                let entity = try JSONMapping.entity(Entity.self, from: .object(body), coding: writes.coding)
                 return RemoteAnswer(
                     entity: try await writes.create(entity, idempotencyKey: sentFirst ? idempotencyKey : nil))
             },
@@ -130,7 +130,7 @@ extension CRUDNetworkingStorageRepository {
         if let now = sendingNow(
             .update, entityID: key, idempotencyKey: idempotencyKey,
             write: { writes, tx in try writes.update([entity], idempotencyKey: idempotencyKey, in: tx)[0] },
-            answer: { answer, recorded in try Self.answered(answer) ?? recorded.value })
+            answer: { answer, recorded in try Self.answered(answer, coding: writes.coding) ?? recorded.value })
         {
             return now
         }
@@ -218,8 +218,8 @@ extension CRUDNetworkingStorageRepository {
     }
 
     /// The entity a delivered write's answer holds; nil for no answer.
-    static func answered(_ answer: OutboxChannel.Answer?) throws -> Entity? {
-        try answer.map { try JSONMapping.entity(Entity.self, from: .object($0.json)) }
+    static func answered(_ answer: OutboxChannel.Answer?, coding: EntityCoding) throws -> Entity? {
+        try answer.map { try JSONMapping.entity(Entity.self, from: .object($0.json), coding: coding) }
     }
 
     /// `.invalidRequest` for an empty id, refused before the store or the outbox sees the write: its

@@ -42,7 +42,10 @@ extension CRUDNetworkingStorageRepository {
     public var conflictPolicy: ConflictPolicy { .serverWins }
 
     var local: LocalStore<Entity> {
-        LocalStore(storage: storage, collection: collection, serverOwnedKeys: configuration.serverOwnedKeys)
+        let configuration = self.configuration
+        return LocalStore(
+            storage: storage, collection: collection, serverOwnedKeys: configuration.serverOwnedKeys,
+            coding: configuration.coding)
     }
     var remote: RemoteRepository<Entity> { RemoteRepository(store: store, path: path, configuration: configuration) }
 
@@ -226,10 +229,10 @@ extension CRUDNetworkingStorageRepository {
     /// The local store as local writes see it: each write recorded in the outbox with the body it
     /// sends.
     var outboxLocal: LocalStore<Entity> {
-        let remote = self.remote
+        let (remote, configuration) = (self.remote, self.configuration)
         return LocalStore(
             storage: storage, collection: collection, outboxPayload: { try remote.encoded($0, object: $1) },
-            serverOwnedKeys: configuration.serverOwnedKeys)
+            serverOwnedKeys: configuration.serverOwnedKeys, coding: configuration.coding)
     }
 
     /// Sends this repository's outbox entries for one entity at a time (an immediate send), with

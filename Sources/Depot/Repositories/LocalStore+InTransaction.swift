@@ -14,7 +14,7 @@ extension LocalStore {
     func create(_ entities: [Entity], idempotencyKey: String? = nil, in tx: any StorageTransaction) throws -> [Entity] {
         let collection = self.collection
         for entity in entities {
-            let (id, object) = (entity.id.pathComponent, try JSONMapping.object(entity))
+            let (id, object) = (entity.id.pathComponent, try JSONMapping.object(entity, coding: coding))
             let payload = try outboxPayload?(entity, object)
             // The id the server spells another way (a UUID in lower case) is the same id: taken
             // while the store holds its entity.
@@ -72,7 +72,7 @@ extension LocalStore {
         let collection = self.collection
         return try entities.map { entity in
             let sentID = entity.id.pathComponent
-            var (id, object) = (sentID, try JSONMapping.object(entity))
+            var (id, object) = (sentID, try JSONMapping.object(entity, coding: coding))
             var payload = try outboxPayload?(entity, object)
             var existing = try tx.fetch(collection: collection, id: id)
             var moved = false
@@ -85,10 +85,11 @@ extension LocalStore {
                 moved = true
             }
             if payload != nil { try Self.refuseBehindGone(collection: collection, id: id, in: tx) }
-            let stored = moved ? try JSONMapping.entity(Entity.self, from: .object(object)) : entity
+            let stored = moved ? try JSONMapping.entity(Entity.self, from: .object(object), coding: coding) : entity
             var diff: JSON?
             if patch, payload != nil, let existing {
-                diff = try EntityMergePatch.patch(Entity.self, from: .object(existing.object), to: object)
+                diff = try EntityMergePatch.patch(
+                    Entity.self, from: .object(existing.object), to: object, coding: coding)
                 // Nothing changed: the record stays as it is, synced or not.
                 if diff == nil { return stored }
             }

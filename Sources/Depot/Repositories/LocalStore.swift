@@ -14,6 +14,9 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
     /// The keys the server owns (``RepositoryConfiguration/serverOwnedKeys``): a server's copy
     /// stored under a pending local change shows its own values for them.
     var serverOwnedKeys: Set<String> = []
+    /// How `Codable` entities are spelled (``RepositoryConfiguration/coding``): the store keeps the
+    /// server's spelling.
+    var coding = EntityCoding.default
 
     /// The live record of `id` (or of the id the server replaced it with); nil for none or a
     /// tombstone.
@@ -47,8 +50,8 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
     func following(_ entity: Entity) async throws -> Entity {
         let id = entity.id.pathComponent
         guard let current = try await moved(id: id) else { return entity }
-        let object = MovedIDs.rewrite(try JSONMapping.object(entity), from: id, fields: current.fields)
-        return try JSONMapping.entity(Entity.self, from: .object(object))
+        let object = MovedIDs.rewrite(try JSONMapping.object(entity, coding: coding), from: id, fields: current.fields)
+        return try JSONMapping.entity(Entity.self, from: .object(object), coding: coding)
     }
 
     func read(id: String) async throws -> Entity {
@@ -90,7 +93,8 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
             guard let snapshot = record.snapshot,
                 let entity = try? JSONMapping.entity(
                     Entity.self,
-                    from: .object(PendingChange(record, serverOwnedKeys: serverOwnedKeys).applied(to: snapshot)))
+                    from: .object(PendingChange(record, serverOwnedKeys: serverOwnedKeys).applied(to: snapshot)),
+                    coding: coding)
             else { throw error }
             return entity
         }
@@ -100,7 +104,7 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
     /// `.decoding` naming its collection and id.
     func storedObject(_ record: StoredRecord) throws -> Entity {
         do {
-            return try JSONMapping.entity(Entity.self, from: .object(record.object))
+            return try JSONMapping.entity(Entity.self, from: .object(record.object), coding: coding)
         } catch var error as DepotError {
             error.message = "stored \(record.collection) record \(record.id): " + error.message
             throw error
@@ -162,7 +166,8 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
             case .store, .forget, nil:
                 // The client's id the server echoes (a create's own, under a server-made id).
                 let clientID = identityKey.flatMap { MovedIDs.idText(answer.json?[$0]) }.map(Self.storedID)
-                records.append((try Self.syncedRecord(answer, collection: collection), answer.caching, clientID))
+                records.append(
+                    (try Self.syncedRecord(answer, collection: collection, coding: coding), answer.caching, clientID))
             }
         }
         guard !records.isEmpty || !entries.isEmpty || page != nil || !quarantining.isEmpty else { return [:] }
@@ -205,8 +210,10 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
     /// When the server gave a create another id than `sentID`, the record and its entries move to it.
     /// The server's answer as a `.synced` record of `collection`: its entity, the answer's JSON as
     /// the snapshot (the same text is stored once) and its `ETag`.
-    static func syncedRecord(_ answer: RemoteAnswer<Entity>, collection: String) throws -> EncodedRecord {
-        let object = try EncodedRecord.encode(answer.entity)
+    static func syncedRecord(
+        _ answer: RemoteAnswer<Entity>, collection: String, coding: EntityCoding = .default
+    ) throws -> EncodedRecord {
+        let object = try EncodedRecord.encode(answer.entity, coding: coding)
         let text = try answer.json?.objectValue.map(EncodedRecord.text)
         return EncodedRecord(
             unchecked: collection, id: answer.entity.id.pathComponent, object: object, syncState: .synced,
@@ -215,9 +222,9 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
     }
 
     func storeWriteAnswer(_ answer: RemoteAnswer<Entity>, sentID: String? = nil, sent: Entity? = nil) async throws {
-        let sentObject = try sent.map { try JSONMapping.object($0) }
+        let sentObject = try sent.map { try JSONMapping.object($0, coding: coding) }
         let collection = self.collection
-        let record = try Self.syncedRecord(answer, collection: collection)
+        let record = try Self.syncedRecord(answer, collection: collection, coding: coding)
         let storage = self.storage
         try await storage.transaction { tx in
             _ = try tx.storeServerAnswer(

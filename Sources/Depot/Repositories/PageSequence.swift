@@ -186,7 +186,8 @@ extension CRUDNetworkingRepository {
                 page.reserveCapacity(elements.count)
                 for (index, element) in elements.enumerated() {
                     do {
-                        page.append(try JSONMapping.entity(Entity.self, from: element))
+                        page.append(
+                            try JSONMapping.entity(Entity.self, from: element, coding: synchronizer.shape.coding))
                     } catch {
                         var failure = error as? DepotError ?? DepotError(.decoding, "\(error)", underlying: error)
                         failure.message = "list element \(index): " + failure.message

@@ -48,7 +48,8 @@ extension PatchableRepository {
         let snapshot = snapshots.snapshot(for: id)
         let patch: JSON?
         do {
-            patch = try EntityMergePatch.patch(Entity.self, from: snapshot?.json, to: entity)
+            patch = try EntityMergePatch.patch(
+                Entity.self, from: snapshot?.json, to: entity, coding: configuration.coding)
         } catch {
             return Promise(error: error)
         }
@@ -79,15 +80,22 @@ extension PatchableRepository {
 enum EntityMergePatch {
     /// The patch from `snapshot` (re-read as an `Entity` and written back) to `entity`; nil when
     /// nothing changed. Without a usable snapshot, the entity's whole object (nulls left out).
-    static func patch<Entity>(_ type: Entity.Type, from snapshot: JSON?, to entity: Entity) throws -> JSON? {
-        try patch(type, from: snapshot, to: try JSONMapping.object(entity))
+    static func patch<Entity>(
+        _ type: Entity.Type, from snapshot: JSON?, to entity: Entity, coding: EntityCoding = .default
+    ) throws -> JSON? {
+        try patch(type, from: snapshot, to: try JSONMapping.object(entity, coding: coding), coding: coding)
     }
 
     /// The patch from `snapshot` (re-read as an `Entity` and written back) to `object`, an
     /// entity's object; nil when nothing changed.
-    static func patch<Entity>(_ type: Entity.Type, from snapshot: JSON?, to object: JSONObject) throws -> JSON? {
+    static func patch<Entity>(
+        _ type: Entity.Type, from snapshot: JSON?, to object: JSONObject, coding: EntityCoding = .default
+    ) throws -> JSON? {
         let new = JSON.object(object)
-        if let snapshot, let old = try? JSONMapping.object(JSONMapping.entity(Entity.self, from: snapshot)) {
+        if let snapshot,
+            let old = try? JSONMapping.object(
+                JSONMapping.entity(Entity.self, from: snapshot, coding: coding), coding: coding)
+        {
             return JSON.mergePatch(from: .object(old), to: new)
         }
         return JSON.mergePatch(from: .object([:]), to: new) ?? new

@@ -3,9 +3,13 @@ import Foundation
 extension RepositoryConfiguration {
     /// Django REST Framework's defaults (`ModelViewSet` on a `DefaultRouter`): lists in a
     /// `results` envelope, item routes with a trailing slash, PATCH as `application/json`. Write the
-    /// repository's `path` with its trailing slash too (`"notes/"`).
+    /// repository's `path` with its trailing slash too (`"notes/"`). Dates as DRF writes them:
+    /// ISO 8601 with fractional seconds (``DateCoding/iso8601``).
     public static var djangoREST: RepositoryConfiguration {
-        RepositoryConfiguration(collectionEnvelope: "results", itemTrailingSlash: true, patchFormat: .json)
+        var configuration = RepositoryConfiguration(
+            collectionEnvelope: "results", itemTrailingSlash: true, patchFormat: .json)
+        configuration.coding = EntityCoding(dates: .iso8601)
+        return configuration
     }
 
     /// json-server (and Express apps on its model): bare arrays and objects, no trailing slash,

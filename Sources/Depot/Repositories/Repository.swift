@@ -158,6 +158,11 @@ public struct RepositoryConfiguration: Sendable {
     /// The method of ``RepositoryOperation/update``: `.put` (the default) or `.patch` for a server
     /// that takes whole objects only by PATCH (JSON:API).
     public var updateMethod: NetworkRequest.Method = .put
+    /// How `Codable` entities spell dates and keys (``EntityCoding``), on every road: reads,
+    /// pulls, write answers, outbox payloads, the batch and the stored copies. `Foundation`'s
+    /// defaults unless told; set `EntityCoding(dates: .iso8601)` for a server that writes
+    /// `"2026-11-28T19:28:05.981Z"`.
+    public var coding: EntityCoding = .default
 
     /// Makes a configuration.
     public init(

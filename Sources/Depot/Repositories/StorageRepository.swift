@@ -19,10 +19,17 @@ public protocol StorageRepository: Repository {
     /// The ordered migrations of the collection's stored JSON, run by `migrate()`; none by
     /// default.
     static var migrations: [Migration] { get }
+    /// How `Codable` entities spell dates and keys in the store: the same ``EntityCoding`` as a
+    /// networking repository's ``RepositoryConfiguration/coding`` on the same collection.
+    /// `Foundation`'s defaults unless told.
+    var coding: EntityCoding { get }
 }
 
 extension StorageRepository {
-    var local: LocalStore<Entity> { LocalStore(storage: storage, collection: collection) }
+    /// `Foundation`'s defaults.
+    public var coding: EntityCoding { .default }
+
+    var local: LocalStore<Entity> { LocalStore(storage: storage, collection: collection, coding: coding) }
 
     /// Stores a new entity; rejects with `.conflict` when its id is taken.
     public func create(_ entity: Entity) -> Promise<Entity> {

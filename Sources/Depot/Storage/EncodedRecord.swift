@@ -51,7 +51,7 @@ public struct EncodedRecord: Sendable, Hashable {
     }
 
     /// Encodes `entity` straight to JSON text: through `DictionaryRepresentable` when it
-    /// conforms, else through `Encodable` (keys sorted), the same JSON ``JSONMapping/object(_:)``
+    /// conforms, else through `Encodable` (keys sorted), the same JSON ``JSONMapping/object(_:coding:)``
     /// makes, in one pass.
     ///
     /// - Parameters:
@@ -124,15 +124,15 @@ public struct EncodedRecord: Sendable, Hashable {
     }
 
     /// `entity` as JSON text, in one pass.
-    static func encode<Entity>(_ entity: Entity) throws -> String {
+    static func encode<Entity>(_ entity: Entity, coding: EntityCoding = .default) throws -> String {
         if let object = entity as? JSONObject { return try text(object) }
-        if let mapped = entity as? any DictionaryRepresentable { return try text(mapped.dictionary) }
+        if entity is any DictionaryRepresentable { return try text(JSONMapping.object(entity, coding: coding)) }
         guard let encodable = entity as? any Encodable else {
             preconditionFailure("\(Entity.self) must be Encodable or DictionaryRepresentable to be written as JSON")
         }
         let data: Data
         do {
-            data = try JSONMapping.encoder.encode(encodable)
+            data = try coding.encoder().encode(encodable)
         } catch {
             throw DepotError(.encoding, "cannot write \(Entity.self): \(error)", underlying: error)
         }

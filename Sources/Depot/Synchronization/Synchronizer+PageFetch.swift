@@ -117,11 +117,19 @@ extension Synchronizer {
                     case .nextLink(let pointer): Self.text(at: pointer, in: document)
                     case .automatic:
                         LinkHeader.next(in: response.headerValues("link"))
-                            ?? ["next", "/links/next", "/_links/next/href"].lazy.compactMap {
+                            ?? ["next", "/links/next", "/_links/next/href", "/meta/next"].lazy.compactMap {
                                 Self.text(at: $0, in: document)
                             }.first
                     default: LinkHeader.next(in: response.headerValues("link"))
                     }
+                if case .automatic = configuration.pagination, target == nil || target?.isEmpty == true {
+                    // No next link: the paging the answer echoes, when it says the list goes on.
+                    switch nextByEchoedPaging(after: page, read: read) {
+                    case .request(let request): next = request
+                    case let other: return other
+                    }
+                    break
+                }
                 guard let target, !target.isEmpty else { return .end }
                 do {
                     next = try LinkHeader.request(for: target, after: page.request, base: store.baseURL)

@@ -8,8 +8,10 @@ extension Synchronizer {
     ///
     /// - Returns: the records, in the order of `raws`; nil when the entity is not plainly `Codable`
     ///   (a hand-mapped entity) or any element fails, so the caller makes each record on its own
-    ///   with ``encodedRecord(_:collection:)``, which names each failure.
-    static func encodedRecords(_ raws: [JSONObject], collection: String) -> [EncodedRecord]? {
+    ///   with ``encodedRecord(_:collection:coding:)``, which names each failure.
+    static func encodedRecords(
+        _ raws: [JSONObject], collection: String, coding: EntityCoding = .default
+    ) -> [EncodedRecord]? {
         guard raws.count > 1, Entity.self is any Decodable.Type, Entity.self is any Encodable.Type,
             !(Entity.self is any DictionaryInitializable.Type), !(Entity.self is any DictionaryRepresentable.Type)
         else { return nil }
@@ -24,9 +26,9 @@ extension Synchronizer {
                 texts.append(text)
             }
             array.append(UInt8(ascii: "]"))
-            let entities = try JSONMapping.entities(Entity.self, from: array)
+            let entities = try JSONMapping.entities(Entity.self, from: array, coding: coding)
             guard entities.count == raws.count, let encodable = entities as Any as? any Encodable else { return nil }
-            guard let objects = Self.objectTexts(in: try JSONMapping.encoder.encode(encodable)),
+            guard let objects = Self.objectTexts(in: try coding.encoder().encode(encodable)),
                 objects.count == raws.count
             else { return nil }
             var records: [EncodedRecord] = []

@@ -256,7 +256,7 @@ extension Synchronizer {
             return array(in: response, of: request).map { ($0, .null) }
         }
         if let elements = document.arrayValue { return .success((shape.items(elements), document)) }
-        for key in ["results", "data", "items"] {
+        for key in ["results", "data", "items", "objects", "rows"] {
             if let elements = document[key]?.arrayValue { return .success((shape.items(elements), document)) }
         }
         if let embedded = document["_embedded"]?.objectValue,
@@ -266,7 +266,8 @@ extension Synchronizer {
         }
         return .failure(
             DepotError(
-                .decoding, "expected a JSON array, or an object holding one (results, data, items, _embedded)",
+                .decoding,
+                "expected a JSON array, or an object holding one (results, data, items, objects, rows, _embedded)",
                 request: summary(of: request), status: response.status,
                 responseBody: response.body.isEmpty ? nil : response.body))
     }

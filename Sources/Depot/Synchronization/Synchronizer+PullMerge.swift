@@ -31,7 +31,7 @@ extension Synchronizer {
             return object[flag] != .bool(true)
         }
         var made: [Int: EncodedRecord] = [:]
-        if let records = Self.encodedRecords(objects.map(\.1), collection: collection) {
+        if let records = Self.encodedRecords(objects.map(\.1), collection: collection, coding: shape.coding) {
             made.reserveCapacity(records.count)
             for ((index, _), record) in zip(objects, records) { made[index] = record }
         }
@@ -55,7 +55,7 @@ extension Synchronizer {
                 guard let raw = element.objectValue else {
                     throw DepotError(.decoding, "expected an object, found \(element.kindName)")
                 }
-                let record = try made[index] ?? Self.encodedRecord(raw, collection: collection)
+                let record = try made[index] ?? Self.encodedRecord(raw, collection: collection, coding: shape.coding)
                 if configuration.prune { seen.insert(record.id) }
                 entries.append(record)
                 clientIDs.append(
@@ -155,10 +155,12 @@ extension Synchronizer {
     /// A server object as a synced record, in one pass each way: its JSON text is written once
     /// (and kept as the snapshot unless the entity writes the same text), the entity is decoded
     /// from that text and encoded straight to the record's text (keys it does not model dropped).
-    static func encodedRecord(_ raw: JSONObject, collection: String) throws -> EncodedRecord {
+    static func encodedRecord(
+        _ raw: JSONObject, collection: String, coding: EntityCoding = .default
+    ) throws -> EncodedRecord {
         let rawData = try JSONWriter.write(.object(raw))
-        let entity = try JSONMapping.entity(Entity.self, from: rawData)
-        let object = try EncodedRecord.encode(entity)
+        let entity = try JSONMapping.entity(Entity.self, from: rawData, coding: coding)
+        let object = try EncodedRecord.encode(entity, coding: coding)
         let rawText = String(decoding: rawData, as: UTF8.self)
         return EncodedRecord(
             unchecked: collection, id: entity.id.pathComponent, object: object, syncState: .synced,

@@ -90,9 +90,11 @@ extension Synchronizer {
         report.failed += result.report.retrying + result.report.rejected.count
         report.errors += result.report.errors
         for entry in result.report.rejected {
+            // A 2xx moved aside is a create the server applied without naming its id.
+            let applied = entry.rejection?.status.map { (200..<300).contains($0) } ?? false
             report.errors.append(
                 DepotError(
-                    .status,
+                    applied ? .serverIDUnknown : .status,
                     "\(entry.operation.rawValue) of \(entry.entityID) refused: " + (entry.rejection?.message ?? ""),
                     status: entry.rejection?.status, responseBody: entry.rejection?.body))
         }
@@ -127,7 +129,7 @@ extension Synchronizer {
         for (record, element) in zip(records, elements) {
             do {
                 let reply = element.objectValue ?? [:]
-                let (id, object) = try Self.decode(reply)
+                let (id, object) = try decode(reply)
                 merges.append(Merge(sent: record, id: id, object: object, snapshot: reply))
             } catch {
                 var error = error as? DepotError ?? DepotError(.decoding, "\(error)", underlying: error)
@@ -171,7 +173,7 @@ extension Synchronizer {
                 continue
             }
             do {
-                let (id, object) = try Self.decode(reply)
+                let (id, object) = try decode(reply)
                 merges.append(Merge(sent: record, id: id, object: object, snapshot: reply))
             } catch {
                 var error = error as? DepotError ?? DepotError(.decoding, "\(error)", underlying: error)

@@ -118,8 +118,8 @@ struct Synchronizer<Entity: Identifiable & Sendable>: Sendable where Entity.ID: 
     }
 
     /// A server object as the entity's JSON (keys it does not model dropped), with its id.
-    static func decode(_ object: JSONObject) throws -> (id: String, object: JSONObject) {
-        let entity = try JSONMapping.entity(Entity.self, from: .object(object))
-        return (entity.id.pathComponent, try JSONMapping.object(entity))
+    func decode(_ object: JSONObject) throws -> (id: String, object: JSONObject) {
+        let entity = try JSONMapping.entity(Entity.self, from: .object(object), coding: shape.coding)
+        return (entity.id.pathComponent, try JSONMapping.object(entity, coding: shape.coding))
     }
 }

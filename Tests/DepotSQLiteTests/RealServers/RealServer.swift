@@ -13,6 +13,7 @@ final class RealServer: Sendable {
         case jsonAPI = "drf_jsonapi"
         case smorest = "smorest"
         case ninja = "ninja"
+        case tastypie = "tastypie"
     }
 
     /// The package's root directory.
@@ -112,7 +113,7 @@ final class RealServer: Sendable {
             servers[kind] = server
             return server
         }
-        try await server.control(.post, kind == .djangoREST ? "__reset/" : "__reset")
+        try await server.control(.post, kind == .djangoREST || kind == .tastypie ? "__reset/" : "__reset")
         try await body(server)
     }
 
