@@ -70,6 +70,10 @@ extension CRUDNetworkingStorageRepository {
                     }
                     if entry != nil { id = candidate }
                 }
+                // Nothing is sent yet: a write behind an entry never sent folds into it as a local
+                // write does (a draft never sent and then deleted leaves nothing to send); the
+                // entity's chain then goes as the earlier writes do.
+                if let recordedEntry = entry, try tx.foldIntoUnsent(recordedEntry) { entry = nil }
                 let recorded = RecordedWrite(
                     id: id, sequence: entry?.sequence, prior: priors[ids.firstIndex(of: id) ?? 0],
                     written: try tx.fetch(collection: collection, id: id), value: value)

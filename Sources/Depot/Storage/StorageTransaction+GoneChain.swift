@@ -6,9 +6,16 @@ import Foundation
 // and ends that chain. A create after the delete makes the entity anew: a new chain, sent.
 
 extension StorageTransaction {
-    /// Whether the server refused a pending write of the entity with a 404 (it is gone there).
+    /// Whether the server has no such entity, by what it answered: it refused a pending write of
+    /// the entity with a 404 (it is gone there), or the entity's chain starts with a create it
+    /// refused with a 4xx (a bad draft: it made nothing) and nothing behind that create was sent.
     func refusedAsGone(collection: String, entityID: String) throws -> Bool {
-        try outboxEntries(collection: collection, entityID: entityID).contains { $0.rejection?.status == 404 }
+        let entries = try outboxEntries(collection: collection, entityID: entityID)
+        if entries.contains(where: { $0.rejection?.status == 404 }) { return true }
+        guard let first = entries.first, first.operation == .create, let status = first.rejection?.status,
+            (400..<500).contains(status)
+        else { return false }
+        return entries.dropFirst().allSatisfy { $0.attempts == 0 }
     }
 
     /// Ends the entity's chain refused as gone (a write of it refused with a 404) at the app's

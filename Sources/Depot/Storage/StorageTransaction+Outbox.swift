@@ -122,3 +122,29 @@ extension StorageTransaction {
         return held
     }
 }
+
+extension StorageTransaction {
+    /// Folds `entry` (just recorded under the key it is about to be sent with, not sent yet) into
+    /// the entity's entry before it when that one was never attempted, not refused and not leased
+    /// (nothing of it reached the server), by the coalescing rules a local write follows. Returns
+    /// whether it folded: `entry` is gone then, and what is left to send is the earlier entry (or
+    /// nothing: a create and a delete leave nothing, the tombstone included).
+    func foldIntoUnsent(_ entry: OutboxEntry) throws -> Bool {
+        let chain = try outboxEntries(collection: entry.collection, entityID: entry.entityID)
+        guard chain.count > 1, chain.last?.sequence == entry.sequence else { return false }
+        let previous = chain[chain.count - 2]
+        guard previous.attempts == 0, !previous.isRejected, previous.lease == nil,
+            try !writtenByOlderModel(previous)
+        else { return false }
+        if case .append = previous.coalescing(entry.operation, payload: entry.payload) { return false }
+        try removeOutbox(sequence: entry.sequence)
+        let folded = try recordOutbox(
+            collection: entry.collection, entityID: entry.entityID, operation: entry.operation, payload: entry.payload)
+        if folded == nil, let record = try fetch(collection: entry.collection, id: entry.entityID),
+            record.syncState == .deleted
+        {
+            _ = try writeRecord(.localRemoval(collection: entry.collection, id: entry.entityID))
+        }
+        return true
+    }
+}
