@@ -64,7 +64,11 @@ extension CRUDNetworkingStorageRepository {
         let (local, key) = (self.local, id.pathComponent)
         return Promise {
             let current = (try? await local.moved(id: key))?.id ?? key
-            if let (answer, revalidate) = try await cachedAnswer(id: current, use: rule.cache) {
+            // One fallback decision for every strategy: what makes a remote-first read fall back
+            // (an interceptor that cannot adapt the request offline, say) makes this one too.
+            if let (answer, revalidate) = try await Self.unlessFallback({
+                try await cachedAnswer(id: current, use: rule.cache)
+            }) {
                 if revalidate {
                     // Background revalidation: its answer is stored, and live queries see it; a
                     // failure leaves the stored copy as it is, for the next read to try again.
@@ -145,9 +149,9 @@ extension CRUDNetworkingStorageRepository {
         }
         guard rule.target == .remote, rule.cache != .revalidate else { return readAllThrough(query: query) }
         return Promise {
-            if let (answer, revalidate) = try await cachedListAnswer(
-                queryItems: query.sortedQueryItems, use: rule.cache)
-            {
+            if let (answer, revalidate) = try await Self.unlessFallback({
+                try await cachedListAnswer(queryItems: query.sortedQueryItems, use: rule.cache)
+            }) {
                 if revalidate {
                     // Background revalidation: its answer is stored, and live queries see it.
                     let read = readAllThrough(query: query)
@@ -336,4 +340,17 @@ where Entity.ID: PathComponentConvertible {
     let store: Networking
     let path: String
     let configuration: RepositoryConfiguration
+}
+
+extension CRUDNetworkingStorageRepository {
+    /// `body`'s answer, or nil when it fails as a remote read that falls back does (the cache's
+    /// look-up runs the interceptors, which may need the network): the read then goes the way
+    /// its rule says, and its fallback answers from the store.
+    static func unlessFallback<Answer: Sendable>(_ body: () async throws -> Answer?) async throws -> Answer? {
+        do {
+            return try await body()
+        } catch let error as DepotError where error.warrantsFallback(from: .remote) && !error.isCancellation {
+            return nil
+        }
+    }
 }

@@ -50,4 +50,33 @@ import Testing
             #expect(auth.credential == "fresh")
         }
     }
+
+    @Test(
+        "cache-first and stale-while-revalidate reads with a token to refresh while offline answer from the store, as remote-first does",
+        arguments: [Strategy.cacheFirst, .staleWhileRevalidate])
+    func cacheReadsFallBackWhenTheRefreshCannotReachTheServer(strategy: Strategy) async throws {
+        try await withOutboxFixture(objects: [["id": "1", "text": "one"]]) { fixture in
+            // Given: record 1 and list stored fresh (max-age), a token to fetch, the network down
+            fixture.server.cacheControl = "max-age=60"
+            let plain = OutboxMessages(store: fixture.session, storage: fixture.storage, strategy: strategy)
+            _ = try await plain.read("1").value
+            _ = try await plain.readAll().value
+            let tokens = NetworkingSession(
+                url: fixture.server.url, configuration: SessionConfiguration(retryPolicy: .none))
+            let auth = AuthenticationInterceptor(token: nil, failureWindow: .zero) { _ in
+                let answer = try await tokens.request(.post, "token").value
+                return try #require(answer["token"]?.stringValue)
+            }
+            let session = NetworkingSession(
+                url: fixture.server.url, configuration: SessionConfiguration(interceptors: [auth], retryPolicy: .none))
+            let messages = OutboxMessages(store: session, storage: fixture.storage, strategy: strategy)
+            try await fixture.server.goOffline()
+            // When: the app reads (before: both threw .transport, where remote-first answered)
+            let read = try await messages.read("1").value
+            let list = try await messages.readAll().value
+            // Then: both answered from the store
+            #expect(read.origin == .local && read.value.text == "one")
+            #expect(list.origin == .local && list.value.map(\.id) == ["1"])
+        }
+    }
 }
