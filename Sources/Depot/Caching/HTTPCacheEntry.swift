@@ -156,4 +156,13 @@ struct HTTPCacheEntry: Sendable, Hashable {
         if let etag = headers.etag { entry.etag = String(etag.prefix(HTTPCache.maximumValidatorLength)) }
         return entry
     }
+
+    /// ``refreshed(by:now:)`` for a `304` answered to a request sent with `sent`'s header fields:
+    /// the stored answer is now the one for that request, so the entry is keyed by its values of
+    /// ``vary`` (a refreshed token, say: the next request with it may use the entry).
+    func refreshed(by headers: CacheHeaders, now: Date, sent: [(name: String, value: String)]) -> HTTPCacheEntry {
+        var entry = refreshed(by: headers, now: now)
+        entry.varyHash = HTTPCache.varyHash(of: sent, names: vary)
+        return entry
+    }
 }

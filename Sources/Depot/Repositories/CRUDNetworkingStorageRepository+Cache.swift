@@ -89,8 +89,13 @@ extension CRUDNetworkingStorageRepository {
                 throw statusError(
                     for: response, request: DepotError.Request(method: request.method.rawValue, url: request.path))
             }
-            let refreshed = entry.refreshed(by: headers, now: now)
-            let renews = refreshed.freshness(defaultMaxAge: defaultMaxAge) > 0 && refreshed != entry
+            // Keyed by the request as it went out: a token refreshed on the way (a 401, then the
+            // request sent again) keys the entry for the next read with that token.
+            let refreshed = entry.refreshed(
+                by: headers, now: now, sent: HTTPCache.sentFields(response, else: lookup.fields))
+            let renews =
+                (refreshed.freshness(defaultMaxAge: defaultMaxAge) > 0 && refreshed != entry)
+                || refreshed.varyHash != entry.varyHash
             guard let stored = local.cachedEntity(record) else {
                 // Neither the stored copy nor its snapshot reads: ask again, unconditionally.
                 return try await conditionalRead(id: id, conditional: false)
@@ -239,8 +244,11 @@ extension CRUDNetworkingStorageRepository {
                     for: response, request: DepotError.Request(method: sent.method.rawValue, url: sent.path))
             }
             let local = self.local
-            let refreshed = stored.entry.refreshed(by: headers, now: now)
-            let renews = refreshed.freshness(defaultMaxAge: defaultMaxAge) > 0 && refreshed != stored.entry
+            let refreshed = stored.entry.refreshed(
+                by: headers, now: now, sent: HTTPCache.sentFields(response, else: lookup.fields))
+            let renews =
+                (refreshed.freshness(defaultMaxAge: defaultMaxAge) > 0 && refreshed != stored.entry)
+                || refreshed.varyHash != stored.entry.varyHash
             var answers: [RemoteAnswer<Entity>] = []
             for record in stored.records {
                 // A stored copy the model cannot read is a miss: the list is asked for again.
