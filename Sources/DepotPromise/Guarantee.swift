@@ -3,7 +3,7 @@ import Dispatch
 /// A promise that cannot fail: what ``Promise/recover(on:_:)`` that handles every error returns,
 /// and what ``after(seconds:)`` returns.
 ///
-/// A guarantee made with ``init(_:)-(((Value)->Void)->Void)`` whose fulfil function is released
+/// A guarantee made with `Guarantee { fulfil in … }` whose fulfil function is released
 /// without being called stays pending for ever, as a function that never returns would: it never
 /// traps and never fails (unlike a ``Promise``, which is rejected with
 /// ``DepotError/Code/abandoned``). Use a ``Promise`` for work that can be dropped.

@@ -25,7 +25,7 @@ public struct AttemptedEarlier: Error, Sendable, CustomStringConvertible {
 /// The error underneath a transport failure when the transport knows that no byte of the request
 /// could have reached the server: a connection that was never made (refused, no route, a failed
 /// name lookup) on a connection pool that held no connection the request could have been sent on.
-/// Only a failure carrying it counts as "never sent" (``DepotError``'s outbox fact): an outbox
+/// Only a failure carrying it counts as "never sent" (the outbox fact `DepotError` carries): an outbox
 /// entry whose send failed so stays an ordinary, unsent entry that later writes fold into.
 ///
 /// ``NetworkingSession`` knows it from its URLSession's history (no answer ever came on it, so
