@@ -5,6 +5,7 @@
     import Metrics
     import NIOCore
     import NIOHTTP1
+    import NIOPosix
 
     /// A transport on swift-server/async-http-client: the fast path for servers. Swapping it for
     /// ``Depot/NetworkingSession`` is the whole migration; both share the same pipeline (headers,
@@ -198,7 +199,19 @@
                     break
                 }
             }
-            return DepotError(.transport, "\(error)", request: request, underlying: error)
+            // A connection that was never made (refused, no route, no address) carried nothing:
+            // async-http-client writes a request only on a connection it made, and never sends a
+            // written request again, so this is a fact, not a guess.
+            let underlying: any Error = neverConnected(error) ? RequestNotSent(cause: error) : error
+            return DepotError(.transport, "\(error)", request: request, underlying: underlying)
+        }
+
+        /// Whether `error` is a connect that failed: NIO's connection error (every address tried),
+        /// or a refused, unreachable connect.
+        private static func neverConnected(_ error: any Error) -> Bool {
+            if error is NIOConnectionError { return true }
+            guard let error = error as? IOError else { return false }
+            return [ECONNREFUSED, ENETUNREACH, EHOSTUNREACH].contains(error.errnoCode)
         }
     }
 #endif

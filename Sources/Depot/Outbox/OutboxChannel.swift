@@ -64,10 +64,13 @@ struct OutboxChannel: Sendable {
     /// `ETag` just read, or is a ``Outcome/conflict(_:)``; it never goes without `If-Match` over a
     /// version the app has not seen.
     ///
+    /// `madeID` says the store recorded `entityID` as one Depot made (a ``TemporaryID``): a create
+    /// leaves it out of its body, and the server's answer names the entity.
+    ///
     /// - Throws: only `DepotError` `.cancelled`; every other failure is an ``Outcome``.
     func send(
         _ operation: OutboxOperation, entityID: String, payload: JSON?, idempotencyKey: String, etag: String?,
-        base: JSONObject?, timeout: Duration? = nil
+        base: JSONObject?, timeout: Duration? = nil, madeID: Bool = false
     ) async throws -> Outcome {
         var etag = etag
         if etag == ETag.unknownVersion, operation != .create {
@@ -81,7 +84,7 @@ struct OutboxChannel: Sendable {
         }
         let outcome = try await negotiating(
             operation, entityID: entityID, payload: payload, idempotencyKey: idempotencyKey, etag: etag, base: base,
-            timeout: timeout)
+            timeout: timeout, madeID: madeID)
         guard case .reject(let error) = outcome, error.status == 428, operation != .create else { return outcome }
         let server: Answer?
         switch try await current(entityID: entityID, timeout: timeout) {
@@ -137,12 +140,12 @@ struct OutboxChannel: Sendable {
     /// refused with 415 goes again in the format the server reads.
     private func negotiating(
         _ operation: OutboxOperation, entityID: String, payload: JSON?, idempotencyKey: String, etag: String?,
-        base: JSONObject?, timeout: Duration?
+        base: JSONObject?, timeout: Duration?, madeID: Bool = false
     ) async throws -> Outcome {
         guard operation == .patch else {
             return try await send(
                 operation, entityID: entityID, payload: payload, idempotencyKey: idempotencyKey, etag: etag,
-                base: base, timeout: timeout, format: nil)
+                base: base, timeout: timeout, format: nil, madeID: madeID)
         }
         let configured = configuration.patchFormat
         let route = routes[.patch]!
@@ -162,7 +165,7 @@ struct OutboxChannel: Sendable {
 
     private func send(
         _ operation: OutboxOperation, entityID: String, payload: JSON?, idempotencyKey: String, etag: String?,
-        base: JSONObject?, timeout: Duration?, format: PatchFormat?
+        base: JSONObject?, timeout: Duration?, format: PatchFormat?, madeID: Bool = false
     ) async throws -> Outcome {
         var extra = ["Idempotency-Key": idempotencyKey]
         if operation != .create, configuration.conditionalWrites, let etag, ETag.isStrong(etag) {
@@ -171,7 +174,8 @@ struct OutboxChannel: Sendable {
         var body: JSON?
         if let payload, operation != .delete {
             let written = shape.write(
-                RepositoryOperation(operation), payload, id: entityID, format: format, base: base.map(JSON.object))
+                RepositoryOperation(operation), payload, id: entityID, format: format, base: base.map(JSON.object),
+                temporaryID: madeID ? entityID : nil)
             body = written.body
             if let contentType = written.contentType { extra["Content-Type"] = contentType }
         }
@@ -208,6 +212,7 @@ struct OutboxChannel: Sendable {
                 ? JSON.object(base ?? [:]).applyingMergePatch(payload ?? .object([:])).objectValue
                 : payload?.objectValue,
             urlID: operation == .create && route.method != .put ? nil : entityID, entityID: entityID,
+            temporaryID: madeID,
             collectionPath: request.path, baseURL: store.baseURL, shape: shape, envelope: configuration.envelope,
             collectionEnvelope: configuration.collectionEnvelope)
         do {

@@ -102,20 +102,22 @@ final class OutboxClaim: Sendable {
     /// Claims every pending entry of one entity, in one transaction that reads them, claims them
     /// (all or none: an entry held by another sender means that sender sends them all) and reads
     /// the entity's record; nothing when one of them was refused. Returns the claim, the entries
-    /// it holds in order, and the record as that transaction read it.
+    /// it holds in order, and the record as that transaction read it; with `madeID`, whether the
+    /// entity's id is one Depot made (read only when the first entry taken is a create).
     static func take(
         entityOf collection: String, id entityID: String, in storage: Storage, duration: TimeInterval = defaultDuration
-    ) async throws -> (claim: OutboxClaim, entries: [OutboxEntry], record: StoredRecord?) {
-        let (claim, entries, record) = try await take(in: storage, duration: duration) {
-            tx, lease, now -> ([OutboxEntry], StoredRecord?) in
+    ) async throws -> (claim: OutboxClaim, entries: [OutboxEntry], record: StoredRecord?, madeID: Bool) {
+        let (claim, entries, (record, madeID)) = try await take(in: storage, duration: duration) {
+            tx, lease, now -> ([OutboxEntry], (StoredRecord?, Bool)) in
             let pending = try tx.outboxEntries(collection: collection, entityID: entityID)
             guard !pending.isEmpty, !pending.contains(where: \.isRejected),
                 pending.allSatisfy({ $0.isClaimable(at: now) })
-            else { return ([], nil) }
+            else { return ([], (nil, false)) }
             let taken = try tx.claimOutboxInOrder(sequences: pending.map(\.sequence), lease: lease, now: now)
-            return (taken, try tx.fetch(collection: collection, id: entityID))
+            let madeID = try taken.first?.operation == .create && tx.isTemporaryID(collection: collection, id: entityID)
+            return (taken, (try tx.fetch(collection: collection, id: entityID), madeID))
         }
-        return (claim, entries, record)
+        return (claim, entries, record, madeID)
     }
 
     /// Claims more entries under this claim's owner (its fencing token), in one transaction that

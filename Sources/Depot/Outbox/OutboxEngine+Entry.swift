@@ -16,11 +16,12 @@ extension OutboxEngine {
     /// flight. Returns the result and the entity's key as the entry was sent.
     ///
     /// `prefetched` is the entry and its record as the claim's own transaction read them, for the
-    /// first entry a claim sends: nothing can have changed them since, so they are not read again.
+    /// first entry a claim sends: nothing can have changed them since, so they are not read again;
+    /// `madeID`, whether the entity's id is one Depot made, as that transaction read it.
     /// A delivered entry leaves the claim with its removal (no lease left to release).
     func process(
         _ claimed: OutboxEntry, claim: OutboxClaim, report: inout ForwardingReport,
-        prefetched: (OutboxEntry, StoredRecord?)? = nil
+        prefetched: (OutboxEntry, StoredRecord?)? = nil, madeID: Bool? = nil
     ) async throws -> (result: EntryResult, key: EntityKey) {
         guard let channel = channels[claimed.collection] else {
             let failure = DepotError(.invalidRequest, "no repository forwards \(claimed.collection)")
@@ -28,8 +29,9 @@ extension OutboxEngine {
             return (refused, EntityKey(claimed))
         }
         let current: (OutboxEntry, StoredRecord?)?
+        var knownMadeID: Bool?
         if let prefetched, prefetched.0.sequence == claimed.sequence {
-            current = prefetched
+            (current, knownMadeID) = (prefetched, madeID)
         } else {
             current = try await reread(claimed)
         }
@@ -48,7 +50,9 @@ extension OutboxEngine {
             let (result, processed) = try await TrafficMeter.$current.withValue(meter) {
                 try await claim.renewing {
                     var processed = ForwardingReport()
-                    let result = try await send(entry, record: record, channel: channel, report: &processed)
+                    let result = try await send(
+                        entry, record: record, channel: channel, madeID: knownMadeID,
+                        report: &processed)
                     return (result, processed)
                 }
             }
@@ -71,13 +75,27 @@ extension OutboxEngine {
         }
     }
 
+    /// Sends `entry`; `madeID` is whether its id is one Depot made, when the caller's transaction
+    /// read it (else read now, for a create).
     private func send(
-        _ entry: OutboxEntry, record: StoredRecord?, channel: OutboxChannel, report: inout ForwardingReport
+        _ entry: OutboxEntry, record: StoredRecord?, channel: OutboxChannel, madeID: Bool?,
+        report: inout ForwardingReport
     ) async throws -> EntryResult {
+        let made: Bool
+        if let madeID { made = madeID } else { made = try await self.madeID(entry) }
         let outcome = try await channel.send(
             entry.operation, entityID: entry.entityID, payload: entry.payload, idempotencyKey: entry.idempotencyKey,
-            etag: record?.etag, base: record?.snapshot, timeout: configuration.requestTimeout)
+            etag: record?.etag, base: record?.snapshot, timeout: configuration.requestTimeout, madeID: made)
         return try await settle(entry, outcome, channel: channel, report: &report, round: 0)
+    }
+
+    /// Whether `entry` is a create of an entity whose id Depot made (the store's record of it,
+    /// ``StorageTransaction/recordTemporaryID(collection:id:)``): its body leaves the id out.
+    func madeID(_ entry: OutboxEntry) async throws -> Bool {
+        guard entry.operation == .create else { return false }
+        return try await storage.transaction { tx in
+            try tx.isTemporaryID(collection: entry.collection, id: entry.entityID)
+        }
     }
 
     private func settle(
@@ -304,7 +322,8 @@ extension OutboxEngine {
         emit(.conflict(entry, resolution))
         let outcome = try await channel.send(
             again.operation, entityID: again.entityID, payload: again.payload, idempotencyKey: again.idempotencyKey,
-            etag: server?.etag, base: server?.json, timeout: configuration.requestTimeout)
+            etag: server?.etag, base: server?.json, timeout: configuration.requestTimeout,
+            madeID: try await madeID(again))
         return try await settle(again, outcome, channel: channel, report: &report, round: round + 1)
     }
 
@@ -315,8 +334,7 @@ extension OutboxEngine {
     static func isApplied(_ entry: OutboxEntry, on server: JSONObject?, serverOwnedKeys: Set<String>) -> Bool {
         func sent(_ object: JSONObject) -> JSONObject {
             RepositoryConfiguration.writeBody(
-                object, serverOwnedKeys: serverOwnedKeys, creating: entry.operation == .create,
-                entityID: entry.entityID)
+                object, serverOwnedKeys: serverOwnedKeys, creating: entry.operation == .create, temporaryID: nil)
         }
         switch entry.operation {
         case .delete:

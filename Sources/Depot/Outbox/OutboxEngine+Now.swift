@@ -153,7 +153,8 @@ extension OutboxEngine {
             // The session's own timeout, as a direct write has: the caller waits for this answer.
             try await channel.send(
                 entry.operation, entityID: entry.entityID, payload: entry.payload,
-                idempotencyKey: entry.idempotencyKey, etag: record?.etag, base: record?.snapshot, timeout: nil)
+                idempotencyKey: entry.idempotencyKey, etag: record?.etag, base: record?.snapshot, timeout: nil,
+                madeID: try await madeID(entry))
         }
         switch outcome {
         case .delivered(let answer):

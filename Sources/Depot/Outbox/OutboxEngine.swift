@@ -248,7 +248,7 @@ struct OutboxEngine: Sendable {
     func deliver(collection: String, entityID: String) async throws -> ForwardingReport {
         var report = ForwardingReport()
         // Held by another sender (or one refused): that sender sends them all, in order.
-        let (claim, taken, record) = try await OutboxClaim.take(
+        let (claim, taken, record, madeID) = try await OutboxClaim.take(
             entityOf: collection, id: entityID, in: storage, duration: configuration.leaseSeconds)
         guard let first = taken.first else { return report }
         return try await claim.releasing {
@@ -256,7 +256,10 @@ struct OutboxEngine: Sendable {
             var prefetched: (OutboxEntry, StoredRecord?)? = (first, record)
             while let entry = unsent.popFirst() {
                 guard try await claim.holds(entry.sequence),
-                    case .done = try await process(entry, claim: claim, report: &report, prefetched: prefetched).result
+                    case .done = try await process(
+                        entry, claim: claim, report: &report, prefetched: prefetched,
+                        madeID: prefetched == nil ? nil : madeID
+                    ).result
                 else {
                     try await unmarkAttempted(unsent)
                     break

@@ -46,24 +46,24 @@ struct BodyShape: Sendable {
     ///   - id: the entity's id as the path spells it (nil for a create without one, or a batch).
     ///   - format: the PATCH format (`.patch` only).
     ///   - base: the server's last object (`.patch` only), for the formats that need it.
-    ///   - entityID: the entity's id when `id` does not name it (a `POST` create): a
-    ///     ``TemporaryID`` is left out of the body.
+    ///   - temporaryID: on a create, the entity's id when the store recorded it as one Depot made
+    ///     (a ``TemporaryID``): left out of the body and the document.
     ///
     /// The server's keys (``RepositoryConfiguration/serverOwnedKeys``) are left out of an object or
-    /// a merge patch, and a create never sends a ``TemporaryID``. A batch's objects come as the
-    /// push made them (it keeps the key its reply is matched by).
+    /// a merge patch, and a create never sends an id Depot made; an id the app gave goes as it is.
+    /// A batch's objects come as the push made them (it keeps the key its reply is matched by).
     func write(
         _ operation: RepositoryOperation, _ payload: JSON, id: String?, format: PatchFormat? = nil, base: JSON? = nil,
-        entityID: String? = nil
+        temporaryID: String? = nil
     ) -> (body: JSON, contentType: String?) {
         var (payload, id) = (payload, id)
+        let temporaryID = operation == .create ? temporaryID : nil
         if operation != .synchronize, case .object(let object) = payload {
-            let entity = entityID ?? id ?? MovedIDs.idText(object["id"])
             payload = .object(
                 RepositoryConfiguration.writeBody(
-                    object, serverOwnedKeys: serverOwnedKeys, creating: operation == .create, entityID: entity))
+                    object, serverOwnedKeys: serverOwnedKeys, creating: operation == .create, temporaryID: temporaryID))
         }
-        if operation == .create, let text = id, TemporaryID.isTemporary(text) { id = nil }
+        if let temporaryID, id == temporaryID { id = nil }
         if let resource {
             let body: JSON
             switch operation {

@@ -29,9 +29,9 @@ extension CRUDNetworkingRepository {
     /// `POST /path` with `body` (or `PUT /path/:id` under ``RepositoryConfiguration/createMethod``),
     /// under `idempotencyKey` (a new key when nil).
     func createAnswer(
-        body: JSONObject, keepJSON: Bool = false, idempotencyKey: String? = nil, entityID: String? = nil
+        body: JSONObject, keepJSON: Bool = false, idempotencyKey: String? = nil, temporaryID: String? = nil
     ) -> Promise<RemoteAnswer<Entity>> {
-        createAnswer(body: body, keepJSON: keepJSON, idempotencyKey: idempotencyKey, entityID: entityID) { $0 }
+        createAnswer(body: body, keepJSON: keepJSON, idempotencyKey: idempotencyKey, temporaryID: temporaryID) { $0 }
     }
 
     /// `POST /path` with `body`, the answer passed through `output` where it was read (no extra
@@ -41,10 +41,10 @@ extension CRUDNetworkingRepository {
     /// send, so a retry (``RetryPolicy``) or a replay of the same write is applied once by a server
     /// that honours keys. Under ``RepositoryConfiguration/createMethod`` `.put` the write is
     /// `PUT /path/:id` with the id `body` holds, and an empty answer stands for `body`. The body
-    /// goes out without the server's keys, nor the entity's id (`entityID`, else `body["id"]`)
-    /// when it is a ``TemporaryID``.
+    /// goes out without the server's keys, nor `temporaryID`: the id Depot made for the entity, as
+    /// the store recorded it (an id the app gave goes as it is).
     func createAnswer<Output: Sendable>(
-        body: JSONObject, keepJSON: Bool = false, idempotencyKey: String? = nil, entityID: String? = nil,
+        body: JSONObject, keepJSON: Bool = false, idempotencyKey: String? = nil, temporaryID: String? = nil,
         _ output: @escaping @Sendable (RemoteAnswer<Entity>) -> Output
     ) -> Promise<Output> {
         let keep = keepsJSON(keepJSON)
@@ -57,10 +57,11 @@ extension CRUDNetworkingRepository {
                     .invalidRequest, "createMethod .put needs the id in the body: \(path) has a create without one"))
         }
         let written = BodyShape(configuration, entity: Entity.self).write(
-            .create, .object(body), id: id, entityID: entityID ?? MovedIDs.idText(body["id"]))
+            .create, .object(body), id: id, temporaryID: temporaryID)
         if let contentType = written.contentType { headers["Content-Type"] = contentType }
         let reading = WriteAnswerReading(
-            operation: .create, sent: body, urlID: id, entityID: entityID ?? MovedIDs.idText(body["id"]),
+            operation: .create, sent: body, urlID: id, entityID: MovedIDs.idText(body["id"]),
+            temporaryID: temporaryID != nil,
             collectionPath: route(for: .create, configuration: configuration).path, baseURL: store.baseURL,
             shape: BodyShape(configuration, entity: Entity.self), envelope: configuration.envelope,
             collectionEnvelope: configuration.collectionEnvelope)

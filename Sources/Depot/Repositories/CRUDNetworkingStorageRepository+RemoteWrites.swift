@@ -27,7 +27,8 @@ extension CRUDNetworkingStorageRepository {
             remote: {
                 try await Self.forwardEarlier(key, outbox())
                 return try await remote.createAnswer(
-                    body: try remote.encoded(entity), keepJSON: true, idempotencyKey: idempotencyKey, entityID: key
+                    body: try remote.encoded(entity), keepJSON: true, idempotencyKey: idempotencyKey,
+                    temporaryID: TemporaryID.wasIssued(key) ? key : nil
                 ).value
             },
             local: { sentFirst in
@@ -68,7 +69,8 @@ extension CRUDNetworkingStorageRepository {
                 .create, entityID: id, idempotencyKey: idempotencyKey,
                 write: { writes, tx in
                     let entity = try JSONMapping.entity(Entity.self, from: .object(recorded), coding: writes.coding)
-                    let created = try writes.create([entity], idempotencyKey: idempotencyKey, in: tx)[0]
+                    let created = try writes.create(
+                        [entity], idempotencyKey: idempotencyKey, madeIDs: recorded["id"] != body["id"], in: tx)[0]
                     // The object as the app gave it goes, keys the entity does not model too.
                     let collection = writes.collection
                     if var entry = try tx.outboxEntries(collection: collection, entityID: id).last(where: {
@@ -94,7 +96,8 @@ extension CRUDNetworkingStorageRepository {
             },
             local: { sentFirst in
                 var body = body
-                if body["id"] == nil {
+                let madeID = body["id"] == nil
+                if madeID {
                     // The server assigns the id: a temporary one stands for it until then.
                     guard let temporary = TemporaryID.make(Entity.ID.self) else {
                         throw DepotError(
@@ -107,7 +110,8 @@ extension CRUDNetworkingStorageRepository {
                 }
                 let entity = try JSONMapping.entity(Entity.self, from: .object(body), coding: writes.coding)
                 return RemoteAnswer(
-                    entity: try await writes.create(entity, idempotencyKey: sentFirst ? idempotencyKey : nil))
+                    entity: try await writes.create(
+                        entity, idempotencyKey: sentFirst ? idempotencyKey : nil, madeID: madeID))
             },
             afterRemote: { try await local.storeWriteAnswer($0) },
             afterLocal: { try await Self.forward($0.entity.id.pathComponent, outbox(), handingOff: true) },

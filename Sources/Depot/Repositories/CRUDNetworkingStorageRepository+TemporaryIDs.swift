@@ -31,4 +31,15 @@ extension CRUDNetworkingStorageRepository {
         default: return nil
         }
     }
+
+    /// Whether `id` is a ``TemporaryID`` Depot made for an entity created offline whose id the
+    /// server has not given yet: the store's record, made with the create, not the id's spelling.
+    /// An id the app chose (`"local-news"`, `-5`) is never temporary; a temporary id the server
+    /// has replaced no longer is (see ``serverID(of:)``).
+    ///
+    /// - Throws: `DepotError` `.storage` when the store cannot be read.
+    public func isTemporary(_ id: Entity.ID) async throws -> Bool {
+        let (collection, text) = (self.collection, id.pathComponent)
+        return try await storage.transaction { tx in try tx.isTemporaryID(collection: collection, id: text) }
+    }
 }

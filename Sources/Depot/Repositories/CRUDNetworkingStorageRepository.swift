@@ -221,8 +221,11 @@ extension CRUDNetworkingStorageRepository {
     static func sendCreated(_ created: Entity, local: LocalStore<Entity>, remote: RemoteRepository<Entity>) async throws
         -> RemoteAnswer<Entity>
     {
+        let id = created.id.pathComponent
+        let (storage, collection) = (local.storage, local.collection)
+        let made = try await storage.transaction { tx in try tx.isTemporaryID(collection: collection, id: id) }
         let answer = try await remote.createAnswer(
-            body: try remote.encoded(created), keepJSON: true, entityID: created.id.pathComponent
+            body: try remote.encoded(created), keepJSON: true, temporaryID: made ? id : nil
         ).value
         // A write's answer, by the one record-write function: the id moves (remembered) when the
         // server chose another, the delivery is noted, the cached answers it made stale go.

@@ -7,12 +7,14 @@ extension LocalStore {
     /// Stores local creates, all in one transaction: one taken id (`.conflict`) writes nothing.
     /// Each is recorded in the outbox when ``outboxPayload`` is set, under `idempotencyKey` when
     /// given (one entity only: the key of a direct send that fell back).
-    func create(_ entities: [Entity], idempotencyKey: String? = nil) async throws -> [Entity] {
+    /// With `madeIDs`, the ids are ones Depot made (see ``create(_:idempotencyKey:madeIDs:in:)``).
+    func create(_ entities: [Entity], idempotencyKey: String? = nil, madeIDs: Bool = false) async throws -> [Entity] {
         precondition(idempotencyKey == nil || entities.count == 1, "one idempotency key is for one write")
         let local = self
         let created = try await storage.transaction { tx in
-            try local.create(entities, idempotencyKey: idempotencyKey, in: tx)
+            try local.create(entities, idempotencyKey: idempotencyKey, madeIDs: madeIDs, in: tx)
         }
+        TemporaryID.stored(entities.map(\.id.pathComponent))
         notifyOutbox()
         return created
     }

@@ -9,9 +9,15 @@ extension LocalStore {
     /// Stores local creates in `tx`. Each is recorded in the outbox when ``outboxPayload`` is set,
     /// under `idempotencyKey` when given (one entity only: the key of a direct send that fell back).
     ///
+    /// With `madeIDs`, each entity's id is one Depot made (a ``TemporaryID``), recorded as such in
+    /// the same transaction, so every send leaves it out; so is an id ``TemporaryID/make(_:)``
+    /// gave the app.
+    ///
     /// - Throws: `DepotError` `.conflict` when an id is taken, also when the server spells it
     ///   another way (a UUID in lower case) and the store holds its entity under that spelling.
-    func create(_ entities: [Entity], idempotencyKey: String? = nil, in tx: any StorageTransaction) throws -> [Entity] {
+    func create(
+        _ entities: [Entity], idempotencyKey: String? = nil, madeIDs: Bool = false, in tx: any StorageTransaction
+    ) throws -> [Entity] {
         let collection = self.collection
         for entity in entities {
             let (id, object) = (entity.id.pathComponent, try JSONMapping.object(entity, coding: coding))
@@ -44,6 +50,7 @@ extension LocalStore {
                         StoredRecord(collection: collection, id: id, object: object, syncState: .created),
                         replacing: false))
             }
+            if madeIDs || TemporaryID.wasIssued(id) { try tx.recordTemporaryID(collection: collection, id: id) }
             if let payload {
                 try tx.recordOutbox(
                     collection: collection, entityID: id, operation: .create, payload: .object(payload),

@@ -113,8 +113,9 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
 
     /// Stores a local create (`.created`); rejects with `.conflict` when the id is taken. Reads
     /// and writes in one transaction, so a concurrent write to the id cannot slip in between.
-    func create(_ entity: Entity, idempotencyKey: String? = nil) async throws -> Entity {
-        _ = try await create([entity], idempotencyKey: idempotencyKey)
+    /// With `madeID`, the entity's id is one Depot made (a ``TemporaryID``).
+    func create(_ entity: Entity, idempotencyKey: String? = nil, madeID: Bool = false) async throws -> Entity {
+        _ = try await create([entity], idempotencyKey: idempotencyKey, madeIDs: madeID)
         return entity
     }
 

@@ -24,6 +24,9 @@ struct WriteAnswerReading {
     var urlID: String?
     /// The entity's id on the client, for a create by `POST`.
     var entityID: String?
+    /// Whether ``entityID`` is one Depot made (the store's record of it): never sent, so never the
+    /// id the server gave.
+    var temporaryID = false
     /// The path of the collection the entity was created in (the `POST`'s path, relative to the
     /// base URL), for reading `Location`.
     var collectionPath: String?
@@ -80,9 +83,9 @@ struct WriteAnswerReading {
         }
         if let urlID { return urlID }
         // The client's own id, when the body carried it (not a temporary id, not a server-owned key).
-        if operation == .create, let entityID, !entityID.isEmpty, let sent {
+        if operation == .create, let entityID, !entityID.isEmpty, !temporaryID, let sent {
             let body = RepositoryConfiguration.writeBody(
-                sent, serverOwnedKeys: shape.serverOwnedKeys, creating: true, entityID: entityID)
+                sent, serverOwnedKeys: shape.serverOwnedKeys, creating: true, temporaryID: nil)
             if MovedIDs.idText(body["id"]) == entityID { return entityID }
         }
         return nil

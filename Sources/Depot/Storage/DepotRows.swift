@@ -20,13 +20,13 @@ package enum DepotRows {
     package static let openBatches = (collection: OutboxBatch.collection, id: OutboxBatch.recordID)
 
     /// The entity a row of `collection` with `id` describes: for Depot's own rows of one entity
-    /// (a moved id, a delivery mark, a quarantined row, a record's HTTP-cache entry), that
+    /// (a moved id, a temporary id, a delivery mark, a quarantined row, a record's HTTP-cache entry), that
     /// entity, so an id move and a write under the old id meet on one lock; any other row is its
     /// own (a list page's cache entry, the delivery sequence, an app record).
     package static func entity(collection: String, id: String) -> (collection: String, id: String) {
         let entity: (collection: String, id: String)?
         switch collection {
-        case MovedIDs.collection, DeliveryLog.collection, Quarantine.collection:
+        case MovedIDs.collection, TemporaryIDs.collection, DeliveryLog.collection, Quarantine.collection:
             entity = MovedIDs.entity(ofKey: Substring(id))
         case HTTPCache.collection:
             entity = HTTPCache.entity(ofRecordKey: id)

@@ -61,6 +61,8 @@ extension StorageTransaction {
             StoredRecord(
                 collection: MovedIDs.collection, id: MovedIDs.key(collection: collection, id: oldID),
                 object: ["to": .string(newID), "fields": .object(fields)], syncState: .synced))
+        // The server named it: the id Depot made for it is no longer one to leave out.
+        try forgetTemporaryID(collection: collection, id: oldID)
     }
 
     /// Where `id` of `collection` lives now: the id the server gave it and the fields to rewrite,

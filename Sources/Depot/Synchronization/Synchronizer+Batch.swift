@@ -10,6 +10,8 @@ extension Synchronizer {
         /// Entities kept out of the batch: an entry of theirs was sent on its own before, under its
         /// key, and its answer is not known; they go again only as themselves.
         var singly: [String] = []
+        /// The records whose id Depot made (the store's record of it): a bulk create leaves it out.
+        var temporary: Set<String> = []
     }
 
     /// Sends one batch of the records of `all` still in one of `states` (a page of candidates);
@@ -84,9 +86,10 @@ extension Synchronizer {
     /// opens the batch, in one transaction.
     private func openBatch(_ ids: [String], states: Set<SyncState>, route: Route) async throws -> OpenedBatch {
         let collection = self.collection
+        let bulk = configuration.pushMode == .bulkCollection
         let (method, path) = (route.method.rawValue, route.path)
         let (lease, taken, opened) = try await OutboxClaim.take(in: storage, duration: leaseSeconds) {
-            tx, lease, now -> ([OutboxEntry], ([StoredRecord], OutboxBatch?, [String])) in
+            tx, lease, now -> ([OutboxEntry], ([StoredRecord], OutboxBatch?, [String], Set<String>)) in
             var records: [StoredRecord] = []
             var pending: [String: [OutboxEntry]] = [:]
             var singly: [String] = []
@@ -96,6 +99,12 @@ extension Synchronizer {
                 else { continue }
                 let entries = try tx.outboxEntries(collection: collection, entityID: id)
                 if entries.contains(where: \.isRejected) { continue }
+                // An id Depot made is never sent: a batch matched by id would give it to the
+                // server, so the entity goes on its own (its create leaves the id out).
+                if !bulk, try tx.isTemporaryID(collection: collection, id: id) {
+                    singly.append(id)
+                    continue
+                }
                 // Sent on its own before (an entry of an open batch is kept out by the claim):
                 // it goes again only under its own key.
                 if entries.contains(where: { $0.attempts > 0 }) {
@@ -131,11 +140,12 @@ extension Synchronizer {
                     objects: records.map { .object($0.object) })
             }
             if let batch { try tx.openOutboxBatch(batch) }
-            return (kept, (records, batch, singly))
+            let temporary = try tx.temporaryIDs(collection: collection, among: records.map(\.id))
+            return (kept, (records, batch, singly, temporary))
         }
         return OpenedBatch(
             claim: Claim(lease: lease, entries: taken, batchKey: opened.1?.key), records: opened.0, batch: opened.1,
-            singly: opened.2)
+            singly: opened.2, temporary: opened.3)
     }
 
     /// Claims the entries of an open batch still there (all of them, or none: the batch is in
@@ -145,12 +155,12 @@ extension Synchronizer {
     /// stored.
     private func reopen(_ batch: OutboxBatch) async throws -> OpenedBatch {
         let (collection, identityKey) = (self.collection, configuration.identityKey)
-        let (lease, taken, records) = try await OutboxClaim.take(in: storage, duration: leaseSeconds) {
-            tx, lease, now -> ([OutboxEntry], [StoredRecord]) in
+        let (lease, taken, (records, temporary)) = try await OutboxClaim.take(in: storage, duration: leaseSeconds) {
+            tx, lease, now -> ([OutboxEntry], ([StoredRecord], Set<String>)) in
             let present = try batch.sequences.compactMap { try tx.outboxEntry(sequence: $0) }.filter { !$0.isRejected }
             guard !present.isEmpty else {
                 try tx.closeOutboxBatch(key: batch.key)
-                return ([], [])
+                return ([], ([], []))
             }
             let claimed = try tx.claimOutboxInOrder(
                 sequences: present.map(\.sequence), lease: lease, now: now, batch: batch.key)
@@ -161,7 +171,7 @@ extension Synchronizer {
                     undone.attempts = max(undone.attempts - 1, 0)
                     try tx.replaceOutbox(undone)
                 }
-                return ([], [])
+                return ([], ([], []))
             }
             var sent: [String: JSONObject] = [:]
             for case .object(let object) in batch.objects {
@@ -175,11 +185,12 @@ extension Synchronizer {
                 record.object = sent[record.id] ?? record.object
                 return record
             }
-            return (claimed, records)
+            return (claimed, (records, try tx.temporaryIDs(collection: collection, among: records.map(\.id))))
         }
         let opened = taken.isEmpty ? nil : batch
         return OpenedBatch(
-            claim: Claim(lease: lease, entries: taken, batchKey: opened?.key), records: records, batch: opened)
+            claim: Claim(lease: lease, entries: taken, batchKey: opened?.key), records: records, batch: opened,
+            temporary: temporary)
     }
 
     /// Sends an opened batch and settles it: its answer stored, and the batch closed once its
@@ -191,7 +202,9 @@ extension Synchronizer {
         let records = opened.records
         var headers = self.headers
         if let key = opened.claim.idempotencyKey { headers["Idempotency-Key"] = key }
-        let written = shape.write(.synchronize, .array(records.map { .object(batchBody($0)) }), id: nil)
+        let written = shape.write(
+            .synchronize, .array(records.map { .object(batchBody($0, madeID: opened.temporary.contains($0.id))) }),
+            id: nil)
         if let contentType = written.contentType { headers["Content-Type"] = contentType }
         let request: NetworkRequest
         do {
@@ -235,12 +248,13 @@ extension Synchronizer {
 
     /// A record as a batch sends it: without the keys the server owns, except the key its reply is
     /// matched by (``SynchronizationConfiguration/identityKey``); an array to the collection
-    /// (matched by position first) leaves out a temporary id too.
-    private func batchBody(_ record: StoredRecord) -> JSONObject {
+    /// (matched by position first) leaves out an id Depot made (`madeID`) too. A batch matched by
+    /// id never holds such a record (it goes on its own).
+    private func batchBody(_ record: StoredRecord, madeID: Bool) -> JSONObject {
         guard var repository = channel?.configuration else { return record.object }
         repository.serverOwnedKeys.remove(configuration.identityKey)
         let creating = configuration.pushMode == .bulkCollection && record.syncState == .created
-        return repository.writeBody(record.object, creating: creating, entityID: record.id)
+        return repository.writeBody(record.object, creating: creating, temporaryID: madeID ? record.id : nil)
     }
 
     /// Whether `error` is the server's refusal of the whole batch (a 4xx but 408, 409, 425 and

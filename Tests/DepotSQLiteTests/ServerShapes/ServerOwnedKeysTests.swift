@@ -71,7 +71,7 @@ struct StampedNotes: CRUDNetworkingStorageRepository, SynchronizableRepository {
             try await server.goOffline()
             let draft = try await notes.create(["title": "offline"]).value
             #expect(draft.origin == .local)
-            #expect(draft.value.id < 0 && TemporaryID.isTemporary(draft.value.id.pathComponent))
+            #expect(try await notes.isTemporary(draft.value.id))
             #expect(try await notes.serverID(of: draft.value.id) == nil)
             try await server.goOnline()
 

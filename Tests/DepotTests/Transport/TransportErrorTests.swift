@@ -79,6 +79,33 @@ import Testing
     }
 
     @Test(
+        "a refused connect on a session that never had a connection open says nothing was sent; a dropped answer does not",
+        arguments: Transport.available)
+    func refusedIsKnownUnsent(transport: Transport) async throws {
+        // Given a port nobody listens on, and a session that never connected
+        let server = try await StubServer.start()
+        let url = server.url
+        try await server.shutdown()
+        let session = transport.session(url: url, configuration: SessionConfiguration(retryPolicy: .none))
+        let refused = await #expect(throws: DepotError.self) {
+            try await session.send(NetworkRequest(method: .post, path: "messages", body: Data("{}".utf8)))
+        }
+        // Then the transport says so, as a fact on the error
+        #expect(refused?.code == .transport)
+        #expect(refused?.underlying is RequestNotSent)
+        // And an answer lost after the request went out carries no such fact
+        try await withStubServer { live in
+            live.resource("messages")
+            live.inject(.dieMidResponse)
+            let dropped = await #expect(throws: DepotError.self) {
+                try await transport.session(url: live.url, configuration: SessionConfiguration(retryPolicy: .none))
+                    .send(NetworkRequest(method: .post, path: "messages", body: Data("{}".utf8)))
+            }
+            #expect(!(dropped?.underlying is RequestNotSent))
+        }
+    }
+
+    @Test(
         "a dropped connection and a server dying mid-answer are typed errors", arguments: Transport.available,
         [StubFault.dropConnection, .dieMidResponse])
     func dropped(transport: Transport, fault: StubFault) async throws {

@@ -147,6 +147,7 @@ final class CheckApp {
         if program.shape.assignsIDs { return "tmp-\(handle)" }
         // A UUID with letters in it, as `UUID().uuidString` spells it (uppercase).
         if program.shape.lowercaseIDs { return "ABCDEF00-0000-4000-8000-" + String(format: "%012X", 0xABC000 + handle) }
+        if program.shape.localSpelledIDs { return "local-\(handle)" }
         return "i\(handle)"
     }
 

@@ -4,6 +4,13 @@ import Foundation
 /// Prints programs as the calls a user would write, so a shrunk failure reads as a test to start
 /// from.
 public enum CheckRender {
+    /// A client id as the app spells it (``CheckServerShape/lowercaseIDs``,
+    /// ``CheckServerShape/localSpelledIDs``).
+    static func plainID(_ handle: Int, _ shape: CheckServerShape) -> String {
+        if shape.lowercaseIDs { return "ABCDEF00-…-\(handle)" }
+        return shape.localSpelledIDs ? "local-\(handle)" : "i\(handle)"
+    }
+
     /// The Swift for one step.
     public static func call(_ step: CheckStep, shape: CheckServerShape) -> String {
         let items = "items(.\(step.strategy.rawValue), as: \"\(step.account)\")"
@@ -12,15 +19,15 @@ public enum CheckRender {
         var line: String
         switch step.action {
         case .create(let handle, let value):
-            let id = shape.assignsIDs ? "tmp-\(handle)" : shape.lowercaseIDs ? "ABCDEF00-…-\(handle)" : "i\(handle)"
+            let id = shape.assignsIDs ? "tmp-\(handle)" : plainID(handle, shape)
             line =
                 "var e\(handle) = try await \(items).create(CheckItem(id: \"\(id)\", value: \"\(value)\")).value.value"
         case .recreate(let handle, let value):
-            let id = shape.assignsIDs ? "tmp-\(handle)" : shape.lowercaseIDs ? "ABCDEF00-…-\(handle)" : "i\(handle)"
+            let id = shape.assignsIDs ? "tmp-\(handle)" : plainID(handle, shape)
             line =
                 "e\(handle) = try await \(items).create(CheckItem(id: \"\(id)\", value: \"\(value)\")).value.value   // again"
         case .recreateJSON(let handle, let value):
-            let id = shape.lowercaseIDs ? "ABCDEF00-…-\(handle)" : "i\(handle)"
+            let id = plainID(handle, shape)
             line =
                 "e\(handle) = try await \(items).create([\"id\": \"\(id)\", \"value\": \"\(value)\"]).value.value   // again, as JSON"
         case .update(_, let value):
@@ -132,6 +139,7 @@ extension CheckRender {
         if shape.migrates { flags.append("$0.migrates = true") }
         if shape.migratesQueued { flags.append("$0.migratesQueued = true") }
         if shape.hugeAge { flags.append("$0.hugeAge = true") }
+        if shape.localSpelledIDs { flags.append("$0.localSpelledIDs = true") }
         flags.append("$0.pageSize = \(shape.pageSize)")
         var lines = ["CheckProgram(seed: \(program.seed), shape: .with { \(flags.joined(separator: "; ")) }, steps: ["]
         for step in program.steps {

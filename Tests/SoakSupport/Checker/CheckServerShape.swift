@@ -55,6 +55,9 @@ public struct CheckServerShape: Sendable, Hashable, CustomStringConvertible {
     /// Every GET answer says `Age: 2147483648` (2^31 seconds, issue 32 #9): no stored answer is
     /// fresh, but its validators must survive the store.
     public var hugeAge = false
+    /// The app's own ids are spelled like Depot's temporary ones (`local-3`, issue 42 #4): a create
+    /// must carry them as written, and the entity keep them.
+    public var localSpelledIDs = false
 
     /// The classic shape: client ids, no validators, SQLite.
     public init() {}
@@ -111,6 +114,7 @@ public struct CheckServerShape: Sendable, Hashable, CustomStringConvertible {
         if declaresServerKeys { words.append("server keys declared") }
         if migrates { words.append(migratesQueued ? "a migration of queued writes" : "a migration as written") }
         if hugeAge { words.append("Age: 2^31") }
+        if localSpelledIDs { words.append("app ids spelled local-…") }
         words.append("pages of \(pageSize)")
         return words.joined(separator: ", ")
     }

@@ -170,6 +170,9 @@ public struct CheckProgram: Sendable, Hashable {
         shape.migrates = Int.random(in: 0..<4, using: &extra) == 0
         shape.migratesQueued = shape.migrates && Bool.random(using: &extra)
         shape.hugeAge = shape.cacheControl != nil && Int.random(in: 0..<4, using: &extra) == 0
+        var spelled = SeededGenerator(seed: seed ^ 0x4C4F_4341_4C2D_4944)
+        shape.localSpelledIDs =
+            !shape.assignsIDs && !shape.lowercaseIDs && Int.random(in: 0..<3, using: &spelled) == 0
         let migrateAt = shape.migrates ? Int.random(in: count / 5...max(count / 5, count * 3 / 5), using: &extra) : nil
         steps = []
         var live: [Int] = []
