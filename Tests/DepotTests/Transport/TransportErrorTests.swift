@@ -79,6 +79,31 @@ import Testing
     }
 
     @Test(
+        "a server that went away, 200 times in a row: the request after it fails as a refusal, never waits out the timeout",
+        arguments: Transport.available)
+    func wentAwayRepeatedly(transport: Transport) async throws {
+        try await withStubServer { server in
+            server.resource("messages", objects: [["id": "1", "text": "hi"]])
+            let session = transport.session(
+                url: server.url, configuration: SessionConfiguration(timeout: .seconds(600), retryPolicy: .none))
+            let messages = MessageRepository(store: session)
+            for round in 0..<200 {
+                // Given: a kept-alive connection to the server
+                try await server.goOnline()
+                _ = try await messages.read("1").value
+                // When: the server goes away and the app asks again
+                try await server.goOffline()
+                let error = await #expect(throws: DepotError.self, "round \(round)") {
+                    try await messages.read("1").value
+                }
+                // Then: a refusal (a hang would be a .timeout after 600 s)
+                #expect(error?.code == .transport, "round \(round)")
+                if error?.code != .transport { return }
+            }
+        }
+    }
+
+    @Test(
         "a refused connect on a session that never had a connection open says nothing was sent; a dropped answer does not",
         arguments: Transport.available)
     func refusedIsKnownUnsent(transport: Transport) async throws {
