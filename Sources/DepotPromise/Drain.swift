@@ -58,6 +58,11 @@ struct JobQueue {
 /// The jobs ready to run in the current hop onto one queue. Running a job may make more ready;
 /// those for the same queue run in this loop, one after the other, never by recursion, so a chain
 /// of a million steps neither overflows the stack nor pays a queue hop per step.
+///
+/// When more than one job is ready at once (a step with several handlers), they are run from a
+/// ``JobBatch`` published in the queue's ``Mailbox``, as a drainer's batch is: another drainer
+/// may take the ones still waiting, so a job that blocks (waiting for a job readied with it)
+/// strands none of them, and a concurrent queue runs them in parallel.
 struct Drain {
     /// The ``QueueIdentity`` key of the queue this hop runs on: a job for another wrapper of the
     /// same queue joins the hop, a job for another queue is posted.
@@ -81,11 +86,24 @@ struct Drain {
         }
     }
 
-    /// Runs `job` and every job it makes ready for the drain's queue, in order.
+    /// Runs `job` and every job it makes ready for the drain's queue, in order. Jobs made ready
+    /// together go into a published batch (see ``Drain``); one alone runs at once.
     static func run(_ job: any Job, in drain: inout Drain?) {
         job.run(drain: &drain)
         while let next = drain!.ready.popFirst() {
-            next.run(drain: &drain)
+            guard !drain!.ready.isEmpty, let queue = next.queue else {
+                next.run(drain: &drain)
+                continue
+            }
+            var together: [(any Job)?] = [next]
+            together.reserveCapacity(drain!.ready.count + 1)
+            while let job = drain!.ready.popFirst() { together.append(job) }
+            let batch = JobBatch(together)
+            let key = drain!.key
+            Mailboxes.shared.publish(batch, on: queue, key: key)
+            // Jobs these make ready wait in `ready` until the batch is done: the order is kept.
+            while let job = batch.pop() { job.run(drain: &drain) }
+            Mailboxes.shared.retire(batch, key: key)
         }
     }
 }

@@ -45,6 +45,22 @@ struct Mailbox {
         return true
     }
 
+    /// Adds `batch`, jobs a drainer made ready together and runs itself, where a helper steals
+    /// from; returns true when the caller must submit a drainer block (none is queued) to be it.
+    mutating func publish(_ batch: JobBatch) -> Bool {
+        batches.append(batch)
+        guard !drainerQueued else { return false }
+        drainerQueued = true
+        return true
+    }
+
+    /// Removes `batch`, which its drainer ran to the end.
+    mutating func retire(_ batch: JobBatch) {
+        guard let index = batches.firstIndex(where: { $0 === batch }) else { return }
+        batches.swapAt(index, batches.count - 1)
+        batches.removeLast()
+    }
+
     /// Takes a batch for a drainer (`starting` on its first call; `finished`, the batch it ran to
     /// the end): the oldest jobs posted, or else the back half of a batch another drainer is
     /// running. Asks for one more drainer while any other job waits, so a job that blocks never
@@ -112,6 +128,27 @@ final class Mailboxes: Sendable {
             return submit
         }
 
+        /// Publishes `batch` in the mailbox of `queue`, making it if needed; true when a drainer
+        /// must be submitted. Call with `lock` held.
+        func publish(_ batch: JobBatch, to queue: UInt) -> Bool {
+            if let index = boxes.firstIndex(where: { $0.queue == queue }) { return boxes[index].box.publish(batch) }
+            var box = Mailbox()
+            let submit = box.publish(batch)
+            boxes.append((queue, box))
+            return submit
+        }
+
+        /// Retires `batch` from the mailbox of `queue`; drops the mailbox once it is idle and no
+        /// drainer is queued for it. Call with `lock` held.
+        func retire(_ batch: JobBatch, from queue: UInt) {
+            guard let index = boxes.firstIndex(where: { $0.queue == queue }) else { return }
+            boxes[index].box.retire(batch)
+            if boxes[index].box.isIdle && !boxes[index].box.drainerQueued {
+                boxes.swapAt(index, boxes.count - 1)
+                boxes.removeLast()
+            }
+        }
+
         /// Takes the next batch for a drainer of `queue`; drops the mailbox once it is idle. Call
         /// with `lock` held.
         func take(from queue: UInt, starting: Bool, finished: JobBatch?, mayLinger: Bool) -> Mailbox.Taken {
@@ -146,6 +183,21 @@ final class Mailboxes: Sendable {
         let submit = stripe.lock.withLock { stripe.post(job, to: key) }
         guard submit, let queue = job.queue else { return }
         queue.async { Mailboxes.shared.drain(queue, key: key) }
+    }
+
+    /// Publishes `batch`, jobs for `queue` (whose key is `key`) that a drainer made ready together
+    /// and runs itself, so that another drainer, submitted now if none is queued, may take those
+    /// still waiting (see ``Drain``). The drainer ``retire(_:key:)``s it once it ran to the end.
+    func publish(_ batch: JobBatch, on queue: DispatchQueue, key: UInt) {
+        let stripe = stripe(for: key)
+        guard stripe.lock.withLock({ stripe.publish(batch, to: key) }) else { return }
+        queue.async { Mailboxes.shared.drain(queue, key: key) }
+    }
+
+    /// Removes `batch`, published by ``publish(_:on:key:)``, once its drainer ran it to the end.
+    func retire(_ batch: JobBatch, key: UInt) {
+        let stripe = stripe(for: key)
+        stripe.lock.withLock { stripe.retire(batch, from: key) }
     }
 
     /// A drainer block: runs, on `queue`, batches of the jobs posted to it until none is left,

@@ -55,6 +55,24 @@ import Testing
         #expect(ran.value == 63)
     }
 
+    @Test("two handlers of a chained step on the default queue: one that waits for the other is not stranded")
+    func handlerMadeReadyInDrainer() async throws {
+        // Given: a step that settles inside the drainer running its `then` body, so both of its
+        // handlers are made ready there, for the default (concurrent) queue
+        let (gate, opener) = Promise<Int>.pending()
+        let step = gate.then { Promise($0 + 1) }
+        let semaphore = DispatchSemaphore(value: 0)
+        let waited = step.map { _ in semaphore.wait(timeout: .now() + 60) == .success }
+        let signalled = step.done { _ in semaphore.signal() }
+
+        // When
+        opener.fulfill(1)
+
+        // Then: the second handler ran while the first waited for it
+        #expect(try await waited.value)
+        try await signalled.value
+    }
+
     @Test("callbacks for several queues, settled together, each run once on their own queue")
     func severalQueues() async throws {
         let queues = (0..<4).map { makeQueue("several-\($0)", concurrent: $0 % 2 == 1) }

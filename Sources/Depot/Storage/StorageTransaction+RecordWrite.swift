@@ -16,11 +16,13 @@ extension StorageTransaction {
     ///   the app set them (never a key the server owns, ``ServerCopy/serverOwnedKeys``: the copy's
     ///   value shows for it); its sync state and write `ETag` stay (the outbox entries that carry the
     ///   change were made against that `ETag`, so a conflict is still seen as one).
-    /// - A copy without an `ETag` (a list answer, a pull page) of a synced record whose snapshot
-    ///   already holds every field of the copy with the same value is the stored version: nothing
-    ///   is written, so the record keeps its fuller snapshot (a list's summary never replaces a
-    ///   detail answer's fields) and its cache entry (a `304` to its validator still describes
-    ///   what is stored).
+    /// - A list or page summary without an `ETag` (a list answer, a pull page, a quarantined row)
+    ///   of a synced record whose snapshot already holds every field of the copy with the same
+    ///   value is the stored version: nothing is written, so the record keeps its fuller snapshot
+    ///   (a list's summary never replaces a detail answer's fields) and its cache entry (a `304`
+    ///   to its validator still describes what is stored). A detail answer (the record's own
+    ///   `GET`) is the record whole, `ETag` or not: a field it leaves out goes; nothing is written
+    ///   only when the stored record is exactly the copy.
     /// - Otherwise the copy is stored. Its write `ETag` is the copy's, or, for a copy without one,
     ///   the one the record kept: a list's copy never drops it, so a later `update` still sends
     ///   `If-Match` (at worst a stale one, which the server refuses as a conflict, never a silent
@@ -95,7 +97,7 @@ extension StorageTransaction {
             try storeHTTPCacheEntry(refreshed, key: key)
             return .unchanged
         case .detailRead(let copy, let caching):
-            let (write, rewrote) = try mergeServerCopy(copy)
+            let (write, rewrote) = try mergeServerCopy(copy, whole: true)
             switch (write, caching) {
             case (.kept, _):
                 if rewrote { try dropHTTPCacheEntry(collection: copy.record.collection, id: copy.record.id) }
@@ -107,7 +109,7 @@ extension StorageTransaction {
             }
             return write
         case .listAnswer(let copy), .pullPage(let copy), .quarantine(let copy):
-            let (write, rewrote) = try mergeServerCopy(copy)
+            let (write, rewrote) = try mergeServerCopy(copy, whole: false)
             let drops: Bool
             switch write {
             case .kept: drops = rewrote
@@ -210,8 +212,9 @@ extension StorageTransaction {
     }
 
     /// The record part of a server's copy: what the store holds for it after the rule, and
-    /// whether a pending record was rewritten (its cache entry then goes).
-    private func mergeServerCopy(_ server: ServerCopy) throws -> (RecordWrite, rewrote: Bool) {
+    /// whether a pending record was rewritten (its cache entry then goes). `whole`: the copy is
+    /// the record's own detail answer, which replaces what is stored rather than merging into it.
+    private func mergeServerCopy(_ server: ServerCopy, whole: Bool) throws -> (RecordWrite, rewrote: Bool) {
         let copy = server.record
         let collection = copy.collection
         let current = server.absent.contains(.record) ? nil : try fetch(collection: collection, id: copy.id)
@@ -229,7 +232,7 @@ extension StorageTransaction {
             // The app's pending change stays, on top of what the server holds now.
             return try keepPending(current, over: copy, serverOwnedKeys: server.serverOwnedKeys)
         }
-        if copy.etag == nil, let current, try Self.holds(current, copy) { return (.unchanged, false) }
+        if copy.etag == nil, let current, try Self.holds(current, copy, exactly: whole) { return (.unchanged, false) }
         var written = copy
         // A copy without an ETag never drops the one the record kept.
         if written.etag == nil { written.etag = current?.etag }
@@ -311,14 +314,19 @@ extension StorageTransaction {
     /// Whether `record` already holds what `copy` brings: its server snapshot (its object when it
     /// keeps none) has every field of `copy`'s snapshot with the same value, and its object every
     /// key of `copy`'s object (an object written by an older model, which lacks a key the app
-    /// reads now, is rewritten).
-    private static func holds(_ record: StoredRecord, _ copy: EncodedRecord) throws -> Bool {
+    /// reads now, is rewritten). `exactly`: no other field or key either (a detail answer, which
+    /// is the record whole).
+    private static func holds(_ record: StoredRecord, _ copy: EncodedRecord, exactly: Bool) throws -> Bool {
         let stored = record.snapshot ?? record.object
         let object = try EncodedRecord.parseObject(copy.object)
         let fields: JSONObject
         switch copy.snapshot {
         case .encoded(let text): fields = try EncodedRecord.parseObject(text)
         case .sameAsObject, .absent: fields = object
+        }
+        if exactly {
+            return stored == fields && record.object.count == object.count
+                && object.keys.allSatisfy { record.object[$0] != nil }
         }
         return fields.allSatisfy { stored[$0.key] == $0.value } && object.keys.allSatisfy { record.object[$0] != nil }
     }

@@ -32,9 +32,18 @@ extension DepotError.Code {
 /// with `DepotError` `.cancelled`; the refresh goes on for the others.
 ///
 /// The refresh may send its own requests through the very session that carries this interceptor
-/// (a `POST /token`, say): the interceptor neither adapts nor retries a request made from within
-/// its own refresh (the refresh runs with a task-local mark), so it does not wait on itself.
-/// Those requests go as the refresh builds them, without the expired credential.
+/// (a `POST /token`, say): mark them with ``marking(_:)`` and the interceptor neither adapts nor
+/// retries them, so the refresh does not wait on itself. The mark is on the request, so it holds
+/// wherever the request is sent from — a promise chain's queue, a detached task, a retry:
+///
+/// ```swift
+/// // Inside the refresh, where the app holds `auth` and `session` (as properties, say):
+/// let login = auth.marking(try NetworkRequest(method: .post, path: "token", json: credentials))
+/// let answer = try await session.exchange(login) { try JSON(parsing: $0.body) }.value
+/// ```
+///
+/// A request sent by the refresh's own task (plain `await`s, no queue hop) is recognised without
+/// the mark too. Those requests go as the refresh builds them, without the expired credential.
 public final class AuthenticationInterceptor<Credential: Sendable>: RequestInterceptor {
     /// Gets a new credential; gets the one that was refused (nil when there was none).
     public typealias Refresh = @Sendable (_ expired: Credential?) async throws -> Credential
@@ -88,15 +97,28 @@ public final class AuthenticationInterceptor<Credential: Sendable>: RequestInter
         for waiter in waiters { waiter.resume(returning: .superseded) }
     }
 
+    /// `request` marked as made by this interceptor's refresh: this interceptor neither adapts it
+    /// (no credential put on it, no wait for the refresh under way) nor retries it after a 401,
+    /// which goes to the refresh. Other interceptors treat it as any request.
+    ///
+    /// - Parameter request: a request the refresh sends through a session that carries this
+    ///   interceptor.
+    /// - Returns: the same request, marked.
+    public func marking(_ request: NetworkRequest) -> NetworkRequest {
+        var marked = request
+        marked.refreshMarks.insert(ObjectIdentifier(self))
+        return marked
+    }
+
     /// Waits for a refresh under way (or starts one when there is no credential), then puts the
-    /// credential on the request. A request made from within this interceptor's own refresh, or
-    /// made after a logout, is returned as it is.
+    /// credential on the request. A request marked by ``marking(_:)`` (or sent by the refresh's own
+    /// task), or made after a logout, is returned as it is.
     ///
     /// - Throws: `DepotError` `.authentication` when the refresh it waited for failed (or that
     ///   refresh's `.transport`, `.timeout` or 5xx/408/429 `.status` error), `.cancelled` when the
     ///   task was cancelled while it waited.
     public func adapt(_ request: NetworkRequest) async throws -> NetworkRequest {
-        if isOwnRefresh { return request }
+        if isOwnRefresh(request) { return request }
         guard let credential = try await current() else { return request }
         var adapted = request
         apply(credential, &adapted)
@@ -106,10 +128,10 @@ public final class AuthenticationInterceptor<Credential: Sendable>: RequestInter
     /// A 401: sends the request again after the one refresh that every 401 of the same credential
     /// shares (or at once, when a newer credential is already there). Always true: a failed
     /// refresh fails the request when it is adapted again, with the refresh's error. False for a
-    /// request made from within this interceptor's own refresh (its 401 goes to the refresh), and
-    /// after a logout (the 401 goes to the caller).
+    /// request marked by ``marking(_:)`` or sent by the refresh's own task (its 401 goes to the
+    /// refresh), and after a logout (the 401 goes to the caller).
     public func shouldRetryUnauthorized(_ request: NetworkRequest, error: DepotError) async -> Bool {
-        if isOwnRefresh { return false }
+        if isOwnRefresh(request) { return false }
         let now = ContinuousClock.now
         return state.withLock { state in
             if state.signedOut { return false }
@@ -166,9 +188,12 @@ public final class AuthenticationInterceptor<Credential: Sendable>: RequestInter
         }
     }
 
-    /// Whether the current task runs within this interceptor's refresh.
-    private var isOwnRefresh: Bool {
-        AuthenticationRefresh.interceptors.contains(ObjectIdentifier(self))
+    /// Whether `request` is this interceptor's refresh's own: marked so on the request (the fact,
+    /// which survives any hop), or sent by the refresh's own task (a convenience for a refresh
+    /// written with plain `await`s, whose unmarked requests would otherwise wait on it).
+    private func isOwnRefresh(_ request: NetworkRequest) -> Bool {
+        let id = ObjectIdentifier(self)
+        return request.refreshMarks.contains(id) || AuthenticationRefresh.interceptors.contains(id)
     }
 
     /// Starts a refresh of the current credential, marked as this interceptor's own so that its

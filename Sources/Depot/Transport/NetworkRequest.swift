@@ -29,6 +29,10 @@ public struct NetworkRequest: Sendable, Hashable {
     /// The route template the path was made from (`messages/:id`), for metrics and trace spans,
     /// which must not carry raw ids; nil for a path given as it is. Not sent.
     public var template: String?
+    /// The ``AuthenticationInterceptor``s whose refresh made this request (see
+    /// ``AuthenticationInterceptor/marking(_:)``): they neither adapt nor retry it. A fact on the
+    /// request, so it holds on every road, across any queue or task hop. Not sent.
+    var refreshMarks: Set<ObjectIdentifier> = []
     /// Names of fields given as strings that were refused (CR, LF or NUL, or not a field name);
     /// ``validateHeaders()`` throws for them before anything is sent.
     var rejectedHeaders: [String] = []

@@ -135,6 +135,32 @@ import Testing
         "a refresh that posts /token through the very session that carries the interceptor completes",
         arguments: ["expired", nil] as [String?])
     func refreshThroughSameSession(token: String?) async throws {
+        try await expectRefreshThroughOwnSession(token: token) { _, session in
+            try await session.request(.post, "token").value
+        }
+    }
+
+    @Test(
+        "a refresh that logs in from inside a promise chain, through the session that carries the interceptor, completes",
+        arguments: ["expired", nil] as [String?])
+    func refreshFromPromiseChain(token: String?) async throws {
+        try await expectRefreshThroughOwnSession(token: token) { auth, session in
+            // The login is sent from a `then` body, on a promise queue: outside the refresh's task.
+            try await Promise(()).then { _ in
+                session.exchange(auth.marking(NetworkRequest(method: .post, path: "token"))) {
+                    try JSON(parsing: $0.body)
+                }
+            }.value
+        }
+    }
+
+    /// A session whose interceptor (starting with `token`) refreshes by `login`, which posts
+    /// `/token` through that very session: a `GET /secure` is answered within a generous bound,
+    /// after one refresh whose request went as `login` made it.
+    func expectRefreshThroughOwnSession(
+        token: String?,
+        login: @escaping @Sendable (AuthenticationInterceptor<String>, NetworkingSession) async throws -> JSON
+    ) async throws {
         try await withStubServer { server in
             // Given: /secure takes only the fresh token; /token answers one, whatever the request carries
             server.route(.get, "/secure") { request, _ in
@@ -142,15 +168,15 @@ import Testing
                     ? .json(["ok": true]) : .json(["error": "token expired"], status: 401)
             }
             server.route(.post, "/token", response: .json(["token": "fresh"]))
-            let sessionHolder = LockedValue<NetworkingSession?>(nil)
+            let holder = LockedValue<(AuthenticationInterceptor<String>, NetworkingSession)?>(nil)
             let auth = AuthenticationInterceptor(token: token) { _ in
-                let session = try #require(sessionHolder.withLock { $0 })
-                let answer = try await session.request(.post, "token").value
+                let (auth, session) = try #require(holder.withLock { $0 })
+                let answer = try await login(auth, session)
                 return try #require(answer["token"]?.stringValue)
             }
             let session = NetworkingSession(
                 url: server.url, configuration: SessionConfiguration(interceptors: [auth], retryPolicy: .none))
-            sessionHolder.withLock { $0 = session }
+            holder.withLock { $0 = (auth, session) }
 
             // When: bounded, so that a refresh waiting on itself fails the test instead of hanging it
             // (generously: a loaded machine took over 5 s to get the answer through)
