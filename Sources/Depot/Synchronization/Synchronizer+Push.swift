@@ -62,7 +62,6 @@ extension Synchronizer {
             after = last.id
             if try await pushBatch(records, to: route, states: states, &report, missingEnds: first) { return true }
             first = false
-            report.batches += 1
             progress?(report)
         }
     }
