@@ -46,6 +46,11 @@ struct StubResource: Sendable {
     /// Whether a write under a key whose first request is still being processed (its answer held
     /// back by a delay) is answered 409, as the IETF idempotency-key draft and Stripe do.
     var conflictsWhileProcessing = false
+    /// Whether a PUT sets only the members its body names and keeps the others (a partial
+    /// update), as many frameworks' PUT does; `null` sets a member to `null`.
+    var putKeepsOmittedFields = false
+    /// Whether PUT and PATCH answer `204 No Content` without an `ETag`.
+    var answersWritesEmpty = false
     /// Where each id is in `objects`.
     private var positions: [String: Int] = [:]
     /// The version of each object, for its ETag; objects never changed have none (version 0).
@@ -176,9 +181,16 @@ struct StubResource: Sendable {
         guard case .object(var object)? = request.json else {
             return Outcome(response: badRequest("expected a JSON object"))
         }
+        if putKeepsOmittedFields { object = objects[index].merging(object) { _, new in new } }
         object["id"] = objects[index]["id"]
         replace(at: index, with: object)
-        return Outcome(response: answer(index), written: [Self.idText(object["id"])])
+        return Outcome(response: writeAnswer(index), written: [Self.idText(object["id"])])
+    }
+
+    /// The answer to a PUT or PATCH that changed the object at `index`: the object with its
+    /// `ETag`, or `204` without either when the resource ``answersWritesEmpty``.
+    private func writeAnswer(_ index: Int) -> StubResponse {
+        answersWritesEmpty ? .empty(status: 204) : answer(index)
     }
 
     /// A PATCH in one of ``patchFormats``: RFC 7396 (`application/merge-patch+json`: merged
@@ -226,7 +238,7 @@ struct StubResource: Sendable {
         }
         object["id"] = objects[index]["id"]
         replace(at: index, with: object)
-        return Outcome(response: answer(index), written: [Self.idText(object["id"])])
+        return Outcome(response: writeAnswer(index), written: [Self.idText(object["id"])])
     }
 
     /// Why a JSON Patch could not be applied: 400 for a malformed one, 409 for a failed `test`

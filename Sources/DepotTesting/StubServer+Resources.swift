@@ -99,6 +99,43 @@ extension StubServer {
         }
     }
 
+    /// Makes resource `name`'s PUT keep the members its body leaves out (or replace the object
+    /// whole again, the default), as the PUT of many frameworks does: only the members the body
+    /// names are set, `null` included, so a client that leaves a cleared member out of its body
+    /// finds the old value still there.
+    ///
+    /// ```swift
+    /// server.resource("notes", objects: [["id": "1", "text": "a", "author": "ann"]])
+    /// server.setPutKeepsOmittedFields(true, for: "notes")   // PUT {"text": "b"} keeps "author": "ann"
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - keeps: whether omitted members are kept.
+    ///   - name: a resource declared with ``resource(_:idStyle:objects:)`` (a precondition).
+    public func setPutKeepsOmittedFields(_ keeps: Bool, for name: String) {
+        let key = StubResource.key(for: name)
+        state.withLock { state in
+            precondition(state.resources[key] != nil, "no resource \(name) on this stub server")
+            state.resources[key]?.putKeepsOmittedFields = keeps
+        }
+    }
+
+    /// Makes resource `name` answer a PUT or PATCH it applied with `204 No Content`, no body and
+    /// no `ETag` (or with the object and its `ETag` again, the default), as many servers do. With
+    /// ``trackChanges(for:)`` the write still stamps `updated_at`: the client does not see the
+    /// stamp until it reads the object.
+    ///
+    /// - Parameters:
+    ///   - empty: whether writes are answered `204` without a body or an `ETag`.
+    ///   - name: a resource declared with ``resource(_:idStyle:objects:)`` (a precondition).
+    public func setAnswersWritesEmpty(_ empty: Bool, for name: String) {
+        let key = StubResource.key(for: name)
+        state.withLock { state in
+            precondition(state.resources[key] != nil, "no resource \(name) on this stub server")
+            state.resources[key]?.answersWritesEmpty = empty
+        }
+    }
+
     /// Makes the resource `name` take PATCH bodies only in `formats` (in this order of
     /// preference); any other `Content-Type` answers 415, naming the formats in `Accept-Patch`
     /// when `advertising` (as servers that speak RFC 5789 do) and without it otherwise (as most

@@ -39,4 +39,40 @@ import Testing
             #expect(try await fixture.outbox().isEmpty)
         }
     }
+
+    @Test(
+        "a DELETE after a batch push answered without ETags does not delete another client's change unseen",
+        arguments: StoreKind.allCases)
+    func deleteAfterBatchPushIsConditional(kind: StoreKind) async throws {
+        try await withOutboxFixture(kind, objects: [["id": "1", "text": "one"]]) { fixture in
+            // Given: message 1 read (its ETag stored), an update of it pushed in a batch (whose
+            // reply carries no ETags), then the text changed by another client, then a delete queued
+            _ = try await fixture.repository().read("1").value
+            let writes = fixture.repository(strategy: recordOnly)
+            let sync = SyncMessages(
+                store: fixture.session, storage: fixture.storage,
+                synchronization: SynchronizationConfiguration(pushMode: .batch(Route(.post, "messages/collection"))))
+            _ = try await writes.update(Message(id: "1", text: "mine")).value
+            let first = try await sync.synchronize().value
+            #expect(first.pushed == 1 && first.failed == 0)
+            #expect(fixture.serverObject("1")?["text"] == "mine")
+            _ = try await fixture.session.request(
+                .patch, "messages/1", headers: ["Content-Type": "application/merge-patch+json"],
+                body: ["text": "theirs"]
+            ).value
+            _ = try await writes.delete(id: "1").value
+            fixture.server.clearRequests()
+
+            // When: the next synchronize() pushes the delete
+            _ = try await sync.synchronize().value
+
+            // Then: no DELETE went without a precondition, the other client's change is on the
+            // server, and the conflict policy (server wins) brought it back to the store
+            #expect(!fixture.server.requests.contains { $0.method == "DELETE" && $0.header("if-match") == nil })
+            #expect(fixture.serverObject("1")?["text"] == "theirs")
+            let stored = try #require(try await fixture.stored("1"))
+            #expect(stored.syncState == .synced && stored.object["text"] == "theirs")
+            #expect(try await fixture.outbox().isEmpty)
+        }
+    }
 }

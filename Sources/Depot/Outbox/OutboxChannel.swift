@@ -10,6 +10,8 @@ struct OutboxChannel: Sendable {
     let conflictPolicy: ConflictPolicy
     /// How bodies are written and answers read (request envelope, JSON:API documents).
     let shape: BodyShape
+    /// The fields the app writes: the judge of whether the server's copy changed.
+    let fields: WrittenFields
     /// A server object as the entity's id and its JSON as the store keeps it.
     let decode: @Sendable (JSON) throws -> (id: String, object: JSONObject)
 
@@ -24,6 +26,7 @@ struct OutboxChannel: Sendable {
             })
         conflictPolicy = repository.conflictPolicy
         shape = BodyShape(configuration, entity: Repository.Entity.self)
+        fields = WrittenFields(configuration, entity: Repository.Entity.self)
         let coding = configuration.coding
         decode = { json in
             let entity = try JSONMapping.entity(Repository.Entity.self, from: json, coding: coding)
@@ -95,7 +98,7 @@ struct OutboxChannel: Sendable {
             return .reject(failure)
         }
         switch PreconditionRequired.decide(
-            error, base: base.map(JSON.object), server: server.map { (JSON.object($0.json), $0.etag) },
+            error, base: base.map(JSON.object), server: server.map { (JSON.object($0.json), $0.etag) }, fields: fields,
             mayResend: configuration.conditionalWrites)
         {
         case .conflict(let conflict):
@@ -129,7 +132,7 @@ struct OutboxChannel: Sendable {
             return .failure(Settled(outcome: .reject(failure)))
         }
         switch PreconditionRequired.decideUnknownVersion(
-            base: base.map(JSON.object), server: server.map { (JSON.object($0.json), $0.etag) })
+            base: base.map(JSON.object), server: server.map { (JSON.object($0.json), $0.etag) }, fields: fields)
         {
         case .success(let etag): return .success(etag)
         case .failure(let conflict): return .failure(Settled(outcome: .conflict(conflict)))

@@ -244,7 +244,7 @@ extension OutboxEngine {
             case .delivered, .reject: return try await reject(entry, failure, &report)
             }
         }
-        if Self.isApplied(entry, on: server?.json, serverOwnedKeys: channel.configuration.serverOwnedKeys) {
+        if Self.isApplied(entry, on: server?.json, fields: channel.fields) {
             return try await delivered(entry, server, channel: channel, &report)
         }
         let local = try await storage.fetch(collection: entry.collection, id: entry.entityID)
@@ -328,20 +328,23 @@ extension OutboxEngine {
     }
 
     /// Whether the server's version already holds what `entry` asked for: an earlier send of it
-    /// (whose answer was lost) was applied. Only what a send of the entry carries is compared: the
-    /// `serverOwnedKeys` (a stamp, an id the server assigns) are never sent, so the server's
-    /// values for them say nothing about the write.
-    static func isApplied(_ entry: OutboxEntry, on server: JSONObject?, serverOwnedKeys: Set<String>) -> Bool {
+    /// (whose answer was lost) was applied. Only what a send of the entry carries is compared, on
+    /// the server's copy as the entity models it (``WrittenFields``): the server's keys (a stamp,
+    /// an id the server assigns) are never sent, so the server's values for them say nothing about
+    /// the write, and `null` and absent are alike.
+    static func isApplied(_ entry: OutboxEntry, on server: JSONObject?, fields: WrittenFields) -> Bool {
         func sent(_ object: JSONObject) -> JSONObject {
             RepositoryConfiguration.writeBody(
-                object, serverOwnedKeys: serverOwnedKeys, creating: entry.operation == .create, temporaryID: nil)
+                object, serverOwnedKeys: fields.serverOwnedKeys, creating: entry.operation == .create,
+                temporaryID: nil)
         }
         switch entry.operation {
         case .delete:
             return server == nil
         case .create, .update:
             guard let server, let payload = entry.payload?.objectValue else { return false }
-            return sent(payload).allSatisfy { key, value in (server[key] ?? .null) == value }
+            let copy = fields.modelled(server) ?? server
+            return sent(payload).allSatisfy { key, value in (copy[key] ?? .null) == value }
         case .patch:
             guard let server, let patch = entry.payload else { return false }
             let body = patch.objectValue.map { JSON.object(sent($0)) } ?? patch

@@ -17,7 +17,7 @@ extension OutboxEngine {
         guard entry.operation != .delete,
             case .success(let server?) = try await channel.current(
                 entityID: entry.entityID, timeout: configuration.requestTimeout),
-            Self.isApplied(entry, on: server.json, serverOwnedKeys: channel.configuration.serverOwnedKeys)
+            Self.isApplied(entry, on: server.json, fields: channel.fields)
         else { return nil }
         return server
     }

@@ -14,6 +14,11 @@ extension OutboxEntry {
     /// then update → update; update+patch → update with the patch applied; patch+patch → one
     /// patch; anything+delete → delete; create+delete → nothing at all.
     ///
+    /// A member the patch clears (`null`) stays in the folded create or update as `null`: the
+    /// whole object goes then, and a server whose PUT keeps the members a body leaves out would
+    /// keep the old value. The body is written by the repository's nil encoding
+    /// (``RepositoryConfiguration/nilEncoding``: `.omit` leaves it out, as any PUT of it would).
+    ///
     /// A delete ends the entity's chain of writes: a create after it makes the entity anew and
     /// stays an entry of its own (delete+create → both kept), so when the server turns out to no
     /// longer have the entity (a 404 to the delete, or to a write before it), the create still goes.
@@ -34,7 +39,7 @@ extension OutboxEntry {
         case (.create, .update):
             merged.payload = payload
         case (.create, .patch), (.update, .patch):
-            merged.payload = (self.payload ?? .object([:])).applyingMergePatch(payload ?? .object([:]))
+            merged.payload = Self.folding(self.payload ?? .object([:]), patch: payload ?? .object([:]))
         case (.update, .update), (.patch, .update), (.delete, .update):
             merged.operation = .update
             merged.payload = payload
@@ -51,6 +56,16 @@ extension OutboxEntry {
             return .append
         }
         return .replace(merged)
+    }
+
+    /// The whole `object` with the merge patch `patch` applied, each top-level member the patch
+    /// clears kept as `null` (the object is sent whole, and a member left out of a PUT is kept by
+    /// many servers). Nested members are merged as RFC 7396 says, as an entity writes them.
+    static func folding(_ object: JSON, patch: JSON) -> JSON {
+        let applied = object.applyingMergePatch(patch)
+        guard case .object(var result) = applied, case .object(let members) = patch else { return applied }
+        for (key, value) in members where value == .null { result[key] = .null }
+        return .object(result)
     }
 
     /// One merge patch with the effect of `first` then `second`: members of `second` win, nested

@@ -17,6 +17,8 @@ struct BodyShape: Sendable {
     var serverOwnedKeys: Set<String> = []
     /// How `Codable` entities spell dates and keys (``RepositoryConfiguration/coding``).
     var coding = EntityCoding.default
+    /// How a create's or an update's `null` members go (``RepositoryConfiguration/nilEncoding``).
+    var nilEncoding = NilEncoding.null
 
     /// Plain objects, sent bare.
     static let plain = BodyShape()
@@ -31,6 +33,7 @@ struct BodyShape: Sendable {
         integerIDs = Entity.ID.self is any FixedWidthInteger.Type
         serverOwnedKeys = configuration.serverOwnedKeys
         coding = configuration.coding
+        nilEncoding = configuration.nilEncoding
     }
 
     /// Whether answers are read as they come (no resource documents to unpack).
@@ -50,8 +53,10 @@ struct BodyShape: Sendable {
     ///     (a ``TemporaryID``): left out of the body and the document.
     ///
     /// The server's keys (``RepositoryConfiguration/serverOwnedKeys``) are left out of an object or
-    /// a merge patch, and a create never sends an id Depot made; an id the app gave goes as it is.
-    /// A batch's objects come as the push made them (it keeps the key its reply is matched by).
+    /// a merge patch, a create's or an update's `null` members are left out when the repository's
+    /// ``RepositoryConfiguration/nilEncoding`` is `.omit`, and a create never sends an id Depot
+    /// made; an id the app gave goes as it is. A batch's objects come as the push made them (it
+    /// keeps the key its reply is matched by).
     func write(
         _ operation: RepositoryOperation, _ payload: JSON, id: String?, format: PatchFormat? = nil, base: JSON? = nil,
         temporaryID: String? = nil
@@ -59,9 +64,14 @@ struct BodyShape: Sendable {
         var (payload, id) = (payload, id)
         let temporaryID = operation == .create ? temporaryID : nil
         if operation != .synchronize, case .object(let object) = payload {
-            payload = .object(
-                RepositoryConfiguration.writeBody(
-                    object, serverOwnedKeys: serverOwnedKeys, creating: operation == .create, temporaryID: temporaryID))
+            var body = RepositoryConfiguration.writeBody(
+                object, serverOwnedKeys: serverOwnedKeys, creating: operation == .create, temporaryID: temporaryID)
+            // A create or an update is the whole object: its nil members go as the repository says
+            // (a folded write keeps a cleared member as `null` until here).
+            if nilEncoding == .omit, operation == .create || operation == .update {
+                body = body.filter { $0.value != .null }
+            }
+            payload = .object(body)
         }
         if let temporaryID, id == temporaryID { id = nil }
         if let resource {

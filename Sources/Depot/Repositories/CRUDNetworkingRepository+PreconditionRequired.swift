@@ -19,8 +19,10 @@ extension CRUDNetworkingRepository {
         } catch let error as DepotError where error.code == .notFound {
             server = nil
         }
-        return try PreconditionRequired.decideUnknownVersion(base: base, server: server.map { ($0.json, $0.etag) })
-            .get()
+        return try PreconditionRequired.decideUnknownVersion(
+            base: base, server: server.map { ($0.json, $0.etag) },
+            fields: WrittenFields(configuration, entity: Entity.self)
+        ).get()
     }
 
     /// A write refused with `428 Precondition Required` (the server requires `If-Match` and none
@@ -45,7 +47,10 @@ extension CRUDNetworkingRepository {
             return Promise(error: error)
         }
         return current.then { server -> Promise<Output> in
-            switch PreconditionRequired.decide(error, base: base, server: (server.json ?? .null, server.etag)) {
+            switch PreconditionRequired.decide(
+                error, base: base, server: (server.json ?? .null, server.etag),
+                fields: WrittenFields(configuration, entity: Entity.self))
+            {
             case .conflict(let conflict):
                 throw conflict
             case .sendAgain(let etag):

@@ -19,13 +19,16 @@ enum PreconditionRequired {
     }
 
     /// Decides from the 428 `error`, the `base` the change was made against, and the server's copy
-    /// now (nil when it has none). `mayResend` is false when the road cannot send `If-Match`
-    /// (conditional writes are off).
+    /// now (nil when it has none), the copy judged against `base` by `fields` (the fields the app
+    /// writes). `mayResend` is false when the road cannot send `If-Match` (conditional writes are off).
     static func decide(
-        _ error: DepotError, base: JSON?, server: (json: JSON, etag: String?)?, mayResend: Bool = true
+        _ error: DepotError, base: JSON?, server: (json: JSON, etag: String?)?, fields: WrittenFields,
+        mayResend: Bool = true
     ) -> Decision {
-        guard mayResend, let server, let base, server.json == base, let etag = server.etag, ETag.isStrong(etag) else {
-            let changed = base != nil && (server.map { $0.json != base } ?? true)
+        guard mayResend, let server, let base, fields.same(server.json, base), let etag = server.etag,
+            ETag.isStrong(etag)
+        else {
+            let changed = base.map { base in server.map { !fields.same($0.json, base) } ?? true } ?? false
             return .conflict(conflict(error, changed: changed))
         }
         return .sendAgain(ifMatch: etag)
@@ -38,10 +41,14 @@ enum PreconditionRequired {
     /// still `base`, the write goes under its `ETag` (without `If-Match` when the copy has no
     /// strong one: there is none to send); a copy changed since (or no `base` known) is a
     /// `.conflict` (status 412, as the server would answer the version the app had); a server
-    /// without the entity lets the write go (a delete is done, an update is refused `404`).
-    static func decideUnknownVersion(base: JSON?, server: (json: JSON, etag: String?)?) -> Result<String?, DepotError> {
+    /// without the entity lets the write go (a delete is done, an update is refused `404`). The
+    /// copy is judged against `base` by `fields`: the fields the app writes (a stamp the server
+    /// wrote with its answer, a field the model does not know, is no change).
+    static func decideUnknownVersion(
+        base: JSON?, server: (json: JSON, etag: String?)?, fields: WrittenFields
+    ) -> Result<String?, DepotError> {
         guard let server else { return .success(nil) }
-        guard let base, server.json == base else {
+        guard let base, fields.same(server.json, base) else {
             let changed = base != nil
             return .failure(
                 DepotError(

@@ -20,7 +20,8 @@ public struct SynchronizationReport: Sendable {
     public var removed = 0
     /// Whether the pull asked only for changes since a stored cursor.
     public var incremental = false
-    /// Batches sent to the synchronize route.
+    /// Batch requests sent to the synchronize route (one that never left, its connection refused
+    /// before any byte went, is not counted; nor is a page whose records all went entity by entity).
     public var batches = 0
     /// Pages read by the pull (``notModified`` ones included).
     public var pages = 0

@@ -72,7 +72,6 @@ extension Synchronizer {
                 _ = try await opened.claim.lease.renewing {
                     try await sendBatch(opened, to: route, &report, missingEnds: false)
                 }
-                report.batches += 1
             }
         }
     }
@@ -195,7 +194,9 @@ extension Synchronizer {
 
     /// Sends an opened batch and settles it: its answer stored, and the batch closed once its
     /// answer is known (a reply, or a refusal that proves nothing was applied); left open for a
-    /// timeout, a lost connection or a 5xx, to go again under its key.
+    /// timeout, a lost connection or a 5xx, to go again under its key. A batch the transport says
+    /// never left (``RequestNotSent``) is closed and its entries count as unsent. Counts the batch
+    /// in ``SynchronizationReport/batches`` when its request may have reached the server.
     private func sendBatch(
         _ opened: OpenedBatch, to route: Route, _ report: inout SynchronizationReport, missingEnds: Bool
     ) async throws -> Bool {
@@ -218,15 +219,25 @@ extension Synchronizer {
             return false
         }
         let elements: [JSON]
-        switch try await send(request).flatMap({ array(in: $0, of: request) }) {
-        case .success(let answer): elements = answer
+        let answer = try await send(request)
+        switch answer.flatMap({ array(in: $0, of: request) }) {
+        case .success(let answer):
+            report.batches += 1
+            elements = answer
         case .failure(let error):
             if missingEnds, BatchRouteAnswer.saysMissing(error) {
                 // Never applied: the batch is closed and the attempts counted on its entries taken back.
                 try await close(opened, takingBackAttempts: true)
                 return true
             }
-            if Self.refusesWholeBatch(error) { try await close(opened, takingBackAttempts: false) }
+            if case .failure(let failure) = answer, failure.neverReachedServer {
+                // Never sent (the transport says no byte could have reached the server): the batch
+                // is closed and its entries are unsent again, free to absorb later writes.
+                try await close(opened, takingBackAttempts: true)
+            } else {
+                report.batches += 1
+                if Self.refusesWholeBatch(error) { try await close(opened, takingBackAttempts: false) }
+            }
             report.failed += records.count
             report.errors.append(error)
             return false

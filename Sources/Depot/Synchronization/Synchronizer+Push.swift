@@ -62,7 +62,6 @@ extension Synchronizer {
             after = last.id
             if try await pushBatch(records, to: route, states: states, &report, missingEnds: first) { return true }
             first = false
-            report.batches += 1
             progress?(report)
         }
     }
@@ -198,9 +197,11 @@ extension Synchronizer {
     /// not yet) goes entity by entity instead, each entry under its own key, so the create's
     /// answer moves the delete to the server's id (a `DELETE` of the temporary id would meet a
     /// `404`, taken as done, and the entity would stay on the server). A tombstone with a strong
-    /// `ETag`, with ``RepositoryConfiguration/conditionalWrites`` on, goes entity by entity too:
-    /// its `DELETE` carries `If-Match`, and a `412` (another client changed the entity since)
-    /// goes to the repository's conflict policy instead of deleting that change.
+    /// `ETag`, or whose version is unknown (a batch's reply carried no `ETag`), with
+    /// ``RepositoryConfiguration/conditionalWrites`` on, goes entity by entity too: its `DELETE`
+    /// carries `If-Match` (read first when the version is unknown), and a `412` or a copy changed
+    /// since (another client changed the entity) goes to the repository's conflict policy instead
+    /// of deleting that change.
     func pushDeletes(_ report: inout SynchronizationReport, progress: Progress?) async throws {
         var after: String?
         let collection = self.collection
@@ -253,11 +254,14 @@ extension Synchronizer {
         }
     }
 
-    /// Whether a `DELETE` of `tombstone` goes under `If-Match`: conditional writes on and a strong
-    /// `ETag` known, as the entity-by-entity road sends it.
+    /// Whether a `DELETE` of `tombstone` goes under a precondition, as the entity-by-entity road
+    /// sends it: conditional writes on and a strong `ETag` known (`If-Match`), or the record's
+    /// version unknown (``StoredRecord/isVersionUnknown``: a write's answer, a batch's reply,
+    /// changed it without an `ETag`), so the server's copy is read and judged against the base
+    /// first, and another client's change since is a conflict, not deleted unseen.
     private func isConditional(_ tombstone: StoredRecord) -> Bool {
         guard let channel, channel.configuration.conditionalWrites, let etag = tombstone.etag else { return false }
-        return ETag.isStrong(etag)
+        return ETag.isStrong(etag) || tombstone.isVersionUnknown
     }
 
     /// Sends one tombstone; returns whether it went through (a 2xx or a 404).

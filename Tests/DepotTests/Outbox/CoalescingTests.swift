@@ -27,7 +27,11 @@ import Testing
         Case(
             first: .create, firstPayload: ["id": "1", "text": "a", "tag": "x"], next: .patch,
             nextPayload: ["text": "b", "tag": nil],
-            expected: .replace(entry(.create, ["id": "1", "text": "b"]))),
+            expected: .replace(entry(.create, ["id": "1", "text": "b", "tag": nil]))),
+        Case(
+            first: .update, firstPayload: ["id": "1", "text": "a", "author": "ann"], next: .patch,
+            nextPayload: ["author": nil],
+            expected: .replace(entry(.update, ["id": "1", "text": "a", "author": nil]))),
         Case(first: .create, firstPayload: ["id": "1"], next: .delete, nextPayload: nil, expected: .dropBoth),
         Case(
             first: .update, firstPayload: ["id": "1", "text": "a"], next: .delete, nextPayload: nil,
