@@ -102,6 +102,8 @@
                 while !Task.isCancelled {
                     do {
                         try await client.withConnection { connection in
+                            // The fact that this process lives, held as long as the connection.
+                            try await holdOwnerLock(on: connection)
                             try await connection.listen(on: channel) { notices in
                                 if first {
                                     first = false

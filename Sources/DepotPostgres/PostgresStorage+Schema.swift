@@ -45,6 +45,7 @@
                             _ = try await run(appendOutboxIfFirstFunction)
                             _ = try await run("INSERT INTO \(unescaped: quoted).schema_version (version) VALUES (2)")
                         }
+                        _ = try await run(createLeaseOwners)
                         _ = try await run("COMMIT")
                     } catch {
                         do { _ = try await run("ROLLBACK") } catch { try? await connection.close() }

@@ -55,7 +55,7 @@
             defer { directory.cleanUp() }
             // Given: a store with an entry, taken back to version 1 (no function, no version 2 row)
             let first = try await PostgresFixture.make(in: directory)
-            try await first.transaction { tx in
+            _ = try await first.transaction { tx in
                 try tx.recordOutbox(collection: "messages", entityID: "1", operation: .create, payload: ["text": "a"])
             }
             let schema = PostgresFixture.schema(directory)
