@@ -368,7 +368,7 @@ extension OutboxEngine {
                 etag: answer?.etag)
         }
         let storage = self.storage
-        return try await storage.transaction { tx in
+        return try await storage.storingAnswers { tx in
             // Discarded meanwhile: nothing to store. Taken by another sender: theirs to store.
             guard let stored = try tx.outboxEntry(sequence: entry.sequence) else { return true }
             guard Self.holds(stored, as: entry) else { return false }

@@ -227,7 +227,7 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
         let collection = self.collection
         let record = try Self.syncedRecord(answer, collection: collection, coding: coding)
         let storage = self.storage
-        try await storage.transaction { tx in
+        try await storage.storingAnswers { tx in
             _ = try tx.storeServerAnswer(
                 record, collection: collection, sentID: sentID ?? record.id, sent: sentObject, in: storage)
         }
@@ -240,7 +240,7 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
     /// created again, and the server holds it.
     func storeDeleteAnswer(sentID: String, since sent: DeliveryLog.Reader? = nil) async throws {
         let (collection, storage) = (self.collection, self.storage)
-        try await storage.transaction { tx in
+        try await storage.storingAnswers { tx in
             _ = try tx.storeServerAnswer(
                 nil, collection: collection, sentID: sentID, deleted: .sentAt(sent), in: storage)
         }

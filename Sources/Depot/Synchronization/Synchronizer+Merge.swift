@@ -11,7 +11,7 @@ extension Synchronizer {
     /// stores their answer).
     func merge(_ merges: inout [Merge], claim: Claim, closing batch: OutboxBatch? = nil) async throws -> Int? {
         let (collection, replies, storage) = (self.collection, merges, self.storage)
-        return try await storage.transaction { tx -> Int? in
+        return try await storage.storingAnswers { tx -> Int? in
             guard try claim.isHeld(in: tx) else { return nil }
             if let batch { try tx.closeOutboxBatch(key: batch.key) }
             var changed = 0
