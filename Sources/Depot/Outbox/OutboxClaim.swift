@@ -142,6 +142,38 @@ final class OutboxClaim: Sendable {
         return (entries, extra)
     }
 
+    /// How many more claims ``retakeContended(_:taken:)`` makes at most for entries no other
+    /// sender holds.
+    static let contendedRounds = 8
+
+    /// `taken` (what a claim of `entries` took), with the entries it missed only because another
+    /// transaction touched them at that moment (a claim on PostgreSQL skips a row or an entity
+    /// another transaction holds locked, never waits for it): each of those is claimed again,
+    /// in a transaction that reads first whether another sender holds it or an earlier entry of
+    /// its entity (a lease live on the store's clock, an open batch) or it was refused. Only that
+    /// stored fact keeps an entry from this claim; a lock of the moment does not. In the order
+    /// of `entries`; at most ``contendedRounds`` more claims.
+    func retakeContended(_ entries: [OutboxEntry], taken: [OutboxEntry]) async throws -> [OutboxEntry] {
+        var taken = taken
+        var missed = entries.filter { entry in !taken.contains { $0.sequence == entry.sequence } }
+        var rounds = 0
+        while !missed.isEmpty, rounds < Self.contendedRounds {
+            rounds += 1
+            let candidates = missed
+            let (more, free) = try await extend { tx, lease, now -> ([OutboxEntry], Int) in
+                let free = try tx.unheldOutbox(candidates, at: now)
+                guard !free.isEmpty else { return ([], 0) }
+                return (try tx.claimOutboxInOrder(sequences: free, lease: lease, now: now), free.count)
+            }
+            guard free > 0 else { break }
+            taken += more
+            missed.removeAll { entry in more.contains { $0.sequence == entry.sequence } }
+            if more.isEmpty { await Task.yield() }
+        }
+        let order = Dictionary(entries.enumerated().map { ($1.sequence, $0) }, uniquingKeysWith: min)
+        return taken.sorted { (order[$0.sequence] ?? .max) < (order[$1.sequence] ?? .max) }
+    }
+
     /// Stops holding `sequence` without a write: its entry is gone from the store (delivered), so
     /// there is no lease left to release.
     func settled(_ sequence: Int64) {
@@ -255,6 +287,24 @@ extension Storage {
 }
 
 extension StorageTransaction {
+    /// The sequences of `entries` still stored that no other sender holds at `now` (the store's
+    /// time): neither the entry nor an earlier entry of its entity is refused, leased by a lease
+    /// live at `now`, or in an open batch. What a claim that missed them was kept from only by
+    /// another transaction of the moment.
+    func unheldOutbox(_ entries: [OutboxEntry], at now: Date) throws -> [Int64] {
+        let batched = try outboxBatchSequences(except: nil)
+        var free: [Int64] = []
+        for entry in entries {
+            let entity = try outboxEntries(collection: entry.collection, entityID: entry.entityID)
+            guard entity.contains(where: { $0.sequence == entry.sequence }) else { continue }
+            let unheld = entity.filter { $0.sequence <= entry.sequence }.allSatisfy {
+                $0.isClaimable(at: now) && !batched.contains($0.sequence)
+            }
+            if unheld { free.append(entry.sequence) }
+        }
+        return free
+    }
+
     /// Claims the claimable entries of `sequences` (``claimOutbox(sequences:lease:now:)``), then
     /// gives back, in the same transaction, each one an earlier entry of its entity is not claimed
     /// with: held by another sender, or not asked for. One entity's writes reach the server in the

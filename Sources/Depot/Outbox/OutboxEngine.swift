@@ -130,9 +130,10 @@ struct OutboxEngine: Sendable {
         shouldContinue: @escaping @Sendable () -> Bool
     ) async throws -> Bool {
         guard !entries.isEmpty else { return false }
-        let (claim, taken) = try await OutboxClaim.take(
+        let (claim, first) = try await OutboxClaim.take(
             entries.map(\.sequence), in: storage, duration: configuration.leaseSeconds)
         return try await claim.releasing {
+            let taken = try await claim.retakeContended(entries, taken: first)
             // Another sender holds an entry: its entity waits for the next pass.
             let takenSequences = Set(taken.map(\.sequence))
             for entry in entries where !takenSequences.contains(entry.sequence) { blocked.insert(EntityKey(entry)) }
