@@ -79,8 +79,12 @@ import Testing
     }
 
     /// Runs only in CI's one-at-a-time phase (`DEPOT_SERIAL` set): beside the whole suite in
-    /// parallel the same 200 rounds took 551 s in a clean-clone CI run (1.8 s alone), the offline
-    /// hang issue 46 names, still open.
+    /// parallel the same 200 rounds took 551 s in a clean-clone CI run (1.8 s alone). Its step
+    /// times (printed) showed where: an *online* read stalled 3–8 s, on both transports at the
+    /// same moment, while a real-server test blocked Swift's cooperative pool (two threads here)
+    /// waiting for Python to start; with that wait on a thread of its own the slowest read beside
+    /// the suite is about 1 s (`DEPOT_SERIAL=1 swift test`, issue 46). `DEPOT_WENT_AWAY_ROUNDS`
+    /// sets the rounds (3,000 alone: slowest refused read 0.28 s).
     @Test(
         "a server that went away, 200 times in a row: the request after it fails as a refusal, never waits out the timeout",
         .enabled(if: ProcessInfo.processInfo.environment["DEPOT_SERIAL"] != nil), arguments: Transport.available)
@@ -90,14 +94,34 @@ import Testing
             let session = transport.session(
                 url: server.url, configuration: SessionConfiguration(timeout: .seconds(600), retryPolicy: .none))
             let messages = MessageRepository(store: session)
-            for round in 0..<200 {
+            // Where the time goes, step by step (printed at the end: the slowest round of each)
+            var slowest = [Duration](repeating: .zero, count: 4)
+            var total = [Duration](repeating: .zero, count: 4)
+            defer {
+                print(
+                    "went-away steps (online, read, offline, refused read) on \(transport): total \(total), slowest \(slowest)"
+                )
+            }
+            func timed<T>(_ step: Int, _ body: () async throws -> T) async rethrows -> T {
+                let start = ContinuousClock.now
+                defer {
+                    let took = ContinuousClock.now - start
+                    total[step] += took
+                    slowest[step] = max(slowest[step], took)
+                }
+                return try await body()
+            }
+            let rounds = ProcessInfo.processInfo.environment["DEPOT_WENT_AWAY_ROUNDS"].flatMap(Int.init) ?? 200
+            for round in 0..<rounds {
                 // Given: a kept-alive connection to the server
-                try await server.goOnline()
-                _ = try await messages.read("1").value
+                try await timed(0) { try await server.goOnline() }
+                _ = try await timed(1) { try await messages.read("1").value }
                 // When: the server goes away and the app asks again
-                try await server.goOffline()
-                let error = await #expect(throws: DepotError.self, "round \(round)") {
-                    try await messages.read("1").value
+                try await timed(2) { try await server.goOffline() }
+                let error = await timed(3) {
+                    await #expect(throws: DepotError.self, "round \(round)") {
+                        try await messages.read("1").value
+                    }
                 }
                 // Then: a refusal (a hang would be a .timeout after 600 s)
                 #expect(error?.code == .transport, "round \(round)")

@@ -20,6 +20,15 @@ extension CheckApp {
         for request in server.afterLogout {
             flag("LOGOUT", "\(request): a request carried the token of an account signed out at the time")
         }
+        let requests = stub.requests.count
+        defer {
+            let sent = stub.requests.count - requests
+            if sent > 2 * Self.requestsPerStep {
+                flag(
+                    "LOOP",
+                    "the final flushes and pull sent \(sent) requests; they need at most \(2 * Self.requestsPerStep)")
+            }
+        }
         let forwarder = self.forwarder
         let items = CheckItems(
             store: sessions["A"]!, storage: storage, strategy: .remoteFirst, batch: program.shape.batchRoute,

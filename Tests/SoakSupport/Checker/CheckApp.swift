@@ -158,10 +158,26 @@ final class CheckApp {
 
     // MARK: Steps
 
+    /// The most requests one step may send (pages, retries, refreshes and the entries a flush
+    /// sends included): far above what any step of a program needs, far below a loop's.
+    static let requestsPerStep = 150
+
     func runSteps(_ outcome: inout CheckRunner.Outcome) async {
         for (index, step) in program.steps.enumerated() {
             let began = ContinuousClock.now
+            let requests = stub.requests.count
             let line = await run(step, index: index, outcome: &outcome)
+            // No loops: a step's requests are bounded whatever the server answers (issue 42 #5:
+            // a write re-queued after each answer sent 3,000 POSTs in 20 s).
+            let sent = stub.requests.count - requests
+            if sent > Self.requestsPerStep {
+                outcome.violations.append(
+                    CheckViolation(
+                        kind: "LOOP", step: index,
+                        message:
+                            "one step sent \(sent) requests; no step of a program needs more than \(Self.requestsPerStep)"
+                    ))
+            }
             let took = (ContinuousClock.now - began).components
             let milliseconds = took.seconds * 1_000 + took.attoseconds / 1_000_000_000_000_000
             let call = CheckRender.call(step, shape: program.shape).replacingOccurrences(of: "\n", with: " ")
