@@ -145,6 +145,17 @@ extension OutboxEngine {
             return .kept(
                 DepotError(.queuedBehindEarlierWrites, "another sender holds the write to \(claimed.entityID)"))
         }
+        if try await storage.transaction({ tx in try tx.holdsTemporaryReference(entry) }) {
+            // It names an entity whose create waits in the outbox: the server does not know its id.
+            let error = DepotError(
+                .queuedBehindEarlierWrites,
+                "\(entry.entityID) names an entity created offline; the write goes once that create is delivered")
+            if keeps(error) {
+                try await takeBack(entry.sequence, claim: claim)
+                return .kept(error)
+            }
+            return try await remove(entry.sequence, claim: claim, undo: undo) ? .undone(error) : .kept(error)
+        }
         guard let channel = channels[entry.collection] else {
             let failure = DepotError(.invalidRequest, "no repository forwards \(entry.collection)")
             return try await remove(entry.sequence, claim: claim, undo: undo) ? .undone(failure) : .kept(failure)
@@ -167,7 +178,7 @@ extension OutboxEngine {
                 let failure =
                     report.rejected.first?.rejection?.error() ?? DepotError(.decoding, "the answer cannot be read")
                 return .refused(failure)
-            case .waiting, .lost:
+            case .waiting, .lost, .held:
                 return .kept(
                     DepotError(.queuedBehindEarlierWrites, "another sender took the write to \(entry.entityID)"))
             }

@@ -35,6 +35,8 @@ struct OutboxEngine: Sendable {
     struct PassResult: Sendable {
         var report = ForwardingReport()
         var nextDue: Date?
+        /// Whether an entry was held back for a create it names (``EntryResult/held``).
+        var held = false
     }
 
     /// How one entry ended in a pass.
@@ -48,12 +50,31 @@ struct OutboxEngine: Sendable {
         /// Its lease was lost to another sender, which sends it now: nothing was written back,
         /// and the entity's later entries are left to that sender in this pass.
         case lost
+        /// Names, under a declared ``EntityReference``, an entity whose id Depot made and whose
+        /// create is not delivered yet: not sent, its attempt taken back; the entity's later
+        /// entries wait with it until that create's answer gives the server's id.
+        case held
     }
 
     /// Sends the pending entries in sequence order, `pageSize` at a time. With `everything`, entries
     /// waiting for a retry go now too (a flush); else only those due. Stops early, between entries,
-    /// when `shouldContinue` turns false.
+    /// when `shouldContinue` turns false. An entry held back for a create it names
+    /// (``EntryResult/held``) goes in a pass run again at once when this one delivered anything
+    /// (that create, perhaps): a flush leaves no entry behind a create it delivered.
     func pass(everything: Bool, shouldContinue: @escaping @Sendable () -> Bool) async -> PassResult {
+        var result = PassResult()
+        while true {
+            let round = await passOnce(everything: everything, shouldContinue: shouldContinue)
+            result.report.add(round.report)
+            if let due = round.nextDue { result.nextDue = min(result.nextDue ?? due, due) }
+            guard round.held, round.report.delivered > 0, shouldContinue() else { break }
+        }
+        await recordGauges()
+        return result
+    }
+
+    /// One pass of ``pass(everything:shouldContinue:)``.
+    private func passOnce(everything: Bool, shouldContinue: @escaping @Sendable () -> Bool) async -> PassResult {
         var result = PassResult()
         var blocked: Set<EntityKey> = []
         var after: Int64?
@@ -96,7 +117,6 @@ struct OutboxEngine: Sendable {
             let failure = error as? DepotError ?? DepotError(.storage, "\(error)", underlying: error)
             if !failure.isCancellation { result.report.errors.append(failure) }
         }
-        await recordGauges()
         return result
     }
 
@@ -171,6 +191,9 @@ struct OutboxEngine: Sendable {
                 switch outcome {
                 case .done: continue
                 case .rejected, .lost: blocked.formUnion([EntityKey(entry), sent])
+                case .held:
+                    result.held = true
+                    blocked.formUnion([EntityKey(entry), sent])
                 case .waiting(let due):
                     result.nextDue = min(result.nextDue ?? due, due)
                     blocked.formUnion([EntityKey(entry), sent])
@@ -230,6 +253,9 @@ struct OutboxEngine: Sendable {
             result.report.add(report)
             switch outcome {
             case .rejected?, .lost?: blocked.formUnion([key, sent])
+            case .held?:
+                result.held = true
+                blocked.formUnion([key, sent])
             case .waiting(let due)?:
                 blocked.formUnion([key, sent])
                 result.nextDue = min(result.nextDue ?? due, due)

@@ -17,6 +17,9 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
     /// How `Codable` entities are spelled (``RepositoryConfiguration/coding``): the store keeps the
     /// server's spelling.
     var coding = EntityCoding.default
+    /// The keys that name entities of other collections (``RepositoryConfiguration/references``):
+    /// a local write follows their moves and records the ones holding ids Depot made.
+    var references: [EntityReference] = []
 
     /// The live record of `id` (or of the id the server replaced it with); nil for none or a
     /// tombstone.
