@@ -17,22 +17,26 @@ struct TodoItem<ListID: Codable & Hashable & Sendable>: Codable, Identifiable, S
     var listID: ListID
 }
 
-/// Lists kept in SQLite.
-struct TodoLists<ID: Codable & Hashable & Sendable & PathComponentConvertible>: CRUDNetworkingStorageRepository {
+/// Lists kept in a store, pushed with the batch route.
+struct TodoLists<ID: Codable & Hashable & Sendable & PathComponentConvertible>: CRUDNetworkingStorageRepository,
+    SynchronizableRepository
+{
     typealias Entity = TodoList<ID>
     let store: Networking
     let storage: Storage
     let path = "lists"
     var strategy: Strategy
+    var synchronization: SynchronizationConfiguration { SynchronizationConfiguration(pushMode: .automatic) }
 }
 
-/// Items kept in SQLite, declaring that `listID` names a list.
-struct TodoItems<ListID: Codable & Hashable & Sendable>: CRUDNetworkingStorageRepository {
+/// Items kept in a store, pushed with the batch route, declaring that `listID` names a list.
+struct TodoItems<ListID: Codable & Hashable & Sendable>: CRUDNetworkingStorageRepository, SynchronizableRepository {
     typealias Entity = TodoItem<ListID>
     let store: Networking
     let storage: Storage
     let path = "items"
     var strategy: Strategy
+    var synchronization: SynchronizationConfiguration { SynchronizationConfiguration(pushMode: .automatic) }
     var configuration: RepositoryConfiguration {
         var configuration = RepositoryConfiguration()
         configuration.references = [EntityReference(key: "listID", collection: "lists")]
@@ -43,6 +47,18 @@ struct TodoItems<ListID: Codable & Hashable & Sendable>: CRUDNetworkingStorageRe
 /// A child created offline for a parent created offline names the parent's server id once the
 /// parent's create is delivered, and never the temporary id (issue 42, #13).
 @Suite struct EntityReferenceTests {
+    /// How the writes are made and delivered.
+    enum Road: String, CaseIterable, Sendable, CustomStringConvertible {
+        /// Recorded only, then a forwarder's flush.
+        case flush
+        /// Local-first (each tries its immediate send), then a flush.
+        case localFirst
+        /// Recorded only, then `synchronize()` of the items first (the item waits), the lists,
+        /// and the items again, each with the batch route.
+        case synchronize
+        var description: String { rawValue }
+    }
+
     private let recordOnly = Strategy(Rule(target: .local, synchronize: false))
 
     /// Whether `json` holds `text` as a value anywhere (a string, or an integer spelled so).
@@ -61,10 +77,20 @@ struct TodoItems<ListID: Codable & Hashable & Sendable>: CRUDNetworkingStorageRe
         server.requests.contains { $0.path.contains(text) || $0.json.map { mentions($0, text) } == true }
     }
 
-    /// Offline: a list, then an item naming it; back online, one flush (or, with `refusals`,
-    /// a first flush in which the list's create is answered 503 while the item's lane runs).
+    /// A fresh store of `kind` (a SQLite file in `directory`).
+    private func makeStorage(_ kind: StoreKind, in directory: TemporaryDirectory) throws -> Storage {
+        switch kind {
+        case .sqlite: try SQLiteStorage(path: directory.path("r.sqlite"))
+        case .memory: InMemoryStorage()
+        }
+    }
+
+    /// Offline: a list, then an item naming it; back online, delivered by `road` (with
+    /// `refusals`, a first flush in which the list's create is answered 503 while the item's lane
+    /// runs).
     private func childFollowsParent<ID: Codable & Hashable & Sendable & PathComponentConvertible>(
-        _: ID.Type, idStyle: StubIDStyle, serverID expected: JSON, refusals: Int = 0
+        _: ID.Type, idStyle: StubIDStyle, serverID expected: JSON, kind: StoreKind, road: Road = .flush,
+        refusals: Int = 0
     ) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
@@ -74,10 +100,11 @@ struct TodoItems<ListID: Codable & Hashable & Sendable>: CRUDNetworkingStorageRe
             server.resource("lists", idStyle: idStyle)
             server.assignIDs(startingAt: 7, for: "lists")
             server.resource("items")
-            let storage = try SQLiteStorage(path: directory.path("r.sqlite"))
+            let storage = try makeStorage(kind, in: directory)
             let session = NetworkingSession(url: server.url)
-            let lists = TodoLists<ID>(store: session, storage: storage, strategy: recordOnly)
-            let items = TodoItems<ID>(store: session, storage: storage, strategy: recordOnly)
+            let strategy = road == .localFirst ? .localFirst : recordOnly
+            let lists = TodoLists<ID>(store: session, storage: storage, strategy: strategy)
+            let items = TodoItems<ID>(store: session, storage: storage, strategy: strategy)
             try await server.goOffline()
             // (an `Int` id Depot makes for a dictionary without one; a `String` id the app asks
             // Depot to make, since a dictionary gets a UUID of the app's)
@@ -103,15 +130,24 @@ struct TodoItems<ListID: Codable & Hashable & Sendable>: CRUDNetworkingStorageRe
                 let first = try await forwarder.flush().value
                 // The item waited for its list: nothing of it reached the server
                 #expect(first.delivered == 0)
-                #expect(!server.requests.contains { $0.path.hasPrefix("/items") })
+                #expect(!server.requests.contains { $0.method != "GET" && $0.path.hasPrefix("/items") })
                 #expect(server.objects(in: "items").isEmpty)
             }
-            let report = try await forwarder.flush().value
+            if road == .synchronize {
+                let early = try await items.synchronize().value
+                // The item waits for its list: nothing of it reached the server
+                #expect(early.pushed == 0)
+                #expect(!server.requests.contains { $0.method != "GET" && $0.path.hasPrefix("/items") })
+                #expect(try await lists.synchronize().value.errors.isEmpty)
+                #expect(try await items.synchronize().value.errors.isEmpty)
+            } else {
+                let report = try await forwarder.flush().value
+                #expect(report.rejected.isEmpty)
+                #expect(report.errors.isEmpty)
+            }
 
             // Then: the server's item and the local one name the list's server id, and no
             // request carried the temporary id
-            #expect(report.rejected.isEmpty)
-            #expect(report.errors.isEmpty)
             let serverList = try #require(server.objects(in: "lists").first)
             let serverID = try #require(serverList["id"])
             #expect(serverID == expected)
@@ -125,18 +161,55 @@ struct TodoItems<ListID: Codable & Hashable & Sendable>: CRUDNetworkingStorageRe
         }
     }
 
-    @Test("an item made offline names its offline list's server Int id after the flush")
-    func intIDs() async throws {
-        try await childFollowsParent(Int.self, idStyle: .integer, serverID: .integer(7))
+    @Test(
+        "an item made offline names its offline list's server Int id once delivered", arguments: StoreKind.allCases,
+        Road.allCases)
+    func intIDs(kind: StoreKind, road: Road) async throws {
+        try await childFollowsParent(Int.self, idStyle: .integer, serverID: .integer(7), kind: kind, road: road)
     }
 
-    @Test("an item made offline names its offline list's server String id after the flush")
-    func stringIDs() async throws {
-        try await childFollowsParent(String.self, idStyle: .string, serverID: .string("7"))
+    @Test(
+        "an item made offline names its offline list's server String id once delivered", arguments: StoreKind.allCases,
+        Road.allCases)
+    func stringIDs(kind: StoreKind, road: Road) async throws {
+        try await childFollowsParent(String.self, idStyle: .string, serverID: .string("7"), kind: kind, road: road)
     }
 
-    @Test("an item's create waits while its list's create is refused for now, then goes with the list's id")
-    func heldWhileParentWaits() async throws {
-        try await childFollowsParent(Int.self, idStyle: .integer, serverID: .integer(7), refusals: 1)
+    @Test(
+        "an item's create waits while its list's create is refused for now, then goes with the list's id",
+        arguments: StoreKind.allCases)
+    func heldWhileParentWaits(kind: StoreKind) async throws {
+        try await childFollowsParent(Int.self, idStyle: .integer, serverID: .integer(7), kind: kind, refusals: 1)
+    }
+
+    @Test(
+        "a remote-first create of an item naming a queued list stays queued until the list is delivered",
+        arguments: StoreKind.allCases)
+    func remoteFirstWaits(kind: StoreKind) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        try await withStubServer { server in
+            // Given: a list recorded for later (its id one Depot made), the server up
+            server.resource("lists", idStyle: .integer)
+            server.assignIDs(startingAt: 7, for: "lists")
+            server.resource("items")
+            let storage = try makeStorage(kind, in: directory)
+            let session = NetworkingSession(url: server.url)
+            let lists = TodoLists<Int>(store: session, storage: storage, strategy: recordOnly)
+            let items = TodoItems<Int>(store: session, storage: storage, strategy: .remoteFirst)
+            let list = try await lists.create(["title": "groceries"]).value.value
+
+            // When: a remote-first create of an item naming it
+            let created = try await items.create(TodoItem(id: "i1", title: "milk", listID: list.id)).value
+
+            // Then: it is kept queued, unsent, until a flush delivers the list and then it
+            #expect(created.origin == .local)
+            #expect(created.fallbackError?.code == .queuedBehindEarlierWrites)
+            #expect(server.requests.isEmpty)
+            let forwarder = Forwarder(storage: storage, repositories: [lists, items])
+            #expect(try await forwarder.flush().value.delivered == 2)
+            #expect(server.objects(in: "items").first?["listID"] == .integer(7))
+            #expect(!sent(server, list.id.pathComponent))
+        }
     }
 }
