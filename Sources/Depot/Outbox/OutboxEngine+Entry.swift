@@ -33,7 +33,7 @@ extension OutboxEngine {
         if let prefetched, prefetched.0.sequence == claimed.sequence {
             (current, knownMadeID) = (prefetched, madeID)
         } else {
-            let read = try await reread(claimed)
+            let read = try await reread(claimed, references: !channel.configuration.references.isEmpty)
             if let read, read.held {
                 // It names an entity whose create is not delivered: the server does not know its id.
                 try await unmarkAttempted(CollectionOfOne(read.entry))
@@ -71,15 +71,17 @@ extension OutboxEngine {
     }
 
     /// The entry as stored now and its entity's record, in one read, and whether it names an
-    /// entity whose create is not delivered (``StorageTransaction/holdsTemporaryReference(_:)``);
-    /// nil when the entry is gone, refused, or no longer held under the lease it was claimed with.
-    private func reread(_ claimed: OutboxEntry) async throws -> (entry: OutboxEntry, record: StoredRecord?, held: Bool)?
+    /// entity whose create is not delivered (``StorageTransaction/holdsTemporaryReference(_:)``,
+    /// read only when its repository declares `references`: no other records them); nil when the
+    /// entry is gone, refused, or no longer held under the lease it was claimed with.
+    private func reread(_ claimed: OutboxEntry, references: Bool) async throws
+        -> (entry: OutboxEntry, record: StoredRecord?, held: Bool)?
     {
         try await storage.transaction { tx -> (OutboxEntry, StoredRecord?, Bool)? in
             guard let entry = try tx.outboxEntry(sequence: claimed.sequence), !entry.isRejected,
                 Self.holds(entry, as: claimed)
             else { return nil }
-            let held = try tx.holdsTemporaryReference(entry)
+            let held = try references && tx.holdsTemporaryReference(entry)
             return (entry, try tx.fetch(collection: entry.collection, id: entry.entityID), held)
         }
     }

@@ -145,7 +145,14 @@ extension OutboxEngine {
             return .kept(
                 DepotError(.queuedBehindEarlierWrites, "another sender holds the write to \(claimed.entityID)"))
         }
-        if try await storage.transaction({ tx in try tx.holdsTemporaryReference(entry) }) {
+        guard let channel = channels[entry.collection] else {
+            let failure = DepotError(.invalidRequest, "no repository forwards \(entry.collection)")
+            return try await remove(entry.sequence, claim: claim, undo: undo) ? .undone(failure) : .kept(failure)
+        }
+        // (Only a repository that declares references records them: no read for any other.)
+        if !channel.configuration.references.isEmpty,
+            try await storage.transaction({ tx in try tx.holdsTemporaryReference(entry) })
+        {
             // It names an entity whose create waits in the outbox: the server does not know its id.
             let error = DepotError(
                 .queuedBehindEarlierWrites,
@@ -155,10 +162,6 @@ extension OutboxEngine {
                 return .kept(error)
             }
             return try await remove(entry.sequence, claim: claim, undo: undo) ? .undone(error) : .kept(error)
-        }
-        guard let channel = channels[entry.collection] else {
-            let failure = DepotError(.invalidRequest, "no repository forwards \(entry.collection)")
-            return try await remove(entry.sequence, claim: claim, undo: undo) ? .undone(failure) : .kept(failure)
         }
         let outcome = try await claim.renewing {
             // The session's own timeout, as a direct write has: the caller waits for this answer.
