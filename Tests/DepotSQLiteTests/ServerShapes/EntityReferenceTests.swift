@@ -212,4 +212,68 @@ struct TodoItems<ListID: Codable & Hashable & Sendable>: CRUDNetworkingStorageRe
             #expect(!sent(server, list.id.pathComponent))
         }
     }
+
+    @Test(
+        "an edit of a synced item moving it to a list made offline goes with the list's server id",
+        arguments: StoreKind.allCases)
+    func editNamesParentMadeOffline(kind: StoreKind) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        try await withStubServer { server in
+            // Given: item i1 of list 1 on the server and in the store; offline, a new list and
+            // an edit of i1 moving it there
+            server.resource("lists", idStyle: .integer, objects: [["id": 1, "title": "old"]])
+            server.assignIDs(startingAt: 7, for: "lists")
+            server.resource("items", objects: [["id": "i1", "title": "milk", "listID": 1]])
+            let storage = try makeStorage(kind, in: directory)
+            let session = NetworkingSession(url: server.url)
+            let lists = TodoLists<Int>(store: session, storage: storage, strategy: recordOnly)
+            var items = TodoItems<Int>(store: session, storage: storage, strategy: .remoteFirst)
+            _ = try await items.read("i1").value
+            items.strategy = recordOnly
+            let list = try await lists.create(["title": "new"]).value.value
+            _ = try await items.update(TodoItem(id: "i1", title: "milk", listID: list.id)).value
+            server.clearRequests()
+
+            // When: the outbox is flushed
+            let report = try await Forwarder(storage: storage, repositories: [lists, items]).flush().value
+
+            // Then: the PUT named list 7, locally too, and nothing carried the temporary id
+            #expect(report.delivered == 2)
+            #expect(server.objects(in: "items").first?["listID"] == .integer(7))
+            #expect(try await storage.fetch(collection: "items", id: "i1")?.object["listID"] == .integer(7))
+            #expect(!sent(server, list.id.pathComponent))
+        }
+    }
+
+    @Test(
+        "an item written after its list was delivered, with the list's old temporary id, names the server's",
+        arguments: StoreKind.allCases)
+    func laterWriteFollowsMove(kind: StoreKind) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        try await withStubServer { server in
+            // Given: a list made offline and delivered (the app still holds its temporary id)
+            server.resource("lists", idStyle: .integer)
+            server.assignIDs(startingAt: 7, for: "lists")
+            server.resource("items")
+            let storage = try makeStorage(kind, in: directory)
+            let session = NetworkingSession(url: server.url)
+            let lists = TodoLists<Int>(store: session, storage: storage, strategy: recordOnly)
+            let items = TodoItems<Int>(store: session, storage: storage, strategy: recordOnly)
+            let list = try await lists.create(["title": "groceries"]).value.value
+            let forwarder = Forwarder(storage: storage, repositories: [lists, items])
+            #expect(try await forwarder.flush().value.delivered == 1)
+
+            // When: an item naming that temporary id is created and sent
+            let item = try await items.create(TodoItem(id: "i1", title: "milk", listID: list.id)).value.value
+            #expect(try await forwarder.flush().value.delivered == 1)
+
+            // Then: it names the list's server id, in the app's hands, the store and the server
+            #expect(item.listID == 7)
+            #expect(try await storage.fetch(collection: "items", id: "i1")?.object["listID"] == .integer(7))
+            #expect(server.objects(in: "items").first?["listID"] == .integer(7))
+            #expect(!sent(server, list.id.pathComponent))
+        }
+    }
 }
