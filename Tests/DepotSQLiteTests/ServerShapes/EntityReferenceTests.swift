@@ -85,6 +85,26 @@ struct TodoItems<ListID: Codable & Hashable & Sendable>: CRUDNetworkingStorageRe
         }
     }
 
+    /// A server whose lists get `Int` ids from 7, holding `listObjects` and `itemObjects`, and a
+    /// fresh store of `kind`: `body` gets the server and both repositories, recording only.
+    private func withTodos(
+        _ kind: StoreKind, lists listObjects: [JSONObject] = [], items itemObjects: [JSONObject] = [],
+        _ body: (StubServer, TodoLists<Int>, TodoItems<Int>) async throws -> Void
+    ) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        try await withStubServer { server in
+            server.resource("lists", idStyle: .integer, objects: listObjects)
+            server.assignIDs(startingAt: 7, for: "lists")
+            server.resource("items", objects: itemObjects)
+            let storage = try makeStorage(kind, in: directory)
+            let session = NetworkingSession(url: server.url)
+            try await body(
+                server, TodoLists(store: session, storage: storage, strategy: recordOnly),
+                TodoItems(store: session, storage: storage, strategy: recordOnly))
+        }
+    }
+
     /// Offline: a list, then an item naming it; back online, delivered by `road` (with
     /// `refusals`, a first flush in which the list's create is answered 503 while the item's lane
     /// runs).
@@ -186,17 +206,11 @@ struct TodoItems<ListID: Codable & Hashable & Sendable>: CRUDNetworkingStorageRe
         "a remote-first create of an item naming a queued list stays queued until the list is delivered",
         arguments: StoreKind.allCases)
     func remoteFirstWaits(kind: StoreKind) async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.cleanUp() }
-        try await withStubServer { server in
+        try await withTodos(kind) { server, lists, items in
             // Given: a list recorded for later (its id one Depot made), the server up
-            server.resource("lists", idStyle: .integer)
-            server.assignIDs(startingAt: 7, for: "lists")
-            server.resource("items")
-            let storage = try makeStorage(kind, in: directory)
-            let session = NetworkingSession(url: server.url)
-            let lists = TodoLists<Int>(store: session, storage: storage, strategy: recordOnly)
-            let items = TodoItems<Int>(store: session, storage: storage, strategy: .remoteFirst)
+            var items = items
+            items.strategy = .remoteFirst
+            let storage = lists.storage
             let list = try await lists.create(["title": "groceries"]).value.value
 
             // When: a remote-first create of an item naming it
@@ -217,18 +231,14 @@ struct TodoItems<ListID: Codable & Hashable & Sendable>: CRUDNetworkingStorageRe
         "an edit of a synced item moving it to a list made offline goes with the list's server id",
         arguments: StoreKind.allCases)
     func editNamesParentMadeOffline(kind: StoreKind) async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.cleanUp() }
-        try await withStubServer { server in
+        let listOne: JSONObject = ["id": 1, "title": "old"]
+        try await withTodos(kind, lists: [listOne], items: [["id": "i1", "title": "milk", "listID": 1]]) {
+            server, lists, items in
             // Given: item i1 of list 1 on the server and in the store; offline, a new list and
             // an edit of i1 moving it there
-            server.resource("lists", idStyle: .integer, objects: [["id": 1, "title": "old"]])
-            server.assignIDs(startingAt: 7, for: "lists")
-            server.resource("items", objects: [["id": "i1", "title": "milk", "listID": 1]])
-            let storage = try makeStorage(kind, in: directory)
-            let session = NetworkingSession(url: server.url)
-            let lists = TodoLists<Int>(store: session, storage: storage, strategy: recordOnly)
-            var items = TodoItems<Int>(store: session, storage: storage, strategy: .remoteFirst)
+            var items = items
+            let storage = lists.storage
+            items.strategy = .remoteFirst
             _ = try await items.read("i1").value
             items.strategy = recordOnly
             let list = try await lists.create(["title": "new"]).value.value
@@ -250,17 +260,9 @@ struct TodoItems<ListID: Codable & Hashable & Sendable>: CRUDNetworkingStorageRe
         "an item written after its list was delivered, with the list's old temporary id, names the server's",
         arguments: StoreKind.allCases)
     func laterWriteFollowsMove(kind: StoreKind) async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.cleanUp() }
-        try await withStubServer { server in
+        try await withTodos(kind) { server, lists, items in
             // Given: a list made offline and delivered (the app still holds its temporary id)
-            server.resource("lists", idStyle: .integer)
-            server.assignIDs(startingAt: 7, for: "lists")
-            server.resource("items")
-            let storage = try makeStorage(kind, in: directory)
-            let session = NetworkingSession(url: server.url)
-            let lists = TodoLists<Int>(store: session, storage: storage, strategy: recordOnly)
-            let items = TodoItems<Int>(store: session, storage: storage, strategy: recordOnly)
+            let storage = lists.storage
             let list = try await lists.create(["title": "groceries"]).value.value
             let forwarder = Forwarder(storage: storage, repositories: [lists, items])
             #expect(try await forwarder.flush().value.delivered == 1)
