@@ -101,7 +101,8 @@ final class OutboxClaim: Sendable {
 
     /// Claims every pending entry of one entity, in one transaction that reads them, claims them
     /// (all or none: an entry held by another sender means that sender sends them all) and reads
-    /// the entity's record; nothing when one of them was refused. Returns the claim, the entries
+    /// the entity's record; nothing when one of them was refused, or names an entity whose create
+    /// is not delivered (``StorageTransaction/holdsTemporaryReference(_:)``). Returns the claim, the entries
     /// it holds in order, and the record as that transaction read it; with `madeID`, whether the
     /// entity's id is one Depot made (read only when the first entry taken is a create).
     static func take(
@@ -111,7 +112,9 @@ final class OutboxClaim: Sendable {
             tx, lease, now -> ([OutboxEntry], (StoredRecord?, Bool)) in
             let pending = try tx.outboxEntries(collection: collection, entityID: entityID)
             guard !pending.isEmpty, !pending.contains(where: \.isRejected),
-                pending.allSatisfy({ $0.isClaimable(at: now) })
+                pending.allSatisfy({ $0.isClaimable(at: now) }),
+                // One names an entity whose create is not delivered: they wait for it.
+                try !pending.contains(where: tx.holdsTemporaryReference)
             else { return ([], (nil, false)) }
             let taken = try tx.claimOutboxInOrder(sequences: pending.map(\.sequence), lease: lease, now: now)
             let madeID = try taken.first?.operation == .create && tx.isTemporaryID(collection: collection, id: entityID)

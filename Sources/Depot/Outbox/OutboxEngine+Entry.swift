@@ -33,7 +33,13 @@ extension OutboxEngine {
         if let prefetched, prefetched.0.sequence == claimed.sequence {
             (current, knownMadeID) = (prefetched, madeID)
         } else {
-            current = try await reread(claimed)
+            let read = try await reread(claimed, references: !channel.configuration.references.isEmpty)
+            if let read, read.held {
+                // It names an entity whose create is not delivered: the server does not know its id.
+                try await unmarkAttempted(CollectionOfOne(read.entry))
+                return (.held, EntityKey(read.entry))
+            }
+            current = read.map { ($0.entry, $0.record) }
         }
         guard let (entry, record) = current else {
             // Gone (discarded by the app): nothing to send. Taken by another sender: theirs now.
@@ -64,14 +70,19 @@ extension OutboxEngine {
         return (result, EntityKey(entry))
     }
 
-    /// The entry as stored now and its entity's record, in one read; nil when the entry is gone,
-    /// refused, or no longer held under the lease it was claimed with.
-    private func reread(_ claimed: OutboxEntry) async throws -> (OutboxEntry, StoredRecord?)? {
-        try await storage.transaction { tx -> (OutboxEntry, StoredRecord?)? in
+    /// The entry as stored now and its entity's record, in one read, and whether it names an
+    /// entity whose create is not delivered (``StorageTransaction/holdsTemporaryReference(_:)``,
+    /// read only when its repository declares `references`: no other records them); nil when the
+    /// entry is gone, refused, or no longer held under the lease it was claimed with.
+    private func reread(_ claimed: OutboxEntry, references: Bool) async throws
+        -> (entry: OutboxEntry, record: StoredRecord?, held: Bool)?
+    {
+        try await storage.transaction { tx -> (OutboxEntry, StoredRecord?, Bool)? in
             guard let entry = try tx.outboxEntry(sequence: claimed.sequence), !entry.isRejected,
                 Self.holds(entry, as: claimed)
             else { return nil }
-            return (entry, try tx.fetch(collection: entry.collection, id: entry.entityID))
+            let held = try references && tx.holdsTemporaryReference(entry)
+            return (entry, try tx.fetch(collection: entry.collection, id: entry.entityID), held)
         }
     }
 

@@ -149,6 +149,20 @@ extension OutboxEngine {
             let failure = DepotError(.invalidRequest, "no repository forwards \(entry.collection)")
             return try await remove(entry.sequence, claim: claim, undo: undo) ? .undone(failure) : .kept(failure)
         }
+        // (Only a repository that declares references records them: no read for any other.)
+        if !channel.configuration.references.isEmpty,
+            try await storage.transaction({ tx in try tx.holdsTemporaryReference(entry) })
+        {
+            // It names an entity whose create waits in the outbox: the server does not know its id.
+            let error = DepotError(
+                .queuedBehindEarlierWrites,
+                "\(entry.entityID) names an entity created offline; the write goes once that create is delivered")
+            if keeps(error) {
+                try await takeBack(entry.sequence, claim: claim)
+                return .kept(error)
+            }
+            return try await remove(entry.sequence, claim: claim, undo: undo) ? .undone(error) : .kept(error)
+        }
         let outcome = try await claim.renewing {
             // The session's own timeout, as a direct write has: the caller waits for this answer.
             try await channel.send(
@@ -167,7 +181,7 @@ extension OutboxEngine {
                 let failure =
                     report.rejected.first?.rejection?.error() ?? DepotError(.decoding, "the answer cannot be read")
                 return .refused(failure)
-            case .waiting, .lost:
+            case .waiting, .lost, .held:
                 return .kept(
                     DepotError(.queuedBehindEarlierWrites, "another sender took the write to \(entry.entityID)"))
             }

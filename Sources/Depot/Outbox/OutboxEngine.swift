@@ -35,6 +35,10 @@ struct OutboxEngine: Sendable {
     struct PassResult: Sendable {
         var report = ForwardingReport()
         var nextDue: Date?
+        /// The entities held back for a create they name (``EntryResult/held``).
+        var held: Set<EntityKey> = []
+        /// The entities the pass left behind (held, waiting, refused, another sender's).
+        var blocked: Set<EntityKey> = []
     }
 
     /// How one entry ended in a pass.
@@ -48,14 +52,40 @@ struct OutboxEngine: Sendable {
         /// Its lease was lost to another sender, which sends it now: nothing was written back,
         /// and the entity's later entries are left to that sender in this pass.
         case lost
+        /// Names, under a declared ``EntityReference``, an entity whose id Depot made and whose
+        /// create is not delivered yet: not sent, its attempt taken back; the entity's later
+        /// entries wait with it until that create's answer gives the server's id.
+        case held
     }
 
     /// Sends the pending entries in sequence order, `pageSize` at a time. With `everything`, entries
     /// waiting for a retry go now too (a flush); else only those due. Stops early, between entries,
-    /// when `shouldContinue` turns false.
+    /// when `shouldContinue` turns false. An entity held back for a create it names
+    /// (``EntryResult/held``) goes in a pass run again at once, for the held entities only, when
+    /// this one delivered anything (that create, perhaps) and left no entry waiting for a retry: a
+    /// flush leaves no entry behind a create it delivered, and sends no failed entry twice.
     func pass(everything: Bool, shouldContinue: @escaping @Sendable () -> Bool) async -> PassResult {
         var result = PassResult()
         var blocked: Set<EntityKey> = []
+        while true {
+            let round = await passOnce(everything: everything, blocked: blocked, shouldContinue: shouldContinue)
+            result.report.add(round.report)
+            if let due = round.nextDue { result.nextDue = min(result.nextDue ?? due, due) }
+            // A waiting entry holds the global order; any other entity left behind stays so.
+            guard !round.held.isEmpty, round.report.delivered > 0, round.nextDue == nil, shouldContinue()
+            else { break }
+            blocked = round.blocked.subtracting(round.held)
+        }
+        await recordGauges()
+        return result
+    }
+
+    /// One pass of ``pass(everything:shouldContinue:)``, leaving the entities of `blocked` alone.
+    private func passOnce(
+        everything: Bool, blocked initial: Set<EntityKey>, shouldContinue: @escaping @Sendable () -> Bool
+    ) async -> PassResult {
+        var result = PassResult()
+        var blocked = initial
         var after: Int64?
         do {
             // A sender that died (a process killed mid-send) holds no lease: its entries are free
@@ -96,7 +126,7 @@ struct OutboxEngine: Sendable {
             let failure = error as? DepotError ?? DepotError(.storage, "\(error)", underlying: error)
             if !failure.isCancellation { result.report.errors.append(failure) }
         }
-        await recordGauges()
+        result.blocked = blocked
         return result
     }
 
@@ -172,6 +202,9 @@ struct OutboxEngine: Sendable {
                 switch outcome {
                 case .done: continue
                 case .rejected, .lost: blocked.formUnion([EntityKey(entry), sent])
+                case .held:
+                    result.held.insert(sent)
+                    blocked.formUnion([EntityKey(entry), sent])
                 case .waiting(let due):
                     result.nextDue = min(result.nextDue ?? due, due)
                     blocked.formUnion([EntityKey(entry), sent])
@@ -231,6 +264,9 @@ struct OutboxEngine: Sendable {
             result.report.add(report)
             switch outcome {
             case .rejected?, .lost?: blocked.formUnion([key, sent])
+            case .held?:
+                result.held.insert(sent)
+                blocked.formUnion([key, sent])
             case .waiting(let due)?:
                 blocked.formUnion([key, sent])
                 result.nextDue = min(result.nextDue ?? due, due)

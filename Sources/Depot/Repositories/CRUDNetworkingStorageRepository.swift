@@ -45,7 +45,7 @@ extension CRUDNetworkingStorageRepository {
         let configuration = self.configuration
         return LocalStore(
             storage: storage, collection: collection, serverOwnedKeys: configuration.serverOwnedKeys,
-            coding: configuration.coding)
+            coding: configuration.coding, references: configuration.references)
     }
     var remote: RemoteRepository<Entity> { RemoteRepository(store: store, path: path, configuration: configuration) }
 
@@ -239,7 +239,8 @@ extension CRUDNetworkingStorageRepository {
         let (remote, configuration) = (self.remote, self.configuration)
         return LocalStore(
             storage: storage, collection: collection, outboxPayload: { try remote.encoded($0, object: $1) },
-            serverOwnedKeys: configuration.serverOwnedKeys, coding: configuration.coding)
+            serverOwnedKeys: configuration.serverOwnedKeys, coding: configuration.coding,
+            references: configuration.references)
     }
 
     /// Sends this repository's outbox entries for one entity at a time (an immediate send), with

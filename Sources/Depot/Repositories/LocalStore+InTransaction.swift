@@ -19,9 +19,13 @@ extension LocalStore {
         _ entities: [Entity], idempotencyKey: String? = nil, madeIDs: Bool = false, in tx: any StorageTransaction
     ) throws -> [Entity] {
         let collection = self.collection
+        var stored: [Entity] = []
         for entity in entities {
-            let (id, object) = (entity.id.pathComponent, try JSONMapping.object(entity, coding: coding))
-            let payload = try outboxPayload?(entity, object)
+            let id = entity.id.pathComponent
+            var object = try JSONMapping.object(entity, coding: coding)
+            var payload = try outboxPayload?(entity, object)
+            let named = try following(references, object: &object, payload: &payload, in: tx)
+            stored.append(named ? try JSONMapping.entity(Entity.self, from: .object(object), coding: coding) : entity)
             // The id the server spells another way (a UUID in lower case) is the same id: taken
             // while the store holds its entity.
             if let uuid = UUID(uuidString: id), let moved = try tx.currentID(collection: collection, id: id),
@@ -56,8 +60,23 @@ extension LocalStore {
                     collection: collection, entityID: id, operation: .create, payload: .object(payload),
                     idempotencyKey: idempotencyKey)
             }
+            try tx.recordReferences(references, collection: collection, id: id, object: object)
         }
-        return entities
+        return stored
+    }
+
+    /// Points each of `references` in `object` and `payload` whose target's id moved at the id it
+    /// has now (``StorageTransaction/followingMovedReferences(_:references:)``). Returns whether
+    /// `object` changed.
+    private func following(
+        _ references: [EntityReference], object: inout JSONObject, payload: inout JSONObject?,
+        in tx: any StorageTransaction
+    ) throws -> Bool {
+        guard !references.isEmpty else { return false }
+        let followed = try tx.followingMovedReferences(object, references: references)
+        payload = try payload.map { try tx.followingMovedReferences($0, references: references) }
+        defer { object = followed }
+        return followed != object
     }
 
     /// Stores local updates in `tx` (`.updated`, or still `.created`). Each is recorded in the
@@ -91,6 +110,7 @@ extension LocalStore {
                 existing = try tx.fetch(collection: collection, id: id)
                 moved = true
             }
+            if try following(references, object: &object, payload: &payload, in: tx) { moved = true }
             if payload != nil { try Self.refuseBehindGone(collection: collection, id: id, in: tx) }
             let stored = moved ? try JSONMapping.entity(Entity.self, from: .object(object), coding: coding) : entity
             var diff: JSON?
@@ -107,6 +127,7 @@ extension LocalStore {
                     StoredRecord(
                         collection: collection, id: id, object: object, syncState: state,
                         snapshot: existing?.snapshot, etag: existing?.etag), replacing: existing != nil))
+            try tx.recordReferences(references, collection: collection, id: id, object: object)
             guard let payload else { return stored }
             if let diff {
                 try tx.recordOutbox(

@@ -17,6 +17,9 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
     /// How `Codable` entities are spelled (``RepositoryConfiguration/coding``): the store keeps the
     /// server's spelling.
     var coding = EntityCoding.default
+    /// The keys that name entities of other collections (``RepositoryConfiguration/references``):
+    /// a local write follows their moves and records the ones holding ids Depot made.
+    var references: [EntityReference] = []
 
     /// The live record of `id` (or of the id the server replaced it with); nil for none or a
     /// tombstone.
@@ -115,8 +118,8 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
     /// and writes in one transaction, so a concurrent write to the id cannot slip in between.
     /// With `madeID`, the entity's id is one Depot made (a ``TemporaryID``).
     func create(_ entity: Entity, idempotencyKey: String? = nil, madeID: Bool = false) async throws -> Entity {
-        _ = try await create([entity], idempotencyKey: idempotencyKey, madeIDs: madeID)
-        return entity
+        // As stored: a reference to an entity whose id moved names the id it has now.
+        try await create([entity], idempotencyKey: idempotencyKey, madeIDs: madeID)[0]
     }
 
     /// Stores a local update: `.updated`, or still `.created` if the server has never seen it; the

@@ -163,6 +163,13 @@ public struct RepositoryConfiguration: Sendable {
     /// defaults unless told; set `EntityCoding(dates: .iso8601)` for a server that writes
     /// `"2026-11-28T19:28:05.981Z"`.
     public var coding: EntityCoding = .default
+    /// The keys of this collection's objects that hold ids of other collections' entities, e.g.
+    /// `[EntityReference(key: "listID", collection: "lists")]` for an item naming its list. A
+    /// parent created offline gets an id Depot made; once its create is delivered, a stored child
+    /// and its queued writes name the server's id, and until then a queued write of a child
+    /// naming the temporary id waits. See <doc:StoreAndForward#References-to-entities-created-offline>.
+    /// Empty by default.
+    public var references: [EntityReference] = []
 
     /// Makes a configuration.
     public init(

@@ -54,13 +54,17 @@ enum MovedIDs {
 extension StorageTransaction {
     /// Remembers that the server replaced `oldID` of `collection` with `newID`, and the object
     /// fields (`fields`: key → the server's value) that name it, so a write the app makes later
-    /// under the old id reaches the entity the server made (``currentID(collection:id:)``).
+    /// under the old id reaches the entity the server made (``currentID(collection:id:)``). A
+    /// record naming `oldID` through a declared reference (``EntityReference``) and its queued
+    /// writes name `newID` from now on.
     func recordIDMove(collection: String, from oldID: String, to newID: String, fields: JSONObject) throws {
         guard oldID != newID else { return }
         try upsert(
             StoredRecord(
                 collection: MovedIDs.collection, id: MovedIDs.key(collection: collection, id: oldID),
                 object: ["to": .string(newID), "fields": .object(fields)], syncState: .synced))
+        // The records naming the id Depot made for it, by a declared reference, name the server's.
+        try moveReferences(toCollection: collection, from: oldID, to: newID, fields: fields)
         // The server named it: the id Depot made for it is no longer one to leave out.
         try forgetTemporaryID(collection: collection, id: oldID)
     }

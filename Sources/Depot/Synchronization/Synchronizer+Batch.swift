@@ -104,6 +104,12 @@ extension Synchronizer {
                     singly.append(id)
                     continue
                 }
+                // It names an entity whose create is not delivered: it goes on its own road,
+                // which holds it until that create's answer gives the server's id.
+                if try entries.contains(where: tx.holdsTemporaryReference) {
+                    singly.append(id)
+                    continue
+                }
                 // Sent on its own before (an entry of an open batch is kept out by the claim):
                 // it goes again only under its own key.
                 if entries.contains(where: { $0.attempts > 0 }) {

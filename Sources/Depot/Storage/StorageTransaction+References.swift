@@ -1,0 +1,164 @@
+import Foundation
+
+/// The declared references (``EntityReference``) of records to entities whose ids Depot made:
+/// facts recorded by the local write that stored the reference, in its transaction, never read
+/// from an id's spelling. Two sides, each a synced record of a collection of Depot's own:
+///
+/// - the referring record's (``collection``, keyed by its collection and id): each reference it
+///   made to an id that was temporary when written, read before a write of it is sent
+///   (``StorageTransaction/holdsTemporaryReference(_:)``);
+/// - the parent's temporary-id record (``TemporaryIDs``): the records referring to it, rewritten
+///   when the server gives the parent its id
+///   (``StorageTransaction/moveReferences(toCollection:from:to:fields:)``).
+enum ReferenceFacts {
+    static let collection = "__depot_references"
+
+    /// One reference: `key` of a record holds `id` of `collection` (the parent's side lists the
+    /// referring records the same way: their collection and id, and the key).
+    struct Fact: Hashable, Sendable {
+        var key: String
+        var collection: String
+        var id: String
+
+        var json: JSON { .object(["key": .string(key), "collection": .string(collection), "id": .string(id)]) }
+    }
+
+    /// The facts an array of ``Fact/json`` holds; a stored value of another shape holds none.
+    static func facts(_ json: JSON?) -> [Fact] {
+        (json?.arrayValue ?? []).compactMap { element in
+            guard let object = element.objectValue, let key = object["key"]?.stringValue,
+                let collection = object["collection"]?.stringValue, let id = object["id"]?.stringValue
+            else { return nil }
+            return Fact(key: key, collection: collection, id: id)
+        }
+    }
+
+    /// `newID` as a reference that held `old` writes it: an integer for an integer that the new id
+    /// spells as one, else the server's value for the id when it gave one (`fields`), else text.
+    static func value(_ newID: String, like old: JSON?, fields: JSONObject) -> JSON {
+        if case .integer? = old, let number = Int64(newID) { return .integer(number) }
+        if case .string? = old { return .string(newID) }
+        return fields.values.first { MovedIDs.idText($0) == newID } ?? .string(newID)
+    }
+}
+
+extension StorageTransaction {
+    /// `object` with each of `references` whose target's id moved (its create was delivered, and
+    /// the server gave it another id) naming the id it has now.
+    func followingMovedReferences(_ object: JSONObject, references: [EntityReference]) throws -> JSONObject {
+        var object = object
+        for reference in references {
+            guard let id = MovedIDs.idText(object[reference.key]),
+                let current = try currentID(collection: reference.collection, id: id)
+            else { continue }
+            object[reference.key] = ReferenceFacts.value(
+                current.id, like: object[reference.key], fields: current.fields)
+        }
+        return object
+    }
+
+    /// Records that record `id` of `collection`, stored as `object`, names through each of
+    /// `references` an id Depot made (``isTemporaryID(collection:id:)``), on both sides (see
+    /// ``ReferenceFacts``). A reference to any other id records nothing.
+    func recordReferences(_ references: [EntityReference], collection: String, id: String, object: JSONObject)
+        throws
+    {
+        var made: [ReferenceFacts.Fact] = []
+        for reference in references {
+            guard let target = MovedIDs.idText(object[reference.key]),
+                try isTemporaryID(collection: reference.collection, id: target)
+            else { continue }
+            made.append(ReferenceFacts.Fact(key: reference.key, collection: reference.collection, id: target))
+        }
+        guard !made.isEmpty else { return }
+        let key = MovedIDs.key(collection: collection, id: id)
+        var facts = ReferenceFacts.facts(try fetch(collection: ReferenceFacts.collection, id: key)?.object["refs"])
+        let new = made.filter { !facts.contains($0) }
+        guard !new.isEmpty else { return }
+        for fact in new {
+            facts.append(fact)
+            let parentKey = MovedIDs.key(collection: fact.collection, id: fact.id)
+            guard var parent = try fetch(collection: TemporaryIDs.collection, id: parentKey) else { continue }
+            var referrers = ReferenceFacts.facts(parent.object["referrers"])
+            let referrer = ReferenceFacts.Fact(key: fact.key, collection: collection, id: id)
+            guard !referrers.contains(referrer) else { continue }
+            referrers.append(referrer)
+            parent.object["referrers"] = .array(referrers.map(\.json))
+            try upsert(parent)
+        }
+        try upsert(
+            StoredRecord(
+                collection: ReferenceFacts.collection, id: key, object: ["refs": .array(facts.map(\.json))],
+                syncState: .synced))
+    }
+
+    /// Whether `entry` names, under a reference its record declared (``recordReferences(_:collection:id:object:)``),
+    /// an entity whose id Depot made and the server has not given yet: it waits until that
+    /// entity's create is delivered (the server would not know the id).
+    func holdsTemporaryReference(_ entry: OutboxEntry) throws -> Bool {
+        guard case .object(let payload)? = entry.payload,
+            let stored = try fetch(
+                collection: ReferenceFacts.collection,
+                id: MovedIDs.key(collection: entry.collection, id: entry.entityID))
+        else { return false }
+        for fact in ReferenceFacts.facts(stored.object["refs"]) where MovedIDs.idText(payload[fact.key]) == fact.id {
+            if try isTemporaryID(collection: fact.collection, id: fact.id) { return true }
+        }
+        return false
+    }
+
+    /// The server gave `newID` to the entity of `collection` Depot had made `oldID` for: every
+    /// record that named `oldID` through a declared reference (and is not synced) and each of its
+    /// queued writes name `newID` now, in the type the reference held it (`fields`: the server's
+    /// values for the id). Call it before the temporary id is forgotten, in the same transaction.
+    func moveReferences(toCollection collection: String, from oldID: String, to newID: String, fields: JSONObject)
+        throws
+    {
+        guard
+            let parent = try fetch(
+                collection: TemporaryIDs.collection, id: MovedIDs.key(collection: collection, id: oldID))
+        else { return }
+        for referrer in ReferenceFacts.facts(parent.object["referrers"]) {
+            var childID = referrer.id
+            if try fetch(collection: referrer.collection, id: childID) == nil,
+                let current = try currentID(collection: referrer.collection, id: childID)
+            {
+                childID = current.id
+            }
+            if var record = try fetch(collection: referrer.collection, id: childID),
+                record.syncState == .created || record.syncState == .updated,
+                MovedIDs.idText(record.object[referrer.key]) == oldID
+            {
+                record.object[referrer.key] = ReferenceFacts.value(
+                    newID, like: record.object[referrer.key], fields: fields)
+                try writeRecord(.local(record, replacing: true))
+            }
+            for var entry in try outboxEntries(collection: referrer.collection, entityID: childID) {
+                guard case .object(var payload)? = entry.payload, MovedIDs.idText(payload[referrer.key]) == oldID
+                else { continue }
+                payload[referrer.key] = ReferenceFacts.value(newID, like: payload[referrer.key], fields: fields)
+                entry.payload = .object(payload)
+                try replaceOutbox(entry)
+            }
+            try forgetReference(
+                ReferenceFacts.Fact(key: referrer.key, collection: collection, id: oldID),
+                of: referrer.collection, id: referrer.id)
+        }
+    }
+
+    /// Removes `fact` from the references record `id` of `collection` made; the record of them
+    /// goes with its last.
+    private func forgetReference(_ fact: ReferenceFacts.Fact, of collection: String, id: String) throws {
+        let key = MovedIDs.key(collection: collection, id: id)
+        guard let stored = try fetch(collection: ReferenceFacts.collection, id: key) else { return }
+        let facts = ReferenceFacts.facts(stored.object["refs"]).filter { $0 != fact }
+        if facts.isEmpty {
+            _ = try delete(collection: ReferenceFacts.collection, id: key)
+        } else {
+            try upsert(
+                StoredRecord(
+                    collection: ReferenceFacts.collection, id: key, object: ["refs": .array(facts.map(\.json))],
+                    syncState: .synced))
+        }
+    }
+}
