@@ -43,7 +43,14 @@ extension CheckApp {
             (.patch, .one(let item?, let origin)):
             held[handle!] = item
             model.acknowledged(handle!, state: item.value, remote: origin == .remote)
-            if origin == .remote { checkAccount(item, step: step, flag: flag) }
+            // An edit answered 204 without a body (``CheckServerShape/answersWritesEmpty``) is
+            // answered with what the app sent: no server copy, anyone's, came back.
+            let bodiless: Bool =
+                switch step.action {
+                case .update, .patch: program.shape.answersWritesEmpty
+                default: false
+                }
+            if origin == .remote, !bodiless { checkAccount(item, step: step, flag: flag) }
             if origin != .remote, step.isCreate { model.createdLocally(handle!, refusals: server.refusals.count) }
         case (.delete, .one(_, let origin)):
             model.acknowledged(handle!, state: nil, remote: origin == .remote)

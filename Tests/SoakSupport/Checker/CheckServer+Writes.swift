@@ -98,6 +98,7 @@ extension CheckServer {
         record(
             request.method, id: id, value: object.value, request: request, account: account, replacing: previous,
             state: &state)
+        if shape.answersWritesEmpty { return StubResponse(status: 204) }
         return single(object, status: 200, account: account, state: &state)
     }
 

@@ -58,6 +58,10 @@ public struct CheckServerShape: Sendable, Hashable, CustomStringConvertible {
     /// The app's own ids are spelled like Depot's temporary ones (`local-3`, issue 42 #4): a create
     /// must carry them as written, and the entity keep them.
     public var localSpelledIDs = false
+    /// PUT and PATCH are answered `204` with no body and no `ETag` (issue 42 #9): the server's
+    /// version moved, and only a later read tells the app what it holds. Drawn only with
+    /// ``declaresServerKeys``.
+    public var answersWritesEmpty = false
 
     /// The classic shape: client ids, no validators, SQLite.
     public init() {}
@@ -115,6 +119,7 @@ public struct CheckServerShape: Sendable, Hashable, CustomStringConvertible {
         if migrates { words.append(migratesQueued ? "a migration of queued writes" : "a migration as written") }
         if hugeAge { words.append("Age: 2^31") }
         if localSpelledIDs { words.append("app ids spelled local-…") }
+        if answersWritesEmpty { words.append("writes answered 204") }
         words.append("pages of \(pageSize)")
         return words.joined(separator: ", ")
     }

@@ -173,6 +173,11 @@ public struct CheckProgram: Sendable, Hashable {
         var spelled = SeededGenerator(seed: seed ^ 0x4C4F_4341_4C2D_4944)
         shape.localSpelledIDs =
             !shape.assignsIDs && !shape.lowercaseIDs && Int.random(in: 0..<3, using: &spelled) == 0
+        var empty = SeededGenerator(seed: seed ^ 0x3230_3420_454D_5054)
+        // Only where the app declares the keys the server stamps (`updated_at`): an app that sends
+        // the stamp back as its own field cannot tell the server's stamp from another client's
+        // edit once an answer without an ETag hid the new version (a 412 then is a conflict).
+        shape.answersWritesEmpty = shape.declaresServerKeys && Int.random(in: 0..<2, using: &empty) == 0
         let migrateAt = shape.migrates ? Int.random(in: count / 5...max(count / 5, count * 3 / 5), using: &extra) : nil
         steps = []
         var live: [Int] = []
