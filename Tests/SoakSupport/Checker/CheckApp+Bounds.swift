@@ -7,8 +7,11 @@ extension CheckApp {
     /// no write body the server got mixed two versions' shapes (`SHAPE`, issue 32 #13); the HTTP
     /// cache within its bound, and no record's entry left for a record gone (`CACHE`, issue 32
     /// #8); no quarantined row left for an id the server holds readable or no longer holds
-    /// (`QUARANTINE`).
+    /// (`QUARANTINE`); no page asked under another query than its link (`LINK`, issue 43 #1).
     func judgeStoreBounds(flag: (String, String) -> Void) async {
+        for link in server.mangledLinks {
+            flag("LINK", "\(link): a page asked under another query than the next link the server wrote")
+        }
         for body in server.mixedShapes {
             flag("SHAPE", "\(body): a body with both v1's `tag` and v2's `label` is neither version's shape")
         }

@@ -97,6 +97,8 @@ extension CheckApp {
             }
             let listed = Set(list.compactMap { model.owner(of: $0.value) })
             for (owner, entity) in model.entities.sorted(by: { $0.key < $1.key }) {
+                // (A plain readAll() reads page 1 of a server that pages every list.)
+                guard !program.shape.linkPaging || origin != .remote else { break }
                 guard case .some(.some(let value)) = entity.last, entity.lastRemote, !entity.unreadable,
                     entity.uncertain.isEmpty,
                     entity.otherAfter.isEmpty, !listed.contains(owner), !refused(owner)

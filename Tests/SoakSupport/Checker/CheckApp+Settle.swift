@@ -34,7 +34,7 @@ extension CheckApp {
             store: sessions["A"]!, storage: storage, strategy: .remoteFirst, batch: program.shape.batchRoute,
             assignsIDs: program.shape.assignsIDs, pageSize: program.shape.pageSize, prune: true,
             incremental: program.shape.incremental, clientWins: program.shape.clientWins,
-            declaresServerKeys: program.shape.declaresServerKeys)
+            declaresServerKeys: program.shape.declaresServerKeys, linkPaging: program.shape.linkPaging)
         let storage = self.storage
         let server = self.server
         let incremental = program.shape.incremental

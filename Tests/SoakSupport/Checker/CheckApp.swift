@@ -116,7 +116,7 @@ final class CheckApp {
         let items = CheckItems(
             store: session, storage: storage, strategy: .localFirst, batch: shape.batchRoute,
             assignsIDs: shape.assignsIDs, pageSize: shape.pageSize, incremental: shape.incremental,
-            clientWins: shape.clientWins, declaresServerKeys: shape.declaresServerKeys)
+            clientWins: shape.clientWins, declaresServerKeys: shape.declaresServerKeys, linkPaging: shape.linkPaging)
         return Forwarder(
             for: items,
             configuration: ForwarderConfiguration(
@@ -139,7 +139,7 @@ final class CheckApp {
             strategy: rule, batch: program.shape.batchRoute,
             assignsIDs: program.shape.assignsIDs, pageSize: program.shape.pageSize,
             incremental: program.shape.incremental, clientWins: program.shape.clientWins,
-            declaresServerKeys: program.shape.declaresServerKeys)
+            declaresServerKeys: program.shape.declaresServerKeys, linkPaging: program.shape.linkPaging)
     }
 
     /// The id a create of `handle` sends.

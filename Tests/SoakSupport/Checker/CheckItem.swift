@@ -111,10 +111,12 @@ where Entity.ID == String {
 
     /// Makes the repository; `prune` removes local records the server no longer lists after a full
     /// pull; `incremental` pulls what changed since the last pull (`updated_after`, `deleted`); `clientWins`
-    /// resolves conflicts for the app's write; `declaresServerKeys` names ``serverKeys`` as the server's.
+    /// resolves conflicts for the app's write; `declaresServerKeys` names ``serverKeys`` as the server's;
+    /// `linkPaging` pulls page by page through the server's `Link` headers.
     public init(
         store: Networking, storage: Storage, strategy: Strategy, batch: Bool, assignsIDs: Bool, pageSize: Int,
-        prune: Bool = false, incremental: Bool = false, clientWins: Bool = false, declaresServerKeys: Bool = false
+        prune: Bool = false, incremental: Bool = false, clientWins: Bool = false, declaresServerKeys: Bool = false,
+        linkPaging: Bool = false
     ) {
         self.store = store
         self.storage = storage
@@ -122,7 +124,9 @@ where Entity.ID == String {
         self.clientWins = clientWins
         serverOwnedKeys = declaresServerKeys ? Self.serverKeys : []
         synchronization = SynchronizationConfiguration(
-            batchSize: 4, pagination: .pageQuery(page: "_page", limit: "_limit", size: pageSize), prune: prune,
+            batchSize: 4,
+            pagination: linkPaging ? .linkHeader : .pageQuery(page: "_page", limit: "_limit", size: pageSize),
+            prune: prune,
             identityKey: assignsIDs ? "client_id" : "id",
             pushMode: batch ? .batch(Route(.post, "items/collection")) : .each,
             incremental: incremental

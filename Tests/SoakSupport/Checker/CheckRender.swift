@@ -141,6 +141,7 @@ extension CheckRender {
         if shape.hugeAge { flags.append("$0.hugeAge = true") }
         if shape.localSpelledIDs { flags.append("$0.localSpelledIDs = true") }
         if shape.answersWritesEmpty { flags.append("$0.answersWritesEmpty = true") }
+        if shape.linkPaging { flags.append("$0.linkPaging = true") }
         flags.append("$0.pageSize = \(shape.pageSize)")
         var lines = ["CheckProgram(seed: \(program.seed), shape: .with { \(flags.joined(separator: "; ")) }, steps: ["]
         for step in program.steps {

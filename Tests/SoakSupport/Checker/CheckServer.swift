@@ -95,6 +95,8 @@ public final class CheckServer: Sendable {
         var fullPullVersion = 0
         /// Write bodies that carried both versions' schema field (`tag` and `label`).
         var mixedShapes: [String] = []
+        /// Page requests whose query is not the link the server wrote (``CheckServerShape/linkPaging``).
+        var mangledLinks: [String] = []
     }
 
     /// The shape of the round's server.
@@ -131,6 +133,10 @@ public final class CheckServer: Sendable {
     /// Write bodies (`POST /items {…}`) that carried both versions' schema field: neither
     /// version's shape.
     public var mixedShapes: [String] { state.withLock { $0.mixedShapes } }
+
+    /// Page requests that did not ask the next link as the server wrote it (a form-encoded `+`
+    /// sent back as `%2B` asks another query).
+    public var mangledLinks: [String] { state.withLock { $0.mangledLinks } }
 
     /// How many 409s answered a key whose first request was in flight.
     public var inFlightConflicts: Int { state.withLock { $0.inFlightConflicts } }
@@ -322,7 +328,28 @@ public final class CheckServer: Sendable {
             }
         }
         var page = all
-        if let limit = query["_limit"].flatMap(Int.init), limit > 0 {
+        var next: String?
+        if shape.linkPaging {
+            // Every list in pages; the next page's link as the server writes it, form-encoded, and
+            // one past the last page (an empty page, which names none).
+            let asked = request.rawPath + (request.rawQuery.map { "?" + $0 } ?? "")
+            if request.queryItems.contains(where: { $0.name == "_page" }),
+                !(request.rawQuery ?? "").split(separator: "&").contains("scope=all+items")
+            {
+                state.mangledLinks.append(asked)
+                return Self.error(400, "page link changed: \(asked)")
+            }
+            let number = max(query["_page"].flatMap(Int.init) ?? 1, 1)
+            page = Array(all.dropFirst((number - 1) * shape.pageSize).prefix(shape.pageSize))
+            let kept = request.queryItems.filter { !["_page", "_limit", "scope"].contains($0.name) }
+                .map { "\($0.name)=\($0.value ?? "")" }
+            if !page.isEmpty {
+                next =
+                    "/items?"
+                    + (kept + ["_page=\(number + 1)", "_limit=\(shape.pageSize)", "scope=all+items"])
+                    .joined(separator: "&")
+            }
+        } else if let limit = query["_limit"].flatMap(Int.init), limit > 0 {
             let number = max(query["_page"].flatMap(Int.init) ?? 1, 1)
             page = Array(all.dropFirst((number - 1) * limit).prefix(limit))
         }
@@ -337,6 +364,7 @@ public final class CheckServer: Sendable {
         let body = JSON.array(elements)
         var headers = cachingHeaders()
         headers["X-Total-Count"] = "\(all.count + deleted.count)"
+        if let next { headers["Link"] = "<\(next)>; rel=\"next\"" }
         if shape.servesETags {
             let versions = page.map { "\($0.id).\($0.version)" }.joined(separator: ",")
             let tag =

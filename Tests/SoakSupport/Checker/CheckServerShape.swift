@@ -62,6 +62,11 @@ public struct CheckServerShape: Sendable, Hashable, CustomStringConvertible {
     /// version moved, and only a later read tells the app what it holds. Drawn only with
     /// ``declaresServerKeys``.
     public var answersWritesEmpty = false
+    /// Lists come in pages of ``pageSize`` whatever the request asks, each naming the next in a
+    /// `Link` header as Django REST Framework and GitHub write it: form-encoded (`scope=all+items`),
+    /// the last page's naming an empty page past the end (issue 43 #1, #11). The app pulls with
+    /// ``Pagination/linkHeader``; a plain `readAll()` reads page 1. Never with ``incremental``.
+    public var linkPaging = false
 
     /// The classic shape: client ids, no validators, SQLite.
     public init() {}
@@ -120,6 +125,7 @@ public struct CheckServerShape: Sendable, Hashable, CustomStringConvertible {
         if hugeAge { words.append("Age: 2^31") }
         if localSpelledIDs { words.append("app ids spelled local-…") }
         if answersWritesEmpty { words.append("writes answered 204") }
+        if linkPaging { words.append("Link-header pages") }
         words.append("pages of \(pageSize)")
         return words.joined(separator: ", ")
     }

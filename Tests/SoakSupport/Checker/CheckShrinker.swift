@@ -91,7 +91,7 @@ public struct CheckShrinker: Sendable {
             { $0.cookies = false }, { $0.wholeSecondTimeout = false }, { $0.clientWins = false },
             { $0.tinyCache = false }, { $0.hugeAge = false }, { $0.migratesQueued = false },
             { $0.localSpelledIDs = false },
-            { $0.answersWritesEmpty = false },
+            { $0.answersWritesEmpty = false }, { $0.linkPaging = false },
         ]
         for plain in plainer where runs < budget {
             var candidate = best

@@ -178,6 +178,8 @@ public struct CheckProgram: Sendable, Hashable {
         // the stamp back as its own field cannot tell the server's stamp from another client's
         // edit once an answer without an ETag hid the new version (a 412 then is a conflict).
         shape.answersWritesEmpty = shape.declaresServerKeys && Int.random(in: 0..<2, using: &empty) == 0
+        var links = SeededGenerator(seed: seed ^ 0x4C49_4E4B_2D50_4147)
+        shape.linkPaging = !shape.incremental && Int.random(in: 0..<3, using: &links) == 0
         let migrateAt = shape.migrates ? Int.random(in: count / 5...max(count / 5, count * 3 / 5), using: &extra) : nil
         steps = []
         var live: [Int] = []
