@@ -239,7 +239,7 @@ extension CRUDNetworkingStorageRepository {
         let (remote, configuration) = (self.remote, self.configuration)
         return LocalStore(
             storage: storage, collection: collection, outboxPayload: { try remote.encoded($0, object: $1) },
-            serverOwnedKeys: configuration.serverOwnedKeys, coding: configuration.coding)
+            serverOwnedKeys: configuration.serverOwnedKeys, coding: configuration.coding, account: store.account)
     }
 
     /// Sends this repository's outbox entries for one entity at a time (an immediate send), with

@@ -17,6 +17,9 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
     /// How `Codable` entities are spelled (``RepositoryConfiguration/coding``): the store keeps the
     /// server's spelling.
     var coding = EntityCoding.default
+    /// The account the app declares now (``Networking/account``), recorded on every outbox entry
+    /// a write makes (``OutboxEntry/account``); nil for none.
+    var account: String?
 
     /// The live record of `id` (or of the id the server replaced it with); nil for none or a
     /// tombstone.
