@@ -139,26 +139,25 @@ import Testing
         }
     }
 
-    @Test("an entry's account survives a reopen of the SQLite file")
-    func accountIsStored() async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.cleanUp() }
-        let path = directory.path("outbox.sqlite")
-        do {
-            let storage = try SQLiteStorage(path: path)
-            try await storage.transaction { tx in
-                try tx.recordOutbox(
-                    collection: "messages", entityID: "1", operation: .create, payload: ["text": "a"], account: "ann")
-                try tx.recordOutbox(collection: "messages", entityID: "2", operation: .create, payload: ["text": "b"])
-                // Another account's write never folds into ann's entry.
-                try tx.recordOutbox(
-                    collection: "messages", entityID: "1", operation: .update, payload: ["text": "c"], account: "bob")
-            }
-            try storage.close()
+    @Test("after a logout, A's write is held, never sent without a credential; A's sign-in sends it")
+    func heldAfterLogout() async throws {
+        try await withOutboxFixture(objects: [["id": "1", "text": "one"]]) { fixture in
+            // Given: A's edit recorded, then a logout
+            let (auth, messages) = Self.signedInAsA(fixture)
+            _ = try await messages.update(Message(id: "1", text: "ann's edit")).value
+            auth.update(credential: nil)
+            let forwarder = fixture.forwarder(messages)
+
+            // When / Then: held, nothing sent
+            let flushed = try await forwarder.flush().value
+            #expect(flushed.held.map(\.account) == ["A"] && flushed.retrying == 0)
+            #expect(fixture.server.requests.isEmpty)
+            #expect(try await fixture.outbox().map(\.attempts) == [0], "never claimed, never counted")
+
+            // When / Then: A signs in again, and the write goes as A
+            auth.update(credential: "A", account: "A")
+            #expect(try await forwarder.flush().value.delivered == 1)
+            #expect(Self.authorizations(fixture.server, "PUT", "1") == ["Bearer A"])
         }
-        let reopened = try SQLiteStorage(path: path)
-        let entries = try await reopened.outbox(OutboxQuery())
-        #expect(entries.map(\.account) == ["ann", nil, "bob"])
-        #expect(entries.map(\.entityID) == ["1", "2", "1"])
     }
 }
