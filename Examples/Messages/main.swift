@@ -113,6 +113,7 @@ for await event in events {
     case .retrying(let entry, let error): print("retrying:  #\(entry.entityID): \(error.code)")
     case .rejected(let entry): print("rejected:  #\(entry.entityID): \(entry.rejection?.message ?? "")")
     case .conflict(let entry, let resolution): print("conflict:  #\(entry.entityID): \(resolution)")
+    case .held(let entry): print("held:      #\(entry.entityID): written as \(entry.account ?? "nobody")")
     }
     shown += 1
     if shown == drained.delivered + drained.retrying + drained.rejected.count { break }

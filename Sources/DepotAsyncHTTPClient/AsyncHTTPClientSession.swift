@@ -32,6 +32,8 @@
 
         /// The configuration's `metricsFactory`.
         public var metricsFactory: (any MetricsFactory)? { pipeline.configuration.metricsFactory }
+        /// The pipeline's: the account its interceptors declare (``Depot/RequestPipeline/account``).
+        public var account: String? { pipeline.account }
         /// The shared pipeline: headers, interceptors, retries, logging.
         public let pipeline: RequestPipeline
         /// The client requests go through.

@@ -16,7 +16,7 @@
         static let outboxColumns = """
             sequence, collection, entity_id, operation, payload, idempotency_key, attempts, failures, \
             next_attempt, last_error, rejected, rejected_status, rejected_body, rejected_message, lease_owner, \
-            lease_expiry
+            lease_expiry, account
             """
 
         /// The columns a record is written with, in the order ``appendRecordRow(_:to:)`` binds them.
@@ -125,20 +125,20 @@
             let columns:
                 (
                     Int64, String, String, String, String?, String, Int, Int, Double?, String?, Bool, Int?, Data?,
-                    String?, String?, Double?
+                    String?, String?, Double?, String?
                 )
             do {
                 columns = try row.decode(
                     (
                         Int64, String, String, String, String?, String, Int, Int, Double?, String?, Bool, Int?, Data?,
-                        String?, String?, Double?
+                        String?, String?, Double?, String?
                     ).self)
             } catch {
                 throw DepotError(.storage, "an outbox row does not decode: \(error)", underlying: error)
             }
             let (
                 sequence, collection, entityID, operationText, payloadText, key, attempts, failures, nextAttempt,
-                lastError, rejected, rejectedStatus, rejectedBody, rejectedMessage, leaseOwner, leaseExpiry
+                lastError, rejected, rejectedStatus, rejectedBody, rejectedMessage, leaseOwner, leaseExpiry, account
             ) = columns
             guard let operation = OutboxOperation(rawValue: operationText) else {
                 throw DepotError(
@@ -159,7 +159,8 @@
                     ? OutboxRejection(
                         status: rejectedStatus, body: rejectedBody ?? Data(), message: rejectedMessage ?? "")
                     : nil,
-                lease: leaseOwner.map { OutboxLease(owner: $0, expiry: Date(timeIntervalSince1970: leaseExpiry ?? 0)) }
+                lease: leaseOwner.map { OutboxLease(owner: $0, expiry: Date(timeIntervalSince1970: leaseExpiry ?? 0)) },
+                account: account
             )
         }
 

@@ -9,7 +9,7 @@
 
     extension PostgresStorage {
         /// The schema version this code writes.
-        static let schemaVersion = 2
+        static let schemaVersion = 3
 
         /// The advisory lock key every process takes while it creates or upgrades a schema.
         static let schemaLockKey = lockKey("schema creation")
@@ -42,8 +42,13 @@
                             _ = try await run("INSERT INTO \(unescaped: quoted).schema_version (version) VALUES (1)")
                         }
                         if version < 2 {
-                            _ = try await run(appendOutboxIfFirstFunction)
+                            // Its function, `append_outbox_if_first`, is made by version 3's step.
                             _ = try await run("INSERT INTO \(unescaped: quoted).schema_version (version) VALUES (2)")
+                        }
+                        if version < 3 {
+                            for statement in accountStatements { _ = try await run(statement) }
+                            _ = try await run(appendOutboxIfFirstFunction)
+                            _ = try await run("INSERT INTO \(unescaped: quoted).schema_version (version) VALUES (3)")
                         }
                         _ = try await run(createLeaseOwners)
                         _ = try await run("COMMIT")
@@ -55,7 +60,21 @@
             }
         }
 
-        /// Version 2: `append_outbox_if_first`, an outbox entry added unless its entity has one
+        /// Version 3: the account an outbox entry was made under (`OutboxEntry.account`, NULL for
+        /// none declared, as every entry written before it is), and `append_outbox_if_first` (of
+        /// version 2) replaced by one that takes it.
+        private var accountStatements: [PostgresQuery] {
+            [
+                "ALTER TABLE \(unescaped: quoted).outbox ADD COLUMN IF NOT EXISTS account text",
+                """
+                DROP FUNCTION IF EXISTS \(unescaped: quoted).append_outbox_if_first(
+                    text, text, text, text, text, integer, integer, double precision, text, boolean, integer, bytea,
+                    text, text, double precision, text, text)
+                """,
+            ]
+        }
+
+        /// Version 2 (made again by version 3, with the account): `append_outbox_if_first`, an outbox entry added unless its entity has one
         /// (then that entity's last entry comes back), with the outbox's change notice when added.
         /// A function, so its look-up and insert are planned once per connection: sent as
         /// statements, their planning cost more than running them (`EXPLAIN ANALYZE` of the look-up:
@@ -63,14 +82,16 @@
         private var appendOutboxIfFirstFunction: PostgresQuery {
             let columns =
                 "collection, entity_id, operation, payload, idempotency_key, attempts, failures, next_attempt, "
-                + "last_error, rejected, rejected_status, rejected_body, rejected_message, lease_owner, lease_expiry"
+                + "last_error, rejected, rejected_status, rejected_body, rejected_message, lease_owner, lease_expiry, "
+                + "account"
             return PostgresQuery(
                 unsafeSQL: """
                     CREATE OR REPLACE FUNCTION \(quoted).append_outbox_if_first(
                         p_collection text, p_entity_id text, p_operation text, p_payload text, p_idempotency_key text,
                         p_attempts integer, p_failures integer, p_next_attempt double precision, p_last_error text,
                         p_rejected boolean, p_rejected_status integer, p_rejected_body bytea, p_rejected_message text,
-                        p_lease_owner text, p_lease_expiry double precision, p_channel text, p_notice text)
+                        p_lease_owner text, p_lease_expiry double precision, p_account text, p_channel text,
+                        p_notice text)
                     RETURNS TABLE (entry \(quoted).outbox, added boolean)
                     LANGUAGE plpgsql AS $depot$
                     DECLARE
@@ -88,7 +109,7 @@
                         INSERT INTO \(quoted).outbox (\(columns))
                             VALUES (p_collection, p_entity_id, p_operation, p_payload, p_idempotency_key, p_attempts,
                                 p_failures, p_next_attempt, p_last_error, p_rejected, p_rejected_status, p_rejected_body,
-                                p_rejected_message, p_lease_owner, p_lease_expiry)
+                                p_rejected_message, p_lease_owner, p_lease_expiry, p_account)
                             RETURNING * INTO found_row;
                         IF p_channel IS NOT NULL THEN
                             PERFORM pg_notify(p_channel, p_notice);

@@ -60,7 +60,7 @@
             query.binds.append(notice)
             let types = [
                 "text", "text", "text", "text", "text", "integer", "integer", "double precision", "text", "boolean",
-                "integer", "bytea", "text", "text", "double precision", "text", "text",
+                "integer", "bytea", "text", "text", "double precision", "text", "text", "text",
             ]
             let arguments = types.enumerated().map { "$\($0.offset + 1)::\($0.element)" }.joined(separator: ", ")
             let columns = PostgresStorage.outboxColumns.split(separator: ",")
@@ -69,12 +69,12 @@
             query.sql =
                 "SELECT \(columns), f.added FROM \(storage.quoted).append_outbox_if_first(\(arguments)) AS f"
             // One row: the added entry (only its sequence is read) or the entity's last entry,
-            // then whether it was added (column 16, after ``PostgresStorage/outboxColumns``).
+            // then whether it was added (column 17, after ``PostgresStorage/outboxColumns``).
             guard let row = try execute("add to the outbox", query).first else {
                 throw DepotError(.storage, "cannot add to the outbox: no row came back")
             }
             let added = try PostgresStorage.storageErrors("cannot read a new outbox entry") {
-                try row.makeRandomAccess()[16].decode(Bool.self)
+                try row.makeRandomAccess()[17].decode(Bool.self)
             }
             guard added else { return .behind(try PostgresStorage.outboxEntry(row)) }
             recorder.outbox()
@@ -104,12 +104,12 @@
             query.sql += """
                 INSERT INTO \(storage.quoted).outbox (collection, entity_id, operation, payload,
                     idempotency_key, attempts, failures, next_attempt, last_error, rejected, rejected_status,
-                    rejected_body, rejected_message, lease_owner, lease_expiry)
-                \(selecting)\((first..<first + 15).map { "$\($0)" }.joined(separator: ", "))\(until)
+                    rejected_body, rejected_message, lease_owner, lease_expiry, account)
+                \(selecting)\((first..<first + 16).map { "$\($0)" }.joined(separator: ", "))\(until)
                 """
         }
 
-        /// Binds `entry`'s 15 values (all but the sequence, in the outbox's column order) to `query`.
+        /// Binds `entry`'s 16 values (all but the sequence, in the outbox's column order) to `query`.
         private func appendOutboxValues(_ entry: OutboxEntry, to query: inout PostgresQuery) throws {
             let values = try PostgresStorage.storageErrors("cannot add to the outbox") {
                 try PostgresStorage.outboxValues(entry)
@@ -129,6 +129,7 @@
             query.binds.append(entry.rejection?.message)
             query.binds.append(entry.lease?.owner)
             query.binds.append(values.leaseExpiry)
+            query.binds.append(entry.account)
         }
 
         /// Replaces the outbox entry with the same sequence; returns whether there was one.
@@ -148,7 +149,7 @@
                     last_error = \(entry.lastError), rejected = \(entry.isRejected),
                     rejected_status = \(entry.rejection?.status), rejected_body = \(entry.rejection?.body),
                     rejected_message = \(entry.rejection?.message), lease_owner = \(entry.lease?.owner),
-                    lease_expiry = \(values.leaseExpiry)
+                    lease_expiry = \(values.leaseExpiry), account = \(entry.account)
                 WHERE sequence = \(entry.sequence)
                 """) > 0
         }

@@ -112,6 +112,7 @@ extension SQLiteStorage {
         let rejectedBody: Data? = row["rejected_body"]
         let leaseOwner: String? = row["lease_owner"]
         let leaseExpiry: Double? = row["lease_expiry"]
+        let account: String? = row["account"]
         return OutboxEntry(
             sequence: sequence,
             collection: row["collection"],
@@ -130,7 +131,8 @@ extension SQLiteStorage {
                 : nil,
             lease: leaseOwner.map {
                 OutboxLease(owner: $0, expiry: Date(timeIntervalSince1970: leaseExpiry ?? 0))
-            }
+            },
+            account: account
         )
     }
 
@@ -141,19 +143,19 @@ extension SQLiteStorage {
             entry.failures,
             entry.nextAttempt?.timeIntervalSince1970, entry.lastError, entry.isRejected, entry.rejection?.status,
             entry.rejection?.body, entry.rejection?.message, entry.lease?.owner,
-            entry.lease?.expiry.timeIntervalSince1970,
+            entry.lease?.expiry.timeIntervalSince1970, entry.account,
         ]
     }
 
     static let outboxColumns =
-        "collection, entity_id, operation, payload, idempotency_key, attempts, failures, next_attempt, last_error, rejected, rejected_status, rejected_body, rejected_message, lease_owner, lease_expiry"
+        "collection, entity_id, operation, payload, idempotency_key, attempts, failures, next_attempt, last_error, rejected, rejected_status, rejected_body, rejected_message, lease_owner, lease_expiry, account"
 
     static let appendOutboxSQL =
-        "INSERT INTO outbox (\(outboxColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        "INSERT INTO outbox (\(outboxColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
     /// ``appendOutboxSQL`` when the entity (the last two arguments) has no entry.
     static let appendFirstOutboxSQL =
-        "INSERT INTO outbox (\(outboxColumns)) SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? "
+        "INSERT INTO outbox (\(outboxColumns)) SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? "
         + "WHERE NOT EXISTS (SELECT 1 FROM outbox WHERE collection = ? AND entity_id = ?)"
 
     static let replaceOutboxSQL =

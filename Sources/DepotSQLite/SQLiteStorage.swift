@@ -116,6 +116,11 @@ public final class SQLiteStorage: Storage {
                     """)
         }
         migrator.registerMigration("v6: lease clock", migrate: createLeaseClock)
+        migrator.registerMigration("v7: outbox account") { db in
+            // The account a write was made under (`OutboxEntry.account`); NULL for none declared,
+            // as every entry written before this column is.
+            try db.execute(sql: "ALTER TABLE outbox ADD COLUMN account TEXT")
+        }
         try storageErrors("cannot migrate the database") {
             try migrator.migrate(writer)
             try writer.write { db in

@@ -100,6 +100,7 @@ struct MeteredNetworking: Networking {
     var baseURL: URL? { base.baseURL }
     var routeMemory: RouteMemory? { base.routeMemory }
     var metricsFactory: (any MetricsFactory)? { base.metricsFactory }
+    var account: String? { base.account }
     func prepared(_ request: NetworkRequest) async throws -> NetworkRequest { try await base.prepared(request) }
 
     func send(_ request: NetworkRequest) async throws -> NetworkResponse {

@@ -277,7 +277,7 @@ public final class AutoSync: Sendable {
                         unreachable = false
                         self?.trigger(.connectionRestored)
                     }
-                case .rejected, .conflict:
+                case .rejected, .conflict, .held:
                     break
                 }
             }

@@ -38,7 +38,7 @@ public final class Forwarder: Sendable {
     /// The collections forwarded, one per repository.
     public let collections: Set<String>
 
-    private let engine: OutboxEngine
+    let engine: OutboxEngine
     private let hub = EventHub<ForwarderEvent>()
     private let machine = LockedValue(StateMachine())
     private let shell = LockedValue(Shell())

@@ -12,13 +12,19 @@ public enum ForwarderEvent: Sendable {
     case rejected(OutboxEntry)
     /// The server had changed the entity (409/412); the conflict policy chose this resolution.
     case conflict(OutboxEntry, ConflictResolution)
+    /// The entry was recorded under an account other than the one signed in now
+    /// (``OutboxEntry/account``): it was not sent, and waits until that account is back or the
+    /// app discards it (``Forwarder/held()``, ``Forwarder/discard(account:)``).
+    case held(OutboxEntry)
 }
 
 extension ForwarderEvent {
     /// The entry the event is about.
     public var entry: OutboxEntry {
         switch self {
-        case .delivered(let entry), .retrying(let entry, _), .rejected(let entry), .conflict(let entry, _): entry
+        case .delivered(let entry), .retrying(let entry, _), .rejected(let entry), .conflict(let entry, _),
+            .held(let entry):
+            entry
         }
     }
 }
@@ -33,6 +39,9 @@ public struct ForwardingReport: Sendable {
     public var conflicts = 0
     /// Entries the server refused for good during this flush.
     public var rejected: [OutboxEntry] = []
+    /// Entries not sent because they were recorded under an account other than the one signed in
+    /// (``OutboxEntry/account``): they wait for it (``Forwarder/held()``).
+    public var held: [OutboxEntry] = []
     /// Errors of the retrying entries, in order (a storage failure included).
     public var errors: [DepotError] = []
     /// Requests sent (a conflict's read and resend included).
@@ -51,6 +60,7 @@ public struct ForwardingReport: Sendable {
         retrying += other.retrying
         conflicts += other.conflicts
         rejected += other.rejected
+        held += other.held
         errors += other.errors
         requests += other.requests
         bytesSent += other.bytesSent

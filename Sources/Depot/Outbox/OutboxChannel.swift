@@ -14,6 +14,24 @@ struct OutboxChannel: Sendable {
     let fields: WrittenFields
     /// A server object as the entity's id and its JSON as the store keeps it.
     let decode: @Sendable (JSON) throws -> (id: String, object: JSONObject)
+    /// The account this channel's requests are made for (``NetworkRequest/account``): the
+    /// entry's it sends (``sending(for:)``); nil for any.
+    private(set) var account: String?
+
+    /// This channel, its requests made for the account `entry` was recorded under.
+    func sending(for entry: OutboxEntry) -> OutboxChannel {
+        var channel = self
+        channel.account = entry.account
+        return channel
+    }
+
+    /// Whether `entry` was recorded under an account other than the one this channel's session
+    /// declares now (``Networking/account``): it is held, never sent under another's credential.
+    /// An entry recorded under none goes under any.
+    func isForAnotherAccount(_ entry: OutboxEntry) -> Bool {
+        guard let account = entry.account else { return false }
+        return store.account != account
+    }
 
     /// The channel of `repository`, sending through `store` (the repository's own when nil).
     init<Repository: CRUDNetworkingStorageRepository>(_ repository: Repository, store: (any Networking)? = nil) {
@@ -198,6 +216,7 @@ struct OutboxChannel: Sendable {
             return .reject(error as? DepotError ?? DepotError(.encoding, "\(error)", underlying: error))
         }
         request.timeoutCap = timeout
+        request.account = account
         let response: NetworkResponse
         do {
             response = try await TrafficMeter.send(request, through: store)
@@ -241,6 +260,7 @@ struct OutboxChannel: Sendable {
                 route.method, try route.checkedPath(id: entityID), template: route.path,
                 headers: configuration.requestHeaders)
             request.timeoutCap = timeout
+            request.account = account
         } catch {
             return .failure(error as? DepotError ?? DepotError(.encoding, "\(error)", underlying: error))
         }
@@ -265,7 +285,8 @@ struct OutboxChannel: Sendable {
     static func classify(_ error: DepotError, operation: OutboxOperation) -> Outcome {
         guard let status = error.status else {
             switch error.code {
-            case .transport, .timeout, .abandoned: return .retry(error)
+            // Not sent: its account is not the one signed in. It waits, and is held until it is.
+            case .transport, .timeout, .abandoned, .otherAccount: return .retry(error)
             default: return .reject(error)
             }
         }

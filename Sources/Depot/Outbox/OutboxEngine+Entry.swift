@@ -47,6 +47,13 @@ extension OutboxEngine {
 
             return (gone ? .done : .lost, EntityKey(claimed))
         }
+        if channel.isForAnotherAccount(entry) {
+            // Another account signed in since the claim: not sent, and the attempt taken back.
+            try await unmarkAttempted(CollectionOfOne(entry))
+            hold(entry, report: &report)
+            return (.otherAccount, EntityKey(entry))
+        }
+        let sender = channel.sending(for: entry)
         let meter = TrafficMeter()
         defer { meter.add(to: &report) }
         let (result, processed) = try await DepotTelemetry.withOptionalSpan("forward \(entry.collection)") { span in
@@ -57,7 +64,7 @@ extension OutboxEngine {
                 try await claim.renewing {
                     var processed = ForwardingReport()
                     let result = try await send(
-                        entry, record: record, channel: channel, madeID: knownMadeID,
+                        entry, record: record, channel: sender, madeID: knownMadeID,
                         report: &processed)
                     return (result, processed)
                 }
@@ -116,6 +123,8 @@ extension OutboxEngine {
         switch outcome {
         case .delivered(let answer):
             return try await delivered(entry, answer, channel: channel, &report)
+        case .retry(let error) where error.code == .otherAccount:
+            return try await heldAtSend(entry, error, &report)
         case .retry(let error):
             return try await scheduleRetry(entry, error, &report)
         case .reject(let error):
@@ -183,6 +192,22 @@ extension OutboxEngine {
         report.errors.append(error)
         emit(.retrying(waiting, error))
         return .waiting(due.addingTimeInterval(-offset))
+    }
+
+    /// The session refused to send `entry` under the credential in force (`.otherAccount`: another
+    /// account signed in while it waited, for a token refresh say): held, with no retry time and
+    /// no failure counted; its attempt taken back when no request of it left the process.
+    private func heldAtSend(_ entry: OutboxEntry, _ error: DepotError, _ report: inout ForwardingReport)
+        async throws -> EntryResult
+    {
+        let unsent = error.neverReachedServer
+        let written = try await update(entry) { held in
+            held.lastError = error.description
+            if unsent { held.attempts = max(0, held.attempts - 1) }
+        }
+        guard let held = written else { return .lost }
+        hold(held, report: &report)
+        return .otherAccount
     }
 
     private func reject(_ entry: OutboxEntry, _ error: DepotError, _ report: inout ForwardingReport)
@@ -412,6 +437,9 @@ extension DepotError {
     ///   when any attempt may have (its underlying error is then an ``AttemptedEarlier``).
     var neverReachedServer: Bool {
         if code == .queuedBehindEarlierWrites { return true }  // not sent: earlier writes go first
+        // Not sent under another account's credential; an earlier attempt of the call may have
+        // gone (a 401 before the switch): then the pipeline wrapped it as ``AttemptedEarlier``.
+        if code == .otherAccount { return !(underlying is AttemptedEarlier) }
         return code == .transport && underlying is RequestNotSent
     }
 }

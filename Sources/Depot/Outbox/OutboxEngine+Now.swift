@@ -145,7 +145,7 @@ extension OutboxEngine {
             return .kept(
                 DepotError(.queuedBehindEarlierWrites, "another sender holds the write to \(claimed.entityID)"))
         }
-        guard let channel = channels[entry.collection] else {
+        guard let channel = channels[entry.collection]?.sending(for: entry) else {
             let failure = DepotError(.invalidRequest, "no repository forwards \(entry.collection)")
             return try await remove(entry.sequence, claim: claim, undo: undo) ? .undone(failure) : .kept(failure)
         }
@@ -163,12 +163,21 @@ extension OutboxEngine {
             }
             return try await remove(entry.sequence, claim: claim, undo: undo) ? .undone(error) : .kept(error)
         }
-        let outcome = try await claim.renewing {
-            // The session's own timeout, as a direct write has: the caller waits for this answer.
-            try await channel.send(
-                entry.operation, entityID: entry.entityID, payload: entry.payload,
-                idempotencyKey: entry.idempotencyKey, etag: record?.etag, base: record?.snapshot, timeout: nil,
-                madeID: try await madeID(entry))
+        let outcome: OutboxChannel.Outcome
+        if channel.isForAnotherAccount(entry) {
+            // Another account signed in since the write was recorded: it is not sent as that one.
+            outcome = .retry(
+                DepotError(
+                    .otherAccount,
+                    "the write was made as account \(entry.account ?? "") and another account is signed in now"))
+        } else {
+            outcome = try await claim.renewing {
+                // The session's own timeout, as a direct write has: the caller waits for this answer.
+                try await channel.send(
+                    entry.operation, entityID: entry.entityID, payload: entry.payload,
+                    idempotencyKey: entry.idempotencyKey, etag: record?.etag, base: record?.snapshot, timeout: nil,
+                    madeID: try await madeID(entry))
+            }
         }
         switch outcome {
         case .delivered(let answer):
@@ -181,7 +190,7 @@ extension OutboxEngine {
                 let failure =
                     report.rejected.first?.rejection?.error() ?? DepotError(.decoding, "the answer cannot be read")
                 return .refused(failure)
-            case .waiting, .lost, .held:
+            case .waiting, .lost, .held, .otherAccount:
                 return .kept(
                     DepotError(.queuedBehindEarlierWrites, "another sender took the write to \(entry.entityID)"))
             }
@@ -215,7 +224,7 @@ extension OutboxEngine {
             try tx.removeOutbox(sequence: entry.sequence)
             let folded = try tx.recordOutbox(
                 collection: entry.collection, entityID: entry.entityID, operation: entry.operation,
-                payload: entry.payload)
+                payload: entry.payload, account: entry.account)
             if folded == nil, let record = try tx.fetch(collection: entry.collection, id: entry.entityID),
                 record.syncState == .deleted
             {

@@ -56,6 +56,9 @@ struct OutboxEngine: Sendable {
         /// create is not delivered yet: not sent, its attempt taken back; the entity's later
         /// entries wait with it until that create's answer gives the server's id.
         case held
+        /// Recorded under an account that is not signed in (``OutboxEntry/account``): not sent,
+        /// and the entity's later entries wait behind it until that account is back.
+        case otherAccount
     }
 
     /// Sends the pending entries in sequence order, `pageSize` at a time. With `everything`, entries
@@ -105,6 +108,12 @@ struct OutboxEngine: Sendable {
                 for entry in page {
                     let key = EntityKey(entry)
                     if blocked.contains(key) { continue }
+                    if channels[entry.collection]?.isForAnotherAccount(entry) == true {
+                        // Another account's write: never claimed, never sent as the one signed in.
+                        hold(entry, report: &result.report)
+                        blocked.insert(key)
+                        continue
+                    }
                     if !everything, entry.nextAttempt != nil, now == nil { now = try await retryClock() }
                     if !everything, let stored = entry.nextAttempt, let now, stored > now.store {
                         let due = stored.addingTimeInterval(-now.offset)
@@ -201,7 +210,7 @@ struct OutboxEngine: Sendable {
                 result.report.add(report)
                 switch outcome {
                 case .done: continue
-                case .rejected, .lost: blocked.formUnion([EntityKey(entry), sent])
+                case .rejected, .lost, .otherAccount: blocked.formUnion([EntityKey(entry), sent])
                 case .held:
                     result.held.insert(sent)
                     blocked.formUnion([EntityKey(entry), sent])
@@ -263,7 +272,7 @@ struct OutboxEngine: Sendable {
         for (key, sent, report, outcome) in outcomes {
             result.report.add(report)
             switch outcome {
-            case .rejected?, .lost?: blocked.formUnion([key, sent])
+            case .rejected?, .lost?, .otherAccount?: blocked.formUnion([key, sent])
             case .held?:
                 result.held.insert(sent)
                 blocked.formUnion([key, sent])
@@ -305,6 +314,18 @@ struct OutboxEngine: Sendable {
             }
             return report
         }
+    }
+
+    /// Reports `entry` held: recorded under an account other than the one signed in now.
+    func hold(_ entry: OutboxEntry, report: inout ForwardingReport) {
+        report.held.append(entry)
+        emit(.held(entry))
+    }
+
+    /// The pending entries recorded under an account other than the one their repository's
+    /// session declares now (``OutboxChannel/isForAnotherAccount(_:)``), in order.
+    func heldEntries() async throws -> [OutboxEntry] {
+        try await storage.outbox(query(.pending)).filter { channels[$0.collection]?.isForAnotherAccount($0) == true }
     }
 
     func query(_ selection: OutboxQuery.Selection, after: Int64? = nil, limit: Int? = nil) -> OutboxQuery {

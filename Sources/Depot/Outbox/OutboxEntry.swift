@@ -51,6 +51,11 @@ public struct OutboxEntry: Sendable, Hashable {
     /// ``OutboxTransaction/releaseOutbox(sequences:owner:)``; `replaceOutbox` stores it as given,
     /// so change an entry as read in the same transaction.
     public var lease: OutboxLease?
+    /// The account the write was made under (the ``Networking/account`` the app declared when it
+    /// was recorded): the entry is sent only while that account's credential is in force, and
+    /// waits (``Forwarder/held()``) while another's is. Nil when none was declared: it goes
+    /// under whatever credential is in force.
+    public var account: String?
 
     /// Makes an entry.
     public init(
@@ -65,7 +70,8 @@ public struct OutboxEntry: Sendable, Hashable {
         nextAttempt: Date? = nil,
         lastError: String? = nil,
         rejection: OutboxRejection? = nil,
-        lease: OutboxLease? = nil
+        lease: OutboxLease? = nil,
+        account: String? = nil
     ) {
         self.sequence = sequence
         self.collection = collection
@@ -79,6 +85,7 @@ public struct OutboxEntry: Sendable, Hashable {
         self.lastError = lastError
         self.rejection = rejection
         self.lease = lease
+        self.account = account
     }
 
     /// Whether the server refused it for good (see ``rejection``).

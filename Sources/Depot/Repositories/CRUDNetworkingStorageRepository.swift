@@ -240,7 +240,7 @@ extension CRUDNetworkingStorageRepository {
         return LocalStore(
             storage: storage, collection: collection, outboxPayload: { try remote.encoded($0, object: $1) },
             serverOwnedKeys: configuration.serverOwnedKeys, coding: configuration.coding,
-            references: configuration.references)
+            references: configuration.references, account: store.account)
     }
 
     /// Sends this repository's outbox entries for one entity at a time (an immediate send), with

@@ -58,7 +58,7 @@ extension LocalStore {
             if let payload {
                 try tx.recordOutbox(
                     collection: collection, entityID: id, operation: .create, payload: .object(payload),
-                    idempotencyKey: idempotencyKey)
+                    idempotencyKey: idempotencyKey, account: account)
             }
             try tx.recordReferences(references, collection: collection, id: id, object: object)
         }
@@ -132,11 +132,11 @@ extension LocalStore {
             if let diff {
                 try tx.recordOutbox(
                     collection: collection, entityID: id, operation: .patch, payload: diff,
-                    idempotencyKey: idempotencyKey)
+                    idempotencyKey: idempotencyKey, account: account)
             } else {
                 try tx.recordOutbox(
                     collection: collection, entityID: id, operation: .update, payload: .object(payload),
-                    idempotencyKey: idempotencyKey)
+                    idempotencyKey: idempotencyKey, account: account)
             }
             return stored
         }
@@ -174,7 +174,7 @@ extension LocalStore {
                 if let idempotencyKey, recordsOutbox {
                     try tx.recordOutbox(
                         collection: collection, entityID: id, operation: .delete, payload: nil,
-                        idempotencyKey: idempotencyKey)
+                        idempotencyKey: idempotencyKey, account: account)
                     continue
                 }
                 throw DepotError(.notFound, "no \(collection) with id \(id) in the local store")
@@ -192,7 +192,7 @@ extension LocalStore {
             if recordsOutbox {
                 try tx.recordOutbox(
                     collection: collection, entityID: id, operation: .delete, payload: nil,
-                    idempotencyKey: idempotencyKey)
+                    idempotencyKey: idempotencyKey, account: account)
             }
         }
     }

@@ -20,6 +20,9 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
     /// The keys that name entities of other collections (``RepositoryConfiguration/references``):
     /// a local write follows their moves and records the ones holding ids Depot made.
     var references: [EntityReference] = []
+    /// The account the app declares now (``Networking/account``), recorded on every outbox entry
+    /// a write makes (``OutboxEntry/account``); nil for none.
+    var account: String?
 
     /// The live record of `id` (or of the id the server replaced it with); nil for none or a
     /// tombstone.

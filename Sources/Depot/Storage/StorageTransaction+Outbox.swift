@@ -11,23 +11,28 @@ extension StorageTransaction {
     /// counts as sent once (``OutboxEntry/attempts`` is 1): it is never folded into, nor folded
     /// into an earlier entry, because the server may already hold it under that key.
     ///
+    /// `account` is the account the write is made under (``Networking/account``), recorded on the
+    /// entry (``OutboxEntry/account``); a write never folds into an entry of another account.
+    ///
     /// - Returns: the entry made or changed, or nil when the write cancelled the entity's pending
     ///   create (create+delete: nothing is left to send).
     @discardableResult
     public func recordOutbox(
         collection: String, entityID: String, operation: OutboxOperation, payload: JSON?,
-        idempotencyKey: String? = nil
+        idempotencyKey: String? = nil, account: String? = nil
     ) throws -> OutboxEntry? {
         var entry = OutboxEntry(
             sequence: 0, collection: collection, entityID: entityID, operation: operation, payload: payload,
-            idempotencyKey: idempotencyKey ?? UUID.randomV4().uuidString, attempts: idempotencyKey == nil ? 0 : 1)
+            idempotencyKey: idempotencyKey ?? UUID.randomV4().uuidString, attempts: idempotencyKey == nil ? 0 : 1,
+            account: account)
         // An entity's first entry, the common case, is added in the same step that finds none.
         if idempotencyKey == nil {
             switch try appendOutboxIfFirst(entry) {
             case .appended(let sequence):
                 entry.sequence = sequence
                 return entry
-            case .behind(let last) where try !last.isRejected && !writtenByOlderModel(last):
+            case .behind(let last)
+            where try !last.isRejected && last.account == account && !writtenByOlderModel(last):
                 switch last.coalescing(operation, payload: payload) {
                 case .replace(let merged):
                     try replaceOutbox(merged)
@@ -133,13 +138,14 @@ extension StorageTransaction {
         let chain = try outboxEntries(collection: entry.collection, entityID: entry.entityID)
         guard chain.count > 1, chain.last?.sequence == entry.sequence else { return false }
         let previous = chain[chain.count - 2]
-        guard previous.attempts == 0, !previous.isRejected, previous.lease == nil,
+        guard previous.attempts == 0, !previous.isRejected, previous.lease == nil, previous.account == entry.account,
             try !writtenByOlderModel(previous)
         else { return false }
         if case .append = previous.coalescing(entry.operation, payload: entry.payload) { return false }
         try removeOutbox(sequence: entry.sequence)
         let folded = try recordOutbox(
-            collection: entry.collection, entityID: entry.entityID, operation: entry.operation, payload: entry.payload)
+            collection: entry.collection, entityID: entry.entityID, operation: entry.operation, payload: entry.payload,
+            account: entry.account)
         if folded == nil, let record = try fetch(collection: entry.collection, id: entry.entityID),
             record.syncState == .deleted
         {

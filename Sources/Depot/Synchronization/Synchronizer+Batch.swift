@@ -86,7 +86,7 @@ extension Synchronizer {
     private func openBatch(_ ids: [String], states: Set<SyncState>, route: Route) async throws -> OpenedBatch {
         let collection = self.collection
         let bulk = configuration.pushMode == .bulkCollection
-        let (method, path) = (route.method.rawValue, route.path)
+        let (method, path, channel) = (route.method.rawValue, route.path, self.channel)
         let (lease, taken, opened) = try await OutboxClaim.take(in: storage, duration: leaseSeconds) {
             tx, lease, now -> ([OutboxEntry], ([StoredRecord], OutboxBatch?, [String], Set<String>)) in
             var records: [StoredRecord] = []
@@ -98,6 +98,8 @@ extension Synchronizer {
                 else { continue }
                 let entries = try tx.outboxEntries(collection: collection, entityID: id)
                 if entries.contains(where: \.isRejected) { continue }
+                // Another account's writes wait for it (``OutboxEntry/account``): never batched.
+                if entries.contains(where: { channel?.isForAnotherAccount($0) == true }) { continue }
                 // An id Depot made is never sent: a batch matched by id would give it to the
                 // server, so the entity goes on its own (its create leaves the id out).
                 if !bulk, try tx.isTemporaryID(collection: collection, id: id) {

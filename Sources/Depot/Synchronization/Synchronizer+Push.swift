@@ -224,8 +224,10 @@ extension Synchronizer {
                     // Held by another sender or refused (nothing claimed), delivered meanwhile (no
                     // tombstone left), created again (its last write no delete), a chain with a
                     // create in it, or a DELETE under If-Match (both go entity by entity): nothing
-                    // sent here, the attempts the claim counted taken back.
+                    // sent here, the attempts the claim counted taken back. Another account's
+                    // delete waits for that account (``OutboxEntry/account``).
                     guard let record, record.syncState == .deleted, entries.last?.operation == .delete,
+                        !entries.contains(where: { channel?.isForAnotherAccount($0) == true }),
                         !entries.contains(where: { $0.operation == .create }), !isConditional(record)
                     else {
                         try await storage.takeBackAttempts(entries.map(\.sequence), owner: lease.owner)

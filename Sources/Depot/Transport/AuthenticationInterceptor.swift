@@ -3,6 +3,9 @@ import Foundation
 extension DepotError.Code {
     /// The credentials could not be refreshed (``AuthenticationInterceptor``): the refresh threw.
     public static let authentication = DepotError.Code("authentication")
+    /// A request made for one account (``NetworkRequest/account``) met another account's
+    /// credential, or none (``AuthenticationInterceptor``): it was not sent.
+    public static let otherAccount = DepotError.Code("otherAccount")
 }
 
 /// Authentication with one refresh for all: every request gets the current credential; when
@@ -44,6 +47,17 @@ extension DepotError.Code {
 ///
 /// A request sent by the refresh's own task (plain `await`s, no queue hop) is recognised without
 /// the mark too. Those requests go as the refresh builds them, without the expired credential.
+///
+/// An app with more than one account declares whose credential it holds (``account``): every
+/// write's outbox entry records it, and a request made for one account
+/// (``NetworkRequest/account``) is never sent with another's credential, nor after a logout: it
+/// fails with `DepotError` `.otherAccount`, and the outbox holds the write until its account
+/// signs in again.
+///
+/// ```swift
+/// let auth = AuthenticationInterceptor(token: annToken, account: "ann") { try await refresh($0) }
+/// auth.update(credential: bobToken, account: "bob")   // ann's queued writes wait for ann
+/// ```
 public final class AuthenticationInterceptor<Credential: Sendable>: RequestInterceptor {
     /// Gets a new credential; gets the one that was refused (nil when there was none).
     public typealias Refresh = @Sendable (_ expired: Credential?) async throws -> Credential
@@ -64,11 +78,12 @@ public final class AuthenticationInterceptor<Credential: Sendable>: RequestInter
     ///     succeeds or fails; after it, the next 401 refreshes again.
     ///   - apply: puts the credential on a request.
     ///   - refresh: gets a new credential.
+    ///   - account: whose credential it is (a user id, say); nil to declare none.
     public init(
-        credential: Credential?, failureWindow: Duration = .seconds(1), apply: @escaping Apply,
-        refresh: @escaping Refresh
+        credential: Credential?, account: String? = nil, failureWindow: Duration = .seconds(1),
+        apply: @escaping Apply, refresh: @escaping Refresh
     ) {
-        state = LockedValue(AuthenticationState(credential: credential))
+        state = LockedValue(AuthenticationState(credential: credential, account: account))
         self.refresh = refresh
         self.apply = apply
         self.failureWindow = failureWindow
@@ -80,15 +95,26 @@ public final class AuthenticationInterceptor<Credential: Sendable>: RequestInter
     /// The current credential.
     public var credential: Credential? { state.withLock { $0.credential } }
 
+    /// The account the current credential belongs to, as the app declared it (nil for none): what
+    /// an outbox entry records as the account its write was made under. A refresh keeps it.
+    public var account: String? { state.withLock { $0.account } }
+
     /// Replaces the credential (after a new sign-in, say) and forgets a failed refresh. A refresh
     /// under way is superseded: it is cancelled, what it returns is dropped, and the requests that
-    /// waited for it go out with `credential`.
+    /// waited for it go out with `credential`, unless they were made for another account
+    /// (``NetworkRequest/account``): those fail with `DepotError` `.otherAccount`.
     ///
     /// With nil (a logout), requests go out without a credential and a 401 goes to the caller, no
     /// refresh, until a credential is given again.
-    public func update(credential: Credential?) {
+    ///
+    /// - Parameters:
+    ///   - credential: the new credential; nil for a logout.
+    ///   - account: whose it is; nil declares none. An app that declares accounts gives one on
+    ///     every update: writes recorded under another account wait until it is given again.
+    public func update(credential: Credential?, account: String? = nil) {
         let (superseded, waiters) = state.withLock { state in
             state.credential = credential
+            state.account = account
             state.signedOut = credential == nil
             state.failed = nil
             return state.supersede()
@@ -116,10 +142,18 @@ public final class AuthenticationInterceptor<Credential: Sendable>: RequestInter
     ///
     /// - Throws: `DepotError` `.authentication` when the refresh it waited for failed (or that
     ///   refresh's `.transport`, `.timeout` or 5xx/408/429 `.status` error), `.cancelled` when the
-    ///   task was cancelled while it waited.
+    ///   task was cancelled while it waited, `.otherAccount` when the request was made for an
+    ///   account (``NetworkRequest/account``) other than the one whose credential is in force.
     public func adapt(_ request: NetworkRequest) async throws -> NetworkRequest {
         if isOwnRefresh(request) { return request }
-        guard let credential = try await current() else { return request }
+        let (credential, account) = try await current()
+        if let owner = request.account, owner != account {
+            throw DepotError(
+                .otherAccount,
+                "the request was made for account \(owner.debugDescription) and the credential in force is "
+                    + (account.map { "account \($0.debugDescription)'s" } ?? "no declared account's"))
+        }
+        guard let credential else { return request }
         var adapted = request
         apply(credential, &adapted)
         return adapted
@@ -143,28 +177,32 @@ public final class AuthenticationInterceptor<Credential: Sendable>: RequestInter
         }
     }
 
-    /// The credential to send with, after the refresh under way if any; nil after a logout.
-    private func current() async throws -> Credential? {
+    /// The credential to send with, after the refresh under way if any (nil after a logout), and
+    /// the account it belongs to.
+    private func current() async throws -> (Credential?, account: String?) {
         while true {
             let now = ContinuousClock.now
-            let next: AuthenticationState<Credential>.Next = state.withLock { state in
-                if state.signedOut { return .ready(nil) }
-                if let refreshing = state.refreshing { return .wait(refreshing.number) }
+            let (next, account): (AuthenticationState<Credential>.Next, String?) = state.withLock { state in
+                if state.signedOut { return (.ready(nil), nil) }
+                if let refreshing = state.refreshing { return (.wait(refreshing.number), nil) }
                 if let failed = state.failed, now - failed.at < failureWindow, failed.number == state.refreshes {
                     // A request adapted again after the failed refresh it was part of.
-                    return .fail(failed.error)
+                    return (.fail(failed.error), nil)
                 }
-                if let credential = state.credential { return .ready(credential) }
-                return .wait(startRefresh(&state))
+                if let credential = state.credential { return (.ready(credential), state.account) }
+                return (.wait(startRefresh(&state)), nil)
             }
             switch next {
             case .ready(let credential):
-                return credential
+                return (credential, account)
             case .fail(let error):
                 throw error
             case .wait(let number):
                 switch await waitForRefresh(number) {
-                case .refreshed(let credential): return credential
+                case .refreshed(let credential):
+                    // A refresh keeps the account; one given since (which superseded this refresh
+                    // for every later request) is read now, so a request never goes as another.
+                    return (credential, state.withLock { $0.account })
                 case .failed(let error): throw error
                 case .superseded: continue  // a credential given meanwhile, or a logout: look again
                 case .cancelled: throw DepotError(.cancelled, "the request was cancelled while waiting for a token")
@@ -268,13 +306,14 @@ extension AuthenticationInterceptor where Credential == String {
     ///
     /// - Parameters:
     ///   - token: the token to start with; nil to refresh before the first request.
-    ///   - failureWindow: see ``init(credential:failureWindow:apply:refresh:)``.
+    ///   - failureWindow: see ``init(credential:account:failureWindow:apply:refresh:)``.
     ///   - refresh: gets a new token; gets the refused one.
+    ///   - account: whose token it is; nil to declare none (see ``account``).
     public convenience init(
-        token: String?, failureWindow: Duration = .seconds(1), refresh: @escaping Refresh
+        token: String?, account: String? = nil, failureWindow: Duration = .seconds(1), refresh: @escaping Refresh
     ) {
         self.init(
-            credential: token, failureWindow: failureWindow,
+            credential: token, account: account, failureWindow: failureWindow,
             apply: { token, request in request.headers[.authorization] = "Bearer \(token)" }, refresh: refresh)
     }
 }

@@ -28,6 +28,8 @@ struct AuthenticationState<Credential: Sendable>: Sendable {
     }
 
     var credential: Credential?
+    /// The account ``credential`` belongs to, as the app declared it; nil for none declared.
+    var account: String?
     /// True after a logout (``AuthenticationInterceptor/update(credential:)`` with nil): requests
     /// go out as they are, and nothing is refreshed.
     var signedOut = false
@@ -45,8 +47,9 @@ struct AuthenticationState<Credential: Sendable>: Sendable {
     /// How the last refresh that ran to its end ended, for a waiter that registers after it.
     private var lastFinished: (number: Int, wake: Wake)?
 
-    init(credential: Credential?) {
+    init(credential: Credential?, account: String? = nil) {
         self.credential = credential
+        self.account = account
     }
 
     /// A number for a new waiter.

@@ -33,6 +33,10 @@ public struct NetworkRequest: Sendable, Hashable {
     /// ``AuthenticationInterceptor/marking(_:)``): they neither adapt nor retry it. A fact on the
     /// request, so it holds on every road, across any queue or task hop. Not sent.
     var refreshMarks: Set<ObjectIdentifier> = []
+    /// The account the request must go under (the account its outbox entry was recorded under,
+    /// ``OutboxEntry/account``); nil for any. An ``AuthenticationInterceptor`` whose credential is
+    /// another account's refuses it with `DepotError` `.otherAccount`. Not sent.
+    public var account: String?
     /// Names of fields given as strings that were refused (CR, LF or NUL, or not a field name);
     /// ``validateHeaders()`` throws for them before anything is sent.
     var rejectedHeaders: [String] = []

@@ -57,6 +57,13 @@ public protocol Networking: Sendable {
     ///
     /// - Throws: what an interceptor throws.
     func prepared(_ request: NetworkRequest) async throws -> NetworkRequest
+
+    /// The account requests go under now, as the app declares it on an interceptor
+    /// (``AuthenticationInterceptor/account``): every outbox entry a write records keeps it
+    /// (``OutboxEntry/account``), and the entry is sent only while it is the account in force.
+    /// Nil by default: none declared, and entries go under whatever credential is in force. A
+    /// wrapper returns its base's.
+    var account: String? { get }
 }
 
 /// A request under way, started by ``Networking/send(_:completion:)``.
@@ -78,6 +85,9 @@ extension Networking {
 
     /// `request` unchanged.
     public func prepared(_ request: NetworkRequest) async throws -> NetworkRequest { request }
+
+    /// Nil: no account declared.
+    public var account: String? { nil }
 
     /// Runs ``send(_:)`` in a new task and calls `completion` with its outcome; cancelling the
     /// call cancels the task (a `CancellationError` reaches `completion` as `DepotError`

@@ -38,6 +38,8 @@ public final class NetworkingSession: Networking {
 
     /// The configuration's ``SessionConfiguration/metricsFactory``.
     public var metricsFactory: (any MetricsFactory)? { pipeline.configuration.metricsFactory }
+    /// The pipeline's: the account its interceptors declare (``RequestPipeline/account``).
+    public var account: String? { pipeline.account }
     /// The shared pipeline: headers, interceptors, retries, logging.
     public let pipeline: RequestPipeline
     /// The URLSession requests start on now, with its delegate: replaced by a fresh one (an empty

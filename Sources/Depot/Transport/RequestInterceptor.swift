@@ -20,11 +20,18 @@ public protocol RequestInterceptor: Sendable {
     /// credentials and return true to have the request adapted again and sent once more. The
     /// default returns false: the 401 goes to the caller.
     func shouldRetryUnauthorized(_ request: NetworkRequest, error: DepotError) async -> Bool
+    /// The account whose credential this interceptor puts on requests now, as the app declares it
+    /// (``AuthenticationInterceptor/account``); nil, the default, declares none. A session's
+    /// ``Networking/account`` is its first interceptor's that declares one.
+    var account: String? { get }
 }
 
 extension RequestInterceptor {
     /// False: a 401 goes to the caller.
     public func shouldRetryUnauthorized(_ request: NetworkRequest, error: DepotError) async -> Bool { false }
+
+    /// Nil: no account declared.
+    public var account: String? { nil }
 }
 
 /// Adds fixed headers to every request (a bearer token, say).

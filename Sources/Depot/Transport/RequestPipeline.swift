@@ -13,6 +13,15 @@ public struct RequestPipeline: Sendable {
     /// The parts of `baseURL` every request URL starts with, parsed once.
     let base: BaseURLParts
 
+    /// The account the first interceptor that declares one puts on requests now
+    /// (``RequestInterceptor/account``); nil for none.
+    public var account: String? {
+        for interceptor in configuration.interceptors {
+            if let account = interceptor.account { return account }
+        }
+        return nil
+    }
+
     /// Makes a pipeline; `headers` are merged over the configuration's own: each name in
     /// `headers` replaces every field of that name, repeated fields kept in order.
     public init(baseURL: URL, headers: HTTPFields = HTTPFields(), configuration: SessionConfiguration) {
@@ -82,7 +91,13 @@ public struct RequestPipeline: Sendable {
             if failure.status == 401, !reauthorized {
                 reauthorized = true
                 if await reauthorize(prepared, failure) {
-                    (prepared, url, summary) = try await prepare(request)
+                    do {
+                        (prepared, url, summary) = try await prepare(request)
+                    } catch let refused as DepotError {
+                        // Not sent again (another account signed in meanwhile, say): the call
+                        // still reached the server once, with the request answered 401.
+                        throw Self.failure(refused, after: reached ?? failure)
+                    }
                     continue
                 }
             }

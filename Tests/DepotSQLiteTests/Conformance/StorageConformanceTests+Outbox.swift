@@ -65,7 +65,7 @@ extension StorageConformanceTests {
             failures: 2,
             nextAttempt: Conformance.now.addingTimeInterval(30), lastError: "503 busy",
             rejection: OutboxRejection(status: nil, message: "unreadable"),
-            lease: Conformance.lease(Conformance.peerA, for: 45))
+            lease: Conformance.lease(Conformance.peerA, for: 45), account: "ann-é")
         // When
         let replaced = try await storage.transaction { tx in try tx.replaceOutbox(full) }
         // Then
@@ -73,6 +73,31 @@ extension StorageConformanceTests {
         #expect(try await storage.outbox(OutboxQuery(selection: .all)) == [full])
         let inside = try await storage.transaction { tx in try tx.outboxEntry(sequence: sequence) }
         #expect(inside == full)
+    }
+
+    @Test(
+        "an entry keeps the account it was recorded under; a write folds only into its own account's entry",
+        arguments: StorageKind.allCases)
+    func outboxAccount(kind: StorageKind) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let storage = try await kind.make(in: directory)
+        // Given: ann's create of a (the entity's first entry), an update of b under no account
+        // When: ann edits a again, then bob does
+        try await storage.transaction { tx in
+            try tx.recordOutbox(
+                collection: "messages", entityID: "a", operation: .create, payload: ["text": "1"], account: "ann")
+            try tx.recordOutbox(collection: "messages", entityID: "b", operation: .update, payload: ["text": "2"])
+            try tx.recordOutbox(
+                collection: "messages", entityID: "a", operation: .update, payload: ["text": "3"], account: "ann")
+            try tx.recordOutbox(
+                collection: "messages", entityID: "a", operation: .update, payload: ["text": "4"], account: "bob")
+        }
+        // Then: ann's edit folded into her create; bob's is an entry of its own, after it
+        let entries = try await storage.outbox(OutboxQuery(selection: .all))
+        #expect(entries.map(\.entityID) == ["a", "b", "a"])
+        #expect(entries.map(\.account) == ["ann", nil, "bob"])
+        #expect(entries.map(\.payload) == [["text": "3"], ["text": "2"], ["text": "4"]])
     }
 
     @Test("outbox(_:) selects by state, collections, entity, after and limit", arguments: StorageKind.allCases)
