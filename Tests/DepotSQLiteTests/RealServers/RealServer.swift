@@ -65,24 +65,8 @@ final class RealServer: Sendable {
         self.stdin = stdin
     }
 
-    /// Runs `body`, which blocks (it waits for a child process), on a thread of its own and
-    /// returns its result: never on Swift's cooperative pool. That pool has one thread per core
-    /// (two here); a test that blocked one while Python started a server (seconds) stalled every
-    /// other test of the process, each request's answer waiting for a free thread (issue 46:
-    /// an online read 8.3 s, the same 6.4 s stall in two unrelated tests at once).
-    static func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
-        }
-    }
-
-    /// Starts a server of `kind` and waits for the port it bound, on a thread of its own.
-    static func start(_ kind: Kind) async throws -> RealServer {
-        try await offPool { try startBlocking(kind) }
-    }
-
-    /// Starts a server of `kind` and waits for the port it bound, blocking the calling thread.
-    private static func startBlocking(_ kind: Kind) throws -> RealServer {
+    /// Starts a server of `kind` and waits (at most 60 s) for the port it bound.
+    static func start(_ kind: Kind) throws -> RealServer {
         let python = try Self.python.get()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)
@@ -123,19 +107,11 @@ final class RealServer: Sendable {
     /// what a fresh server holds. The suites using it are `.serialized`, so no two tests share it
     /// at once.
     static func with(_ kind: Kind, _ body: (RealServer) async throws -> Void) async throws {
-        let running = shared.withLock { servers in servers[kind].flatMap { $0.process.isRunning ? $0 : nil } }
-        let server: RealServer
-        if let running {
-            server = running
-        } else {
-            let started = try await start(kind)
-            server = shared.withLock { servers in
-                // Two suites of one kind may start at once: the first stored is kept.
-                if let other = servers[kind], other.process.isRunning, other !== started { return other }
-                servers[kind] = started
-                return started
-            }
-            if server !== started { try await offPool { started.stop() } }
+        let server = try shared.withLock { servers in
+            if let server = servers[kind], server.process.isRunning { return server }
+            let server = try start(kind)
+            servers[kind] = server
+            return server
         }
         try await server.control(.post, kind == .djangoREST || kind == .tastypie ? "__reset/" : "__reset")
         try await body(server)
