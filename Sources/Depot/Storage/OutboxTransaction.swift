@@ -51,8 +51,8 @@ public protocol OutboxTransaction {
     func leaseTime() throws -> Date
     /// Adds `entry` at the end of the outbox when its entity has no entry yet (refused ones
     /// count), else adds nothing and returns the entity's last entry: the first step of
-    /// ``StorageTransaction/recordOutbox(collection:entityID:operation:payload:idempotencyKey:)``, whose common case
-    /// (an entity's first write) is then one statement. A default reads the entity's entries,
+    /// ``StorageTransaction/recordOutbox(collection:entityID:operation:payload:idempotencyKey:account:)``,
+    /// whose common case (an entity's first write) is then one statement. A default reads the entity's entries,
     /// then appends; the SQL stores run one statement.
     func appendOutboxIfFirst(_ entry: OutboxEntry) throws -> OutboxAppend
     /// Frees every lease whose owner the store knows has ended (its process died: a SQLite file's

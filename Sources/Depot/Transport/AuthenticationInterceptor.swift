@@ -28,8 +28,8 @@ extension DepotError.Code {
 /// arrived after a refresh) is sent again with the current one, without another refresh. With no
 /// credential at first, the first request refreshes before it is sent.
 ///
-/// ``update(credential:)`` supersedes a refresh under way: the refresh is cancelled and whatever
-/// it returns is dropped, so a sign-in as another account or a logout made meanwhile is never
+/// ``update(credential:account:)`` supersedes a refresh under way: the refresh is cancelled and
+/// whatever it returns is dropped, so a sign-in as another account or a logout made meanwhile is never
 /// undone by it; the requests that waited for it go out with the credential given (or, after a
 /// logout, without one). A request cancelled while it waits for a refresh stops waiting at once
 /// with `DepotError` `.cancelled`; the refresh goes on for the others.

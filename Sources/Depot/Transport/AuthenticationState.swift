@@ -9,7 +9,7 @@ struct AuthenticationState<Credential: Sendable>: Sendable {
         case refreshed(Credential)
         /// The refresh failed with this error.
         case failed(DepotError)
-        /// The refresh was superseded by ``AuthenticationInterceptor/update(credential:)``, or had
+        /// The refresh was superseded by ``AuthenticationInterceptor/update(credential:account:)``, or had
         /// ended before the wait began: look at the state again.
         case superseded
         /// The waiting task was cancelled.
@@ -30,7 +30,7 @@ struct AuthenticationState<Credential: Sendable>: Sendable {
     var credential: Credential?
     /// The account ``credential`` belongs to, as the app declared it; nil for none declared.
     var account: String?
-    /// True after a logout (``AuthenticationInterceptor/update(credential:)`` with nil): requests
+    /// True after a logout (``AuthenticationInterceptor/update(credential:account:)`` with nil): requests
     /// go out as they are, and nothing is refreshed.
     var signedOut = false
     /// The refresh under way, and its number.
