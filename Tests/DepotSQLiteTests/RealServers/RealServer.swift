@@ -22,20 +22,17 @@ final class RealServer: Sendable {
 
     /// The venv's python, or why there is none; made once per test process.
     static let python: Result<String, SetupFailure> = {
-        let process = Process()
-        process.executableURL = root.appendingPathComponent("scripts/python-servers")
-        let output = Pipe()
-        process.standardOutput = output
+        let child: SpawnedProcess
         do {
-            try process.run()
+            child = try SpawnedProcess.spawn(root.appendingPathComponent("scripts/python-servers").path, [])
         } catch {
             return .failure(SetupFailure(message: "cannot run scripts/python-servers: \(error)"))
         }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let data = child.readToEnd()
+        let status = child.wait()
         let last = String(decoding: data, as: UTF8.self).split(separator: "\n").last.map(String.init) ?? ""
-        guard process.terminationStatus == 0, !last.isEmpty else {
-            return .failure(SetupFailure(message: "scripts/python-servers failed (\(process.terminationStatus))"))
+        guard status == 0, !last.isEmpty else {
+            return .failure(SetupFailure(message: "scripts/python-servers failed (\(status))"))
         }
         return .success(last)
     }()
@@ -56,63 +53,56 @@ final class RealServer: Sendable {
     }
 
     let url: URL
-    private let process: Process
-    private let stdin: Pipe
+    /// The server's process; it exits when its stdin closes, at the latest when this process ends.
+    private let child: SpawnedProcess
 
-    private init(url: URL, process: Process, stdin: Pipe) {
+    private init(url: URL, child: SpawnedProcess) {
         self.url = url
-        self.process = process
-        self.stdin = stdin
+        self.child = child
     }
 
-    /// Starts a server of `kind` and waits (at most 60 s) for the port it bound.
-    static func start(_ kind: Kind) throws -> RealServer {
-        let python = try Self.python.get()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [root.appendingPathComponent("Tests/Servers/\(kind.rawValue)/serve.py").path]
-        let (stdin, stdout) = (Pipe(), Pipe())
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        try process.run()
-        // The first line is "PORT n"; the server writes nothing else to stdout.
-        var line = Data()
-        let reading = stdout.fileHandleForReading
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = reading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
+    /// Starts a server of `kind` and waits (at most 60 s) for the port it bound. The waiting is
+    /// done on a dispatch thread, never on one of the cooperative pool's (two on a 2-core
+    /// machine): a Python server takes seconds to start, and every other test would wait for it.
+    static func start(_ kind: Kind) async throws -> RealServer {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try startBlocking(kind) })
+            }
         }
-        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// ``start(_:)``'s work, blocking the calling thread.
+    private static func startBlocking(_ kind: Kind) throws -> RealServer {
+        let python = try Self.python.get()
+        let script = root.appendingPathComponent("Tests/Servers/\(kind.rawValue)/serve.py").path
+        let child = try SpawnedProcess.spawn(python, [script])
+        // The first line is "PORT n"; the server writes nothing else to stdout.
+        let text = String(decoding: child.readLine(timeout: 60), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
         guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)), (1...65535).contains(port) else {
-            process.terminate()
+            child.terminate()
             throw SetupFailure(message: "the \(kind) server did not report its port (printed \(text.debugDescription))")
         }
-        return RealServer(url: URL(string: "http://127.0.0.1:\(port)")!, process: process, stdin: stdin)
+        return RealServer(url: URL(string: "http://127.0.0.1:\(port)")!, child: child)
     }
 
-    /// Stops the server: its stdin closes (it exits on EOF), then SIGTERM.
-    func stop() {
-        try? stdin.fileHandleForWriting.close()  // already closed is fine: the server exits either way
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-    }
-
-    /// The server of each kind this test process started: one Django or FastAPI start (and its
-    /// migrations) per process instead of per test. It exits when the process ends (its stdin
-    /// closes).
-    private static let shared = LockedValue<[Kind: RealServer]>([:])
+    /// The start of the server of each kind this test process uses: one Django or FastAPI start
+    /// (and its migrations) per process instead of per test, awaited by every test of that kind.
+    /// The server exits when the process ends (its stdin closes).
+    private static let starts = LockedValue<[Kind: Task<RealServer, any Error>]>([:])
 
     /// Runs `body` with the server of `kind` reset to empty (no notes, ids from 1, no request log):
     /// what a fresh server holds. The suites using it are `.serialized`, so no two tests share it
     /// at once.
     static func with(_ kind: Kind, _ body: (RealServer) async throws -> Void) async throws {
-        let server = try shared.withLock { servers in
-            if let server = servers[kind], server.process.isRunning { return server }
-            let server = try start(kind)
-            servers[kind] = server
-            return server
+        let start = starts.withLock { starts in
+            if let start = starts[kind] { return start }
+            let start = Task { try await Self.start(kind) }
+            starts[kind] = start
+            return start
         }
+        let server = try await start.value
         try await server.control(.post, kind == .djangoREST || kind == .tastypie ? "__reset/" : "__reset")
         try await body(server)
     }
