@@ -68,6 +68,7 @@ struct CrashTest {
     mutating func run() async -> Bool {
         let start = ContinuousClock.now
         var midForward = 0
+        var slowestRestart = Duration.zero
         for number in 1...arguments.rounds {
             do {
                 let report = try await round(number)
@@ -78,6 +79,7 @@ struct CrashTest {
                     return false
                 }
                 if report.killedMidForward { midForward += 1 }
+                slowestRestart = max(slowestRestart, report.restart)
             } catch {
                 complain("round \(number): \(error)")
                 complain("FAILED in round \(number)")
@@ -87,7 +89,8 @@ struct CrashTest {
         let seconds = (ContinuousClock.now - start).components.seconds
         say(
             "\(arguments.rounds) rounds: 0 lost, 0 applied twice"
-                + " (\(midForward) killed mid-forward, \(seconds) s, seed \(arguments.seed))")
+                + " (\(midForward) killed mid-forward, slowest restart \(RoundReport.milliseconds(slowestRestart)) ms"
+                + " with 60 s leases, \(seconds) s, seed \(arguments.seed))")
         return true
     }
 

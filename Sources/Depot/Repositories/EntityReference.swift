@@ -8,7 +8,11 @@ import Foundation
 /// and its create is delivered, the server's id replaces the temporary one in the child's record
 /// and in the child's queued writes, in the transaction that stores the parent's answer; until
 /// then, a queued write of the child that names the temporary id is held back, so the server
-/// never sees it.
+/// never sees it. When that create will never go (the app discarded it, or deleted the parent
+/// before it was sent), the child's write is refused instead of held for ever, unsent: the
+/// forwarder reports it in ``ForwardingReport/rejected``, its ``OutboxRejection`` without a
+/// status and with a message naming the parent, and the app resolves it as any refusal (``Forwarder/retry(_:)`` after pointing the child
+/// elsewhere, or ``Forwarder/discard(_:)``).
 ///
 /// ```swift
 /// var configuration = RepositoryConfiguration()

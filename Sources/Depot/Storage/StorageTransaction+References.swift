@@ -94,17 +94,35 @@ extension StorageTransaction {
 
     /// Whether `entry` names, under a reference its record declared (``recordReferences(_:collection:id:object:)``),
     /// an entity whose id Depot made and the server has not given yet: it waits until that
-    /// entity's create is delivered (the server would not know the id).
+    /// entity's create is delivered (the server would not know the id), or is refused when that
+    /// create will never go (``neverCreatedReference(_:)``).
     func holdsTemporaryReference(_ entry: OutboxEntry) throws -> Bool {
+        try !temporaryReferences(entry).isEmpty
+    }
+
+    /// The first reference of `entry` to an entity whose id Depot made and whose create will never
+    /// reach the server: the outbox holds no write of that entity (the app discarded its create,
+    /// or deleted it before it was sent), so nothing will ever give the server's id. Nil when
+    /// every entity it names is known to the server or still has its create queued.
+    func neverCreatedReference(_ entry: OutboxEntry) throws -> ReferenceFacts.Fact? {
+        for fact in try temporaryReferences(entry)
+        where try outboxEntries(collection: fact.collection, entityID: fact.id).isEmpty {
+            return fact
+        }
+        return nil
+    }
+
+    /// The references of `entry`'s payload, as its record declared them, to ids Depot made that
+    /// the server has not replaced yet.
+    private func temporaryReferences(_ entry: OutboxEntry) throws -> [ReferenceFacts.Fact] {
         guard case .object(let payload)? = entry.payload,
             let stored = try fetch(
                 collection: ReferenceFacts.collection,
                 id: MovedIDs.key(collection: entry.collection, id: entry.entityID))
-        else { return false }
-        for fact in ReferenceFacts.facts(stored.object["refs"]) where MovedIDs.idText(payload[fact.key]) == fact.id {
-            if try isTemporaryID(collection: fact.collection, id: fact.id) { return true }
+        else { return [] }
+        return try ReferenceFacts.facts(stored.object["refs"]).filter { fact in
+            try MovedIDs.idText(payload[fact.key]) == fact.id && isTemporaryID(collection: fact.collection, id: fact.id)
         }
-        return false
     }
 
     /// The server gave `newID` to the entity of `collection` Depot had made `oldID` for: every

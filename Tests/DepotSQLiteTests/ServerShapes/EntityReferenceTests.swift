@@ -278,4 +278,49 @@ struct TodoItems<ListID: Codable & Hashable & Sendable>: CRUDNetworkingStorageRe
             #expect(!sent(server, list.id.pathComponent))
         }
     }
+
+    /// How the list's create came to never go.
+    enum Dropped: String, CaseIterable, Sendable, CustomStringConvertible {
+        /// The app discarded its queued create (``Forwarder/discard(_:)``).
+        case discarded
+        /// The app deleted the list before its create was sent (nothing left to send for it).
+        case deleted
+        var description: String { rawValue }
+    }
+
+    @Test(
+        "an item naming a list whose create will never go is refused unsent, not held for ever",
+        arguments: StoreKind.allCases, Dropped.allCases)
+    func parentNeverCreated(kind: StoreKind, dropped: Dropped) async throws {
+        try await withTodos(kind) { server, lists, items in
+            // Given: offline, a list (its id one Depot made) and an item naming it; then the
+            // list's create is dropped, so the server will never give that list an id
+            let storage = lists.storage
+            let forwarder = Forwarder(storage: storage, repositories: [lists, items])
+            let list = try await lists.create(["title": "groceries"]).value.value
+            _ = try await items.create(TodoItem(id: "i1", title: "milk", listID: list.id)).value
+            switch dropped {
+            case .discarded:
+                let create = try #require(try await storage.outbox(OutboxQuery(selection: .all)).first)
+                #expect(create.collection == "lists")
+                #expect(try await forwarder.discard(create).value)
+            case .deleted:
+                _ = try await lists.delete(id: list.id).value
+            }
+
+            // When: the outbox is flushed
+            let report = try await forwarder.flush().value
+
+            // Then: the item's create is refused without a request, its message naming the list,
+            // and stays for the app to resolve; nothing carried the temporary id
+            #expect(report.delivered == 0)
+            let refused = try #require(report.rejected.first)
+            #expect(report.rejected.count == 1 && refused.collection == "items" && refused.entityID == "i1")
+            #expect(refused.rejection?.status == nil)
+            #expect(refused.rejection?.message.contains(list.id.pathComponent) == true)
+            #expect(server.requests.isEmpty)
+            #expect(try await forwarder.rejected.map(\.entityID) == ["i1"])
+            #expect(!sent(server, list.id.pathComponent))
+        }
+    }
 }
