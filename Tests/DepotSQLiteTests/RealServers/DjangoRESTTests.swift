@@ -217,6 +217,15 @@ private func withDRF(_ body: (RealServer, DRFNotes) async throws -> Void) async 
             #expect(stored.first { $0.id == "7" }?.object["title"] == "seven")
         }
     }
+
+    @Test("`var updatedAt: Date` reads and writes DRF's stamps by `coding` alone")
+    func updatedAtStamps() async throws {
+        try await RealServer.with(.djangoREST) { server in
+            var configuration = RepositoryConfiguration.djangoREST
+            configuration.coding = datedNoteCoding  // the preset's `.iso8601`, and snake_case keys
+            try await expectServerStamps(on: server, path: "notes/", configuration: configuration)
+        }
+    }
 }
 
 /// DRF notes pulled incrementally by `updated_at`, deletions flagged.

@@ -69,4 +69,13 @@ struct FastAPIStoredNotes: CRUDNetworkingStorageRepository, SynchronizableReposi
             #expect(detail?.first?["loc"] == ["body", "title"])
         }
     }
+
+    @Test("`var updatedAt: Date` reads and writes FastAPI's stamps by `coding` alone")
+    func updatedAtStamps() async throws {
+        try await RealServer.with(.fastAPI) { server in
+            var configuration = RepositoryConfiguration()
+            configuration.coding = datedNoteCoding
+            try await expectServerStamps(on: server, path: "notes", configuration: configuration)
+        }
+    }
 }

@@ -129,4 +129,13 @@ private func withJSONAPI(_ body: (RealServer, DJANotes) async throws -> Void) as
                 ])
         }
     }
+
+    @Test("`var updatedAt: Date` reads and writes DJA's stamps by `coding` alone")
+    func updatedAtStamps() async throws {
+        try await RealServer.with(.jsonAPI) { server in
+            var configuration = RepositoryConfiguration.jsonAPI(type: "notes")
+            configuration.coding = datedNoteCoding
+            try await expectServerStamps(on: server, path: "notes", configuration: configuration)
+        }
+    }
 }

@@ -88,4 +88,13 @@ private func withNinja(_ body: (RealServer, NinjaNotes) async throws -> Void) as
             #expect(field.field == "payload.title" && !field.message.isEmpty)
         }
     }
+
+    @Test("`var updatedAt: Date` reads and writes django-ninja's stamps by `coding` alone")
+    func updatedAtStamps() async throws {
+        try await RealServer.with(.ninja) { server in
+            var configuration = RepositoryConfiguration(collectionEnvelope: "items")
+            configuration.coding = datedNoteCoding
+            try await expectServerStamps(on: server, path: "notes", configuration: configuration)
+        }
+    }
 }

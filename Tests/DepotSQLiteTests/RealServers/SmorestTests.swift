@@ -207,4 +207,13 @@ private func withSmorest(_ body: (RealServer, SmorestStoredNotes) async throws -
             #expect(try await notes.storage.fetch(collection: "notes/", matching: Criteria()).count == 60)
         }
     }
+
+    @Test("`var updatedAt: Date` reads and writes flask-smorest's zone-less stamps by `coding` alone")
+    func updatedAtStamps() async throws {
+        try await RealServer.with(.smorest) { server in
+            var configuration = smorestConfiguration()  // serverOwnedKeys ["id", "updated_at"]
+            configuration.coding = datedNoteCoding
+            try await expectServerStamps(on: server, path: "notes/", configuration: configuration)
+        }
+    }
 }

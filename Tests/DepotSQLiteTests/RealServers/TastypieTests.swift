@@ -142,4 +142,15 @@ private func withTastypie(_ body: (RealServer, TastypieNotes) async throws -> Vo
             #expect(error?.fieldErrors == [FieldError(field: "title", message: "This field is required.")])
         }
     }
+
+    @Test("`var updatedAt: Date` reads and writes tastypie's zone-less stamps by `coding` alone")
+    func updatedAtStamps() async throws {
+        try await RealServer.with(.tastypie) { server in
+            var configuration = RepositoryConfiguration(
+                collectionEnvelope: "objects", itemTrailingSlash: true, patchFormat: .json)
+            configuration.serverOwnedKeys = ["id", "updated_at", "resource_uri"]
+            configuration.coding = datedNoteCoding
+            try await expectServerStamps(on: server, path: "api/v1/note/", configuration: configuration)
+        }
+    }
 }

@@ -15,6 +15,7 @@ import signal
 import socket
 import sys
 import threading
+from datetime import datetime, timezone
 from typing import List, Optional
 
 import uvicorn
@@ -31,11 +32,17 @@ class NoteIn(BaseModel):
     done: bool = False
 
 
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
 class Note(BaseModel):
     id: int
     title: str = Field(min_length=1, max_length=100)
     body: str = ""
     done: bool = False
+    # Stamped by the server on every write; never read from a request (NoteIn has no such field).
+    updated_at: datetime = Field(default_factory=_now)
 
 
 class NotePatch(BaseModel):
@@ -153,7 +160,7 @@ def update_note(note_id: int, patch: NotePatch):
         stored = _get(note_id)
         try:
             # Re-validate so that e.g. {"title": null} is a 422, not a bad note.
-            updated = Note.model_validate({**stored.model_dump(), **update})
+            updated = Note.model_validate({**stored.model_dump(), **update, "updated_at": _now()})
         except ValidationError as e:
             raise RequestValidationError(
                 [{**err, "loc": ("body", *err["loc"])} for err in e.errors(include_url=False)]

@@ -66,10 +66,12 @@ settings.configure(
 )
 django.setup()
 
+from datetime import datetime
 from typing import List, Optional
 
 from django.http import HttpResponse, JsonResponse
 from django.urls import path
+from django.utils import timezone
 from ninja import Field, NinjaAPI, Schema
 from ninja.errors import HttpError
 from ninja.pagination import LimitOffsetPagination, paginate
@@ -88,6 +90,7 @@ class NoteOut(Schema):
     title: str
     body: str
     done: bool
+    updated_at: datetime
 
 
 class NotePatch(Schema):
@@ -109,7 +112,7 @@ class Store:
     def add(self, data):
         with self.lock:
             note = {"id": self.next_id, "title": data["title"], "body": data.get("body", ""),
-                    "done": data.get("done", False)}
+                    "done": data.get("done", False), "updated_at": timezone.now()}
             self.notes[note["id"]] = note
             self.next_id += 1
             return note
@@ -147,7 +150,7 @@ def read_note(request, note_id: int):
 def replace_note(request, note_id: int, payload: NoteIn):
     with store.lock:
         note = _get(note_id)
-        note.update(payload.dict())
+        note.update(payload.dict(), updated_at=timezone.now())
         return note
 
 
@@ -155,7 +158,7 @@ def replace_note(request, note_id: int, payload: NoteIn):
 def update_note(request, note_id: int, payload: NotePatch):
     with store.lock:
         note = _get(note_id)
-        note.update(payload.dict(exclude_unset=True))
+        note.update(payload.dict(exclude_unset=True), updated_at=timezone.now())
         return note
 
 
