@@ -82,7 +82,8 @@ import Testing
         try await withStubServer { server in
             server.resource("messages")
             let storage = try await kind.make(in: directory)
-            let session = NetworkingSession(url: server.url, configuration: SessionConfiguration(timeout: .seconds(60)))
+            let session = NetworkingSession(
+                url: server.url, configuration: SessionConfiguration(timeout: TestTimeScale.scaled(.seconds(60))))
             try await body(server, storage, OutboxMessages(store: session, storage: storage))
         }
     }

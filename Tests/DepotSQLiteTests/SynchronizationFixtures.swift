@@ -56,7 +56,8 @@ func withSyncFixture(objects: [JSONObject] = [], _ body: (SyncFixture) async thr
     try await withStubServer { server in
         server.resource("messages", objects: objects)
         let storage = try SQLiteStorage(path: directory.path("sync.sqlite"))
-        let session = NetworkingSession(url: server.url, configuration: SessionConfiguration(timeout: .seconds(10)))
+        let session = NetworkingSession(
+            url: server.url, configuration: SessionConfiguration(timeout: TestTimeScale.scaled(.seconds(10))))
         try await body(SyncFixture(server: server, storage: storage, session: session))
     }
 }

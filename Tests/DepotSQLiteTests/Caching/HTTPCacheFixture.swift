@@ -44,7 +44,9 @@ struct HTTPCacheFixture {
 
     /// A session to the server with `headers`.
     func session(headers: [String: String]) -> NetworkingSession {
-        NetworkingSession(url: server.url, headers: headers, configuration: SessionConfiguration(timeout: .seconds(5)))
+        NetworkingSession(
+            url: server.url, headers: headers,
+            configuration: SessionConfiguration(timeout: TestTimeScale.scaled(.seconds(60))))
     }
 }
 
@@ -59,7 +61,8 @@ func withHTTPCacheFixture(_ kind: StorageKind, _ body: (HTTPCacheFixture) async 
             ])
         server.servesValidators = true
         let storage = try await kind.make(in: directory)
-        let session = NetworkingSession(url: server.url, configuration: SessionConfiguration(timeout: .seconds(5)))
+        let session = NetworkingSession(
+            url: server.url, configuration: SessionConfiguration(timeout: TestTimeScale.scaled(.seconds(60))))
         try await body(
             HTTPCacheFixture(server: server, storage: storage, session: session, clock: ManualForwarderClock()))
     }

@@ -82,7 +82,8 @@ func withOutboxFixture(
             case .sqlite: try SQLiteStorage(path: directory.path("outbox.sqlite"))
             case .memory: InMemoryStorage()
             }
-        let session = NetworkingSession(url: server.url, configuration: SessionConfiguration(timeout: timeout))
+        let session = NetworkingSession(
+            url: server.url, configuration: SessionConfiguration(timeout: TestTimeScale.scaled(timeout)))
         try await body(OutboxFixture(server: server, storage: storage, session: session, clock: ManualForwarderClock()))
     }
 }

@@ -8,8 +8,10 @@ import Foundation
 /// judges every answer against the ``CheckModel`` as it comes, then the server and the store after
 /// a final flush and a full pull with no faults.
 public struct CheckRunner: Sendable {
-    /// How long one step (or the final settle) may take before it counts as a hang.
-    public static let stepLimit = Duration.seconds(20)
+    /// How long one step (or the final settle) may take before it counts as a hang: a minute, so
+    /// a machine loaded by other builds is not taken for a hang (a step takes well under a second
+    /// alone), scaled by ``TestTimeScale/factor`` (ten times under ThreadSanitizer).
+    public static let stepLimit = TestTimeScale.scaled(.seconds(60))
     /// The client's timeout: ``CheckFault/pastTimeout`` and ``CheckFault/slowAnswer`` exceed it.
     public static let timeout = Duration.milliseconds(800)
 
