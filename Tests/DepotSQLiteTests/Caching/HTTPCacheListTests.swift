@@ -38,7 +38,7 @@ import Testing
 
     @Test(
         "readAll under staleWhileRevalidate: the stale list at once, the server's change stored behind it",
-        .timeLimit(.minutes(1)))
+        .timeLimit(.minutes(TestTimeScale.factor)))
     func staleWhileRevalidateList() async throws {
         try await withHTTPCacheFixture(.sqliteFile) { fixture in
             // Given: a list fresh for 10 s, read once, then changed on the server.

@@ -68,9 +68,10 @@ enum StoreKind: String, CaseIterable, Sendable, CustomStringConvertible {
 }
 
 /// A stub server with `objects` in `messages`, and a fresh store of `kind`; the session times a
-/// request out after `timeout`.
+/// request out after `timeout` (a test that waits for a timeout gives one), else after 10 s
+/// scaled by ``TestTimeScale`` (nothing here waits for that one).
 func withOutboxFixture(
-    _ kind: StoreKind = .sqlite, objects: [JSONObject] = [], timeout: Duration = .seconds(10),
+    _ kind: StoreKind = .sqlite, objects: [JSONObject] = [], timeout: Duration? = nil,
     _ body: (OutboxFixture) async throws -> Void
 ) async throws {
     let directory = try TemporaryDirectory()
@@ -83,7 +84,8 @@ func withOutboxFixture(
             case .memory: InMemoryStorage()
             }
         let session = NetworkingSession(
-            url: server.url, configuration: SessionConfiguration(timeout: TestTimeScale.scaled(timeout)))
+            url: server.url, configuration: SessionConfiguration(timeout: timeout ?? TestTimeScale.scaled(.seconds(10)))
+        )
         try await body(OutboxFixture(server: server, storage: storage, session: session, clock: ManualForwarderClock()))
     }
 }
