@@ -80,12 +80,14 @@ import Testing
                 for: SyncMessages(
                     store: fixture.session, storage: fixture.storage, path: "others",
                     synchronization: SynchronizationConfiguration()),
-                configuration: ForwarderConfiguration(requestTimeout: .seconds(60), leaseDuration: .seconds(3)))
+                configuration: ForwarderConfiguration(
+                    requestTimeout: .seconds(60), leaseDuration: TestTimeScale.scaled(.seconds(3))))
             publisher.start()
             let sync = SyncMessages(
                 store: fixture.session, storage: fixture.storage, synchronization: SynchronizationConfiguration())
             let rival = Forwarder(
-                for: recording, configuration: ForwarderConfiguration(jitter: 0, leaseDuration: .seconds(3)))
+                for: recording,
+                configuration: ForwarderConfiguration(jitter: 0, leaseDuration: TestTimeScale.scaled(.seconds(3))))
             // The server holds the batch's answer until the rival has tried.
             let gate = StubGate()
             fixture.server.inject(.hold(gate), pathPrefix: "/messages/collection")
@@ -95,7 +97,7 @@ import Testing
             #expect(await eventuallyTrue { fixture.server.requests.contains { $0.path == "/messages/collection" } })
             let granted = try #require(try await fixture.outbox().map { $0.lease?.expiry ?? .distantFuture }.min())
             var renewed = false
-            for _ in 0..<800 where !renewed {
+            for _ in 0..<(800 * TestTimeScale.factor) where !renewed {
                 let expiries = try await fixture.outbox().map { $0.lease?.expiry ?? .distantPast }
                 renewed = Date() > granted && expiries.count == 2 && expiries.allSatisfy { $0 > granted }
                 if !renewed { try await Task.sleep(for: .milliseconds(10)) }  // polling, bounded

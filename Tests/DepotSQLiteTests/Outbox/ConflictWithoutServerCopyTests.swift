@@ -19,7 +19,7 @@ import Testing
             // When the forwarder sends it (before the fix: re-queued under a new key after every
             // answer; flush never returned, thousands of POSTs)
             let forwarder = fixture.forwarder(messages)
-            let report = try await forwarder.flush().timeout(seconds: 60).value
+            let report = try await forwarder.flush().timeout(seconds: Double(60 * TestTimeScale.factor)).value
             await forwarder.stop()
             // Then one POST, the conflict reported, nothing left to send, the record gone
             let posts = fixture.server.requests.filter { $0.method == "POST" }
@@ -42,7 +42,7 @@ import Testing
             fixture.server.route(.put, "messages/1", response: .json(["detail": "precondition failed"], status: 412))
             fixture.server.route(.get, "messages/1", response: .json(["detail": "not found"], status: 404))
             let forwarder = fixture.forwarder(messages)
-            let report = try await forwarder.flush().timeout(seconds: 60).value
+            let report = try await forwarder.flush().timeout(seconds: Double(60 * TestTimeScale.factor)).value
             await forwarder.stop()
             let writes = fixture.server.requests.filter { $0.method == "PUT" || $0.method == "POST" }
             #expect(writes.count == 1)

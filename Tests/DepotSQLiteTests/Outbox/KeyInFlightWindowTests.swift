@@ -84,7 +84,7 @@ import Testing
         "a server that ignores keys answers a resend of a create it applied with 409: delivered at once, not held for the window",
         arguments: StoreKind.allCases)
     func ignoredKeyResendDelivered(kind: StoreKind) async throws {
-        try await withOutboxFixture(kind, timeout: .milliseconds(300)) { fixture in
+        try await withOutboxFixture(kind, timeout: TestTimeScale.scaled(.milliseconds(300))) { fixture in
             // Given: a server that ignores idempotency keys: it applies the first POST of x and
             // answers only after the client gave up, then answers 409 (x exists) to every resend
             let first = LockedValue(true)
@@ -93,7 +93,7 @@ import Testing
                     defer { isFirst = false }; return isFirst
                 }) {
                     var slow = StubResponse.json(["id": "x", "text": "a"], status: 201)
-                    slow.delay = .seconds(1)
+                    slow.delay = TestTimeScale.scaled(.seconds(1))
                     return slow
                 }
                 return .json(["error": "x exists"], status: 409)
