@@ -27,7 +27,12 @@ final class CheckApp {
     /// The second replica on the same SQLite file (rounds with ``CheckServerShape/replica``).
     let replicaStorage: Storage?
     let replicaForwarder: Forwarder?
-    let sessions: [String: NetworkingSession]
+    /// Each account's session, its calls timed (``calls``).
+    let sessions: [String: any Networking]
+    /// When each call of the sessions began and ended (judged by ``judgeDeadlines(step:_:)``).
+    let calls = CheckTimedNetworking.Log()
+    /// The other origin detail GETs are redirected to (``CheckServerShape/redirectsElsewhere``).
+    let mirror: StubServer?
     /// Each account's interceptor (rounds whose tokens expire).
     let authentications: [String: AuthenticationInterceptor<String>]
     /// The client's timeout.
@@ -50,42 +55,66 @@ final class CheckApp {
     let store: CheckStore?
     var opened: [Storage] = []
 
-    init(program: CheckProgram, stub: StubServer, path: String, store: CheckStore? = nil) async throws {
+    init(
+        program: CheckProgram, stub: StubServer, path: String, store: CheckStore? = nil, mirror: StubServer? = nil
+    ) async throws {
         self.program = program
         self.store = store
         self.stub = stub
         self.path = path
-        server = CheckServer(shape: program.shape, on: stub)
+        self.mirror = mirror
+        server = CheckServer(shape: program.shape, on: stub, mirror: mirror)
         let timeout = program.shape.timeout
         self.timeout = timeout
-        var sessions: [String: NetworkingSession] = [:]
+        var sessions: [String: any Networking] = [:]
         var authentications: [String: AuthenticationInterceptor<String>] = [:]
-        let retries = RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(5), maximumDelay: .milliseconds(50))
+        // A `Retry-After` is honoured up to 50 ms, or up to the default 30 s against a server
+        // that answers `Retry-After: 30` (issue 43 #9: no pause may pass the request's timeout).
+        let retries = RetryPolicy(
+            maximumAttempts: 3, baseDelay: .milliseconds(5),
+            maximumDelay: program.shape.longRetryAfter != nil ? RetryPolicy.standard.maximumDelay : .milliseconds(50))
         for account in ["A", "B"] {
+            // Headers that identify the caller besides its credential: an API key the app
+            // declares (``CheckRepository/identifyingHeaders``) and a proxy's credential.
+            let identifying =
+                program.shape.redirectsElsewhere
+                ? ["X-API-Key": "key-\(account)", "Proxy-Authorization": "Basic proxy-\(account)"] : [:]
             guard program.shape.refreshesTokens else {
                 let header =
                     program.shape.cookies ? ["Cookie": "session=\(account)"] : ["Authorization": "Bearer \(account)"]
-                sessions[account] = NetworkingSession(
-                    url: stub.url, headers: header,
+                let session = NetworkingSession(
+                    url: stub.url, headers: header.merging(identifying) { $1 },
                     configuration: SessionConfiguration(timeout: timeout, retryPolicy: retries))
+                sessions[account] = CheckTimedNetworking(base: session, log: calls)
                 continue
             }
-            // The token service: the same server, a session of its own.
+            // The token service: the same server, a session of its own; or, in rounds whose
+            // refresh runs in a promise chain, the account's own session (set once it is made).
             let tokens = NetworkingSession(
                 url: stub.url, configuration: SessionConfiguration(timeout: timeout))
+            let own = LockedValue<(session: any Networking, authentication: AuthenticationInterceptor<String>)?>(nil)
+            let chained = program.shape.chainedRefresh
             let authentication = AuthenticationInterceptor(token: "\(account)-1") { _ in
-                let response = try await tokens.send(
-                    NetworkRequest(method: .post, path: "/token", body: Data("{\"account\": \"\(account)\"}".utf8)))
-                guard let token = try JSON(parsing: response.body)["token"]?.stringValue else {
-                    throw DepotError(.authentication, "no token in the answer")
+                let login = NetworkRequest(
+                    method: .post, path: "/token", body: Data("{\"account\": \"\(account)\"}".utf8))
+                guard chained, let (session, authentication) = own.withLock({ $0 }) else {
+                    return try Self.token(in: try await tokens.send(login))
                 }
-                return token
+                // Issue 43 #5: the login, marked as the refresh's own, sent from a promise chain
+                // (its steps run on the promises' queue, not in the refresh's task).
+                return try await Promise(()).then { _ in
+                    session.exchange(authentication.marking(login)) { try Self.token(in: $0) }
+                }.value
             }
             authentications[account] = authentication
-            sessions[account] = NetworkingSession(
-                url: stub.url,
-                configuration: SessionConfiguration(
-                    timeout: timeout, interceptors: [authentication], retryPolicy: retries))
+            let session = CheckTimedNetworking(
+                base: NetworkingSession(
+                    url: stub.url, headers: identifying,
+                    configuration: SessionConfiguration(
+                        timeout: timeout, interceptors: [authentication], retryPolicy: retries)),
+                log: calls)
+            own.withLock { $0 = (session, authentication) }
+            sessions[account] = session
         }
         self.sessions = sessions
         self.authentications = authentications
@@ -108,6 +137,16 @@ final class CheckApp {
         }
     }
 
+    /// The token in a token service's answer (`{"token": "A-2"}`).
+    ///
+    /// - Throws: `DepotError` `.authentication` when there is none.
+    static func token(in response: NetworkResponse) throws -> String {
+        guard let token = try JSON(parsing: response.body)["token"]?.stringValue else {
+            throw DepotError(.authentication, "no token in the answer")
+        }
+        return token
+    }
+
     /// A forwarder over `storage` (the replica's: its clock 30 s fast); leases last 2 s in rounds
     /// with a replica (renewed while a request is out), else 60 s.
     static func forwarder(
@@ -116,7 +155,8 @@ final class CheckApp {
         let items = CheckItems(
             store: session, storage: storage, strategy: .localFirst, batch: shape.batchRoute,
             assignsIDs: shape.assignsIDs, pageSize: shape.pageSize, incremental: shape.incremental,
-            clientWins: shape.clientWins, declaresServerKeys: shape.declaresServerKeys, linkPaging: shape.linkPaging)
+            clientWins: shape.clientWins, declaresServerKeys: shape.declaresServerKeys, linkPaging: shape.linkPaging,
+            declaresAPIKey: shape.redirectsElsewhere)
         return Forwarder(
             for: items,
             configuration: ForwarderConfiguration(
@@ -139,7 +179,8 @@ final class CheckApp {
             strategy: rule, batch: program.shape.batchRoute,
             assignsIDs: program.shape.assignsIDs, pageSize: program.shape.pageSize,
             incremental: program.shape.incremental, clientWins: program.shape.clientWins,
-            declaresServerKeys: program.shape.declaresServerKeys, linkPaging: program.shape.linkPaging)
+            declaresServerKeys: program.shape.declaresServerKeys, linkPaging: program.shape.linkPaging,
+            declaresAPIKey: program.shape.redirectsElsewhere)
     }
 
     /// The id a create of `handle` sends.
@@ -182,6 +223,7 @@ final class CheckApp {
             let milliseconds = took.seconds * 1_000 + took.attoseconds / 1_000_000_000_000_000
             let call = CheckRender.call(step, shape: program.shape).replacingOccurrences(of: "\n", with: " ")
             outcome.log.append("\(index): \(call) → \(line) [\(milliseconds) ms]")
+            judgeDeadlines(step: index, &outcome)
             if outcome.violations.contains(where: { $0.kind == "HANG" }) { return }
             await judgeOrphans(after: index, &outcome)
         }

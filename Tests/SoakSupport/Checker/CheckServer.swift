@@ -97,15 +97,27 @@ public final class CheckServer: Sendable {
         var mixedShapes: [String] = []
         /// Page requests whose query is not the link the server wrote (``CheckServerShape/linkPaging``).
         var mangledLinks: [String] = []
+        /// Requests to `/items` counted for ``CheckServerShape/longRetryAfter`` (every fifth is
+        /// answered 503).
+        var counted = 0
+        /// Whether the round settles: no more 503s (the final checks run with no faults).
+        var quiet = false
     }
 
     /// The shape of the round's server.
     public let shape: CheckServerShape
     let state = LockedValue(State())
+    /// The other origin detail GETs are redirected to (``CheckServerShape/redirectsElsewhere``).
+    let mirror: StubServer?
 
-    /// A server of `shape`, serving `/items` on `stub`.
-    public init(shape: CheckServerShape, on stub: StubServer) {
+    /// A server of `shape`, serving `/items` on `stub`, and the same objects' details on `mirror`
+    /// (another origin) to a signed `as=<account>` query.
+    public init(shape: CheckServerShape, on stub: StubServer, mirror: StubServer? = nil) {
         self.shape = shape
+        self.mirror = mirror
+        mirror?.route(.get, "/items/:id") { [self] request, parameters in
+            answer(request, id: parameters["id"].map(canonical), signed: request.query["as"] ?? "?")
+        }
         stub.route(nil, "/items") { [self] request, _ in answer(request, id: nil) }
         stub.route(nil, "/items/:id") { [self] request, parameters in
             answer(request, id: parameters["id"].map { $0 == "collection" ? $0 : canonical($0) })
@@ -176,6 +188,9 @@ public final class CheckServer: Sendable {
     /// Holds the next token answer for `delay` (a refresh under way that long).
     public func slowNextToken(_ delay: Duration) { state.withLock { $0.slowNextToken = delay } }
 
+    /// The round settles: no more 503s to every fifth request.
+    public func quiet() { state.withLock { $0.quiet = true } }
+
     /// Makes the next answer trickle: its status and headers at once, then one byte every 400 ms
     /// for 40 s (a write is applied first, and its key remembers the real answer).
     public func trickleNext() { state.withLock { $0.trickleNext = true } }
@@ -219,9 +234,13 @@ public final class CheckServer: Sendable {
 
     // MARK: Answering
 
-    func answer(_ request: RecordedRequest, id: String?) -> StubResponse {
+    /// The answer to `request` for the object `id` (nil: the list); `signed` names the account of
+    /// a request to the other origin (``mirror``), which carries no credential of its own.
+    func answer(_ request: RecordedRequest, id: String?, signed: String? = nil) -> StubResponse {
         let token: String
-        if shape.cookies {
+        if let signed {
+            token = shape.refreshesTokens ? "\(signed)-signed" : signed
+        } else if shape.cookies {
             token = request.header("Cookie").map { String($0.dropFirst("session=".count)) } ?? "?"
         } else {
             token = request.header("Authorization").map { String($0.dropFirst("Bearer ".count)) } ?? "?"
@@ -229,11 +248,23 @@ public final class CheckServer: Sendable {
         let account = shape.refreshesTokens ? String(token.prefix { $0 != "-" }) : token
         let key = request.header("Idempotency-Key")
         return state.withLock { state in
-            if state.signedOut.contains(account) {
+            if signed == nil, state.signedOut.contains(account) {
                 state.afterLogout.append("\(request.method) \(request.path) as \(token)")
             }
-            if shape.refreshesTokens, token != "\(account)-\(state.tokens[account, default: 1])" {
+            // A gateway in front of the server: every fifth request unavailable for a long while.
+            if let seconds = shape.longRetryAfter, signed == nil, !state.quiet {
+                state.counted += 1
+                if state.counted % 5 == 0 {
+                    return StubResponse(status: 503, headers: ["Retry-After": "\(seconds)"])
+                }
+            }
+            if signed == nil, shape.refreshesTokens, token != "\(account)-\(state.tokens[account, default: 1])" {
                 return Self.error(401, "token expired")
+            }
+            // The caller is known: its detail GET goes to the other origin, signed for it.
+            if let mirror, signed == nil, request.method == "GET", let id, id != "collection" {
+                return StubResponse(
+                    status: 302, headers: ["Location": "\(mirror.url.absoluteString)\(request.rawPath)?as=\(account)"])
             }
             let fingerprint = "\(request.method) \(request.path)"
             let now = ContinuousClock.now
@@ -285,7 +316,8 @@ public final class CheckServer: Sendable {
         var json: JSONObject = [
             "id": .string(object.id), "value": object.corrupt ? 12345 : .string(object.value), "kind": "item",
         ]
-        if full { json["body"] = .string("b-" + object.value) }
+        // Another client's write cleared `body`: a server that leaves out null keys sends none.
+        if full, !(shape.omitsNulls && object.writer == "other") { json["body"] = .string("b-" + object.value) }
         if shape.variesByCaller { json["viewer"] = .string(account) }
         if let clientID = object.clientID, shape.assignsIDs { json["client_id"] = .string(clientID) }
         if shape.incremental { json["updated_at"] = .integer(Int64(object.version)) }
