@@ -91,7 +91,7 @@ extension CheckApp {
                     "read(\(item.id)) answered from the server without body: a list summary confirmed as the record")
             }
             // A detail answer is the record: a key it left out is not kept from an older copy.
-            if origin == .remote, let body = item.body, leavesOutBody(item) {
+            if origin == .remote, let body = item.body, leavesOutBody(item, atItsValue: true) {
                 flag(
                     "DROPPED",
                     "read(\(item.id)) answered from the server holds body \(body), a key the server's answer for \(item.value) left out"
@@ -194,14 +194,14 @@ extension CheckApp {
         }
     }
 
-    /// Whether the server's object `item` names, at the version `item` holds (its value), has no
-    /// `body`, and says so by leaving the key out (``CheckServerShape/omitsNulls``: another
-    /// client's write cleared it).
-    func leavesOutBody(_ item: CheckItem) -> Bool {
+    /// Whether the server's object `item` names has no `body`, and says so by leaving the key out
+    /// (``CheckServerShape/omitsNulls``: another client's write cleared it); `atItsValue`: and
+    /// `item` shows that version (its value, no pending edit of the app on top).
+    func leavesOutBody(_ item: CheckItem, atItsValue: Bool = false) -> Bool {
         guard program.shape.omitsNulls,
             let object = server.objects.first(where: { $0.id == server.canonical(item.id) })
         else { return false }
-        return object.value == item.value && object.writer == "other"
+        return object.writer == "other" && (!atItsValue || object.value == item.value)
     }
 
     /// A read of `handle` answered `item`: another account's copy, or a state the model does not
