@@ -54,10 +54,13 @@ extension RequestPipeline {
             switch result {
             case .success(let response):
                 completion(.success(response))
-            case .failure(let failure):
-                guard let delay = pipeline.configuration.retryPolicy.delay(after: 1, request: prepared, error: failure)
+            case .failure(var failure):
+                // The same rule as `run`'s: no pause outlasts the request's timeout.
+                let timeout = prepared.effectiveTimeout(session: pipeline.configuration.timeout)
+                guard let delay = pipeline.retryPause(after: 1, of: prepared, failure: &failure, timeout: timeout)
                 else { return completion(.failure(failure)) }
                 // Retries wait, so they go on in a task, from attempt 2, exactly as `send` would.
+                let earlier = failure
                 let task = Task {
                     do {
                         try await Task.sleep(for: delay)
@@ -69,7 +72,7 @@ extension RequestPipeline {
                     }
                     do {
                         let response = try await pipeline.run(
-                            request, prepared: prepared, url: url, summary: summary, from: 2, earlier: failure
+                            request, prepared: prepared, url: url, summary: summary, from: 2, earlier: earlier
                         ) { try await Self.awaiting(attempt, $0, url: $1, timeout: $2) }
                         completion(.success(response))
                     } catch {

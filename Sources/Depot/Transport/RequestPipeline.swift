@@ -101,17 +101,9 @@ public struct RequestPipeline: Sendable {
                     continue
                 }
             }
-            guard let delay = configuration.retryPolicy.delay(after: attemptNumber, request: prepared, error: failure)
+            guard let delay = retryPause(after: attemptNumber, of: prepared, failure: &failure, timeout: timeout)
             else { throw Self.failure(failure, after: reached) }
             if reached == nil, !failure.neverReachedServer { reached = failure }
-            // No pause outlasts the request's timeout, the longest the caller agreed to wait for
-            // an answer: a retry that asks more (a `Retry-After: 30` on a 2 s request) is not
-            // scheduled, and the call ends now with what the last attempt met (a remote-first
-            // read then falls back at once).
-            guard delay < timeout else {
-                failure.message += "; no retry: waiting \(delay) would pass the request's \(timeout) timeout"
-                throw Self.failure(failure, after: reached)
-            }
             do {
                 try await Task.sleep(for: delay)
             } catch {
@@ -119,6 +111,24 @@ public struct RequestPipeline: Sendable {
             }
             attemptNumber += 1
         }
+    }
+
+    /// The pause before the attempt after attempt number `attempt` of `request`, which met
+    /// `failure`; nil when no retry is scheduled: the ``RetryPolicy`` makes none, or the pause
+    /// would outlast `timeout`, the request's timeout (then `failure`'s message says so). No pause
+    /// outlasts it, on any road: it is the longest the caller agreed to wait for an answer, so a
+    /// retry that asks more (a `Retry-After: 30` on a 2 s request) is not scheduled, and the call
+    /// ends now with what the last attempt met (a remote-first read then falls back at once).
+    func retryPause(
+        after attempt: Int, of request: NetworkRequest, failure: inout DepotError, timeout: Duration
+    ) -> Duration? {
+        guard let delay = configuration.retryPolicy.delay(after: attempt, request: request, error: failure)
+        else { return nil }
+        guard delay < timeout else {
+            failure.message += "; no retry: waiting \(delay) would pass the request's \(timeout) timeout"
+            return nil
+        }
+        return delay
     }
 
     /// The call's failure: the last attempt's, unless that one never reached the server (a failed

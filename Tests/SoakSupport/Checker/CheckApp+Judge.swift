@@ -58,7 +58,7 @@ extension CheckApp {
             held[handle!] = item
         case (.readV2, .one(let item?, let origin)) where !concurrent:
             checkRead(item, handle: handle!, origin: origin, step: step, flag: flag)
-            if origin == .remote, program.shape.summarizesLists, item.body == nil {
+            if origin == .remote, program.shape.summarizesLists, item.body == nil, !leavesOutBody(item) {
                 flag(
                     "SUMMARY",
                     "v2 read(\(item.id)) answered from the server without body: a list summary confirmed as the record")
@@ -85,10 +85,17 @@ extension CheckApp {
         case (.read, .one(let item?, let origin)):
             held[handle!] = item
             checkRead(item, handle: handle!, origin: origin, step: step, flag: flag)
-            if origin == .remote, program.shape.summarizesLists, item.body == nil {
+            if origin == .remote, program.shape.summarizesLists, item.body == nil, !leavesOutBody(item) {
                 flag(
                     "SUMMARY",
                     "read(\(item.id)) answered from the server without body: a list summary confirmed as the record")
+            }
+            // A detail answer is the record: a key it left out is not kept from an older copy.
+            if origin == .remote, let body = item.body, leavesOutBody(item, atItsValue: true) {
+                flag(
+                    "DROPPED",
+                    "read(\(item.id)) answered from the server holds body \(body), a key the server's answer for \(item.value) left out"
+                )
             }
         case (.readAll, .list(let list, let origin)):
             for item in list {
@@ -97,8 +104,11 @@ extension CheckApp {
             }
             let listed = Set(list.compactMap { model.owner(of: $0.value) })
             for (owner, entity) in model.entities.sorted(by: { $0.key < $1.key }) {
-                // (A plain readAll() reads page 1 of a server that pages every list.)
-                guard !program.shape.linkPaging || origin != .remote else { break }
+                // (A plain readAll() reads page 1 of a server that pages every list, and a
+                // cache-first or stale-while-revalidate one may answer that page from the cache.)
+                let pageOne =
+                    origin == .remote || step.strategy == .cacheFirst || step.strategy == .staleWhileRevalidate
+                guard !program.shape.linkPaging || !pageOne else { break }
                 guard case .some(.some(let value)) = entity.last, entity.lastRemote, !entity.unreadable,
                     entity.uncertain.isEmpty,
                     entity.otherAfter.isEmpty, !listed.contains(owner), !refused(owner)
@@ -182,6 +192,16 @@ extension CheckApp {
         default:
             break
         }
+    }
+
+    /// Whether the server's object `item` names has no `body`, and says so by leaving the key out
+    /// (``CheckServerShape/omitsNulls``: another client's write cleared it); `atItsValue`: and
+    /// `item` shows that version (its value, no pending edit of the app on top).
+    func leavesOutBody(_ item: CheckItem, atItsValue: Bool = false) -> Bool {
+        guard program.shape.omitsNulls,
+            let object = server.objects.first(where: { $0.id == server.canonical(item.id) })
+        else { return false }
+        return object.writer == "other" && (!atItsValue || object.value == item.value)
     }
 
     /// A read of `handle` answered `item`: another account's copy, or a state the model does not

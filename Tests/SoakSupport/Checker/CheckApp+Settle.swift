@@ -13,6 +13,7 @@ extension CheckApp {
         if offline { try? await stub.goOnline() }
         offline = false
         stub.clearFaults()
+        server.quiet()
         for (account, authentication) in authentications where authentication.credential == nil {
             authentication.update(credential: server.token(of: account))
             server.signedOut(account, false)
@@ -34,7 +35,8 @@ extension CheckApp {
             store: sessions["A"]!, storage: storage, strategy: .remoteFirst, batch: program.shape.batchRoute,
             assignsIDs: program.shape.assignsIDs, pageSize: program.shape.pageSize, prune: true,
             incremental: program.shape.incremental, clientWins: program.shape.clientWins,
-            declaresServerKeys: program.shape.declaresServerKeys, linkPaging: program.shape.linkPaging)
+            declaresServerKeys: program.shape.declaresServerKeys, linkPaging: program.shape.linkPaging,
+            declaresAPIKey: program.shape.redirectsElsewhere)
         let storage = self.storage
         let server = self.server
         let incremental = program.shape.incremental
@@ -67,6 +69,7 @@ extension CheckApp {
             _ = try? await items.synchronize().value
             return beforeFullPull
         }
+        judgeDeadlines(step: nil, &outcome)
         guard let settled else {
             flag("HANG", "the final flush and pull did not end within \(CheckRunner.stepLimit)")
             return
@@ -172,6 +175,7 @@ extension CheckApp {
         }
         for message in divergences(entries: entries, records: records) { flag("DIVERGED", message) }
         await judgeStoreBounds(flag: flag)
+        judgeCredentials(flag: flag)
     }
 
     /// The outbox and the records of `storage`; nil when reading fails.

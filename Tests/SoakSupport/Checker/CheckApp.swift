@@ -27,7 +27,12 @@ final class CheckApp {
     /// The second replica on the same SQLite file (rounds with ``CheckServerShape/replica``).
     let replicaStorage: Storage?
     let replicaForwarder: Forwarder?
-    let sessions: [String: NetworkingSession]
+    /// Each account's session, its calls timed (``calls``).
+    let sessions: [String: any Networking]
+    /// When each call of the sessions began and ended (judged by ``judgeDeadlines(step:_:)``).
+    let calls = CheckTimedNetworking.Log()
+    /// The other origin detail GETs are redirected to (``CheckServerShape/redirectsElsewhere``).
+    let mirror: StubServer?
     /// Each account's interceptor (rounds whose tokens expire).
     let authentications: [String: AuthenticationInterceptor<String>]
     /// The client's timeout.
@@ -50,58 +55,33 @@ final class CheckApp {
     let store: CheckStore?
     var opened: [Storage] = []
 
-    init(program: CheckProgram, stub: StubServer, path: String, store: CheckStore? = nil) async throws {
+    init(
+        program: CheckProgram, stub: StubServer, path: String, store: CheckStore? = nil, mirror: StubServer? = nil
+    ) async throws {
         self.program = program
         self.store = store
         self.stub = stub
         self.path = path
-        server = CheckServer(shape: program.shape, on: stub)
+        self.mirror = mirror
+        server = CheckServer(shape: program.shape, on: stub, mirror: mirror)
         let timeout = program.shape.timeout
         self.timeout = timeout
-        var sessions: [String: NetworkingSession] = [:]
-        var authentications: [String: AuthenticationInterceptor<String>] = [:]
-        let retries = RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(5), maximumDelay: .milliseconds(50))
-        for account in ["A", "B"] {
-            guard program.shape.refreshesTokens else {
-                let header =
-                    program.shape.cookies ? ["Cookie": "session=\(account)"] : ["Authorization": "Bearer \(account)"]
-                sessions[account] = NetworkingSession(
-                    url: stub.url, headers: header,
-                    configuration: SessionConfiguration(timeout: timeout, retryPolicy: retries))
-                continue
-            }
-            // The token service: the same server, a session of its own.
-            let tokens = NetworkingSession(
-                url: stub.url, configuration: SessionConfiguration(timeout: timeout))
-            let authentication = AuthenticationInterceptor(token: "\(account)-1") { _ in
-                let response = try await tokens.send(
-                    NetworkRequest(method: .post, path: "/token", body: Data("{\"account\": \"\(account)\"}".utf8)))
-                guard let token = try JSON(parsing: response.body)["token"]?.stringValue else {
-                    throw DepotError(.authentication, "no token in the answer")
-                }
-                return token
-            }
-            authentications[account] = authentication
-            sessions[account] = NetworkingSession(
-                url: stub.url,
-                configuration: SessionConfiguration(
-                    timeout: timeout, interceptors: [authentication], retryPolicy: retries))
-        }
-        self.sessions = sessions
-        self.authentications = authentications
+        let made = Self.sessions(shape: program.shape, url: stub.url, timeout: timeout, calls: calls)
+        sessions = made.sessions
+        authentications = made.authentications
         if program.shape.sqlite, let store {
             storage = try await store.open(path)
             opened.append(storage)
         } else {
             storage = program.shape.sqlite ? try SQLiteStorage(path: path) : InMemoryStorage()
         }
-        forwarder = Self.forwarder(storage: storage, session: sessions["A"]!, shape: program.shape)
+        forwarder = Self.forwarder(storage: storage, session: made.sessions["A"]!, shape: program.shape)
         if program.shape.replica, program.shape.sqlite {
             let replica = try await store?.open(path) ?? SQLiteStorage(path: path)
             if store != nil { opened.append(replica) }
             replicaStorage = replica
             replicaForwarder = Self.forwarder(
-                storage: replica, session: sessions["A"]!, shape: program.shape, fast: true)
+                storage: replica, session: made.sessions["A"]!, shape: program.shape, fast: true)
         } else {
             replicaStorage = nil
             replicaForwarder = nil
@@ -116,7 +96,8 @@ final class CheckApp {
         let items = CheckItems(
             store: session, storage: storage, strategy: .localFirst, batch: shape.batchRoute,
             assignsIDs: shape.assignsIDs, pageSize: shape.pageSize, incremental: shape.incremental,
-            clientWins: shape.clientWins, declaresServerKeys: shape.declaresServerKeys, linkPaging: shape.linkPaging)
+            clientWins: shape.clientWins, declaresServerKeys: shape.declaresServerKeys, linkPaging: shape.linkPaging,
+            declaresAPIKey: shape.redirectsElsewhere)
         return Forwarder(
             for: items,
             configuration: ForwarderConfiguration(
@@ -139,7 +120,8 @@ final class CheckApp {
             strategy: rule, batch: program.shape.batchRoute,
             assignsIDs: program.shape.assignsIDs, pageSize: program.shape.pageSize,
             incremental: program.shape.incremental, clientWins: program.shape.clientWins,
-            declaresServerKeys: program.shape.declaresServerKeys, linkPaging: program.shape.linkPaging)
+            declaresServerKeys: program.shape.declaresServerKeys, linkPaging: program.shape.linkPaging,
+            declaresAPIKey: program.shape.redirectsElsewhere)
     }
 
     /// The id a create of `handle` sends.
@@ -182,6 +164,7 @@ final class CheckApp {
             let milliseconds = took.seconds * 1_000 + took.attoseconds / 1_000_000_000_000_000
             let call = CheckRender.call(step, shape: program.shape).replacingOccurrences(of: "\n", with: " ")
             outcome.log.append("\(index): \(call) → \(line) [\(milliseconds) ms]")
+            judgeDeadlines(step: index, &outcome)
             if outcome.violations.contains(where: { $0.kind == "HANG" }) { return }
             await judgeOrphans(after: index, &outcome)
         }

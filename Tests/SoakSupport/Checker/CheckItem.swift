@@ -89,10 +89,14 @@ where Entity.ID == String {
     public var synchronization: SynchronizationConfiguration
     /// The keys the app declares as the server's (``CheckServerShape/declaresServerKeys``).
     public var serverOwnedKeys: Set<String>
-    /// Keys the server owns are not the app's to send; headers name nothing else.
+    /// The request headers that identify the caller besides its credential
+    /// (``CheckServerShape/redirectsElsewhere``: `X-API-Key`).
+    public var identifyingHeaders: [String] = []
+    /// Keys the server owns are not the app's to send; the API key identifies the caller.
     public var configuration: RepositoryConfiguration {
         var configuration = RepositoryConfiguration()
         configuration.serverOwnedKeys = serverOwnedKeys
+        configuration.identifyingHeaders = identifyingHeaders
         return configuration
     }
 
@@ -107,22 +111,25 @@ where Entity.ID == String {
         synchronization = other.synchronization
         clientWins = other.clientWins
         serverOwnedKeys = other.serverOwnedKeys
+        identifyingHeaders = other.identifyingHeaders
     }
 
     /// Makes the repository; `prune` removes local records the server no longer lists after a full
     /// pull; `incremental` pulls what changed since the last pull (`updated_after`, `deleted`); `clientWins`
     /// resolves conflicts for the app's write; `declaresServerKeys` names ``serverKeys`` as the server's;
-    /// `linkPaging` pulls page by page through the server's `Link` headers.
+    /// `linkPaging` pulls page by page through the server's `Link` headers; `declaresAPIKey` declares
+    /// `X-API-Key` in ``RepositoryConfiguration/identifyingHeaders``.
     public init(
         store: Networking, storage: Storage, strategy: Strategy, batch: Bool, assignsIDs: Bool, pageSize: Int,
         prune: Bool = false, incremental: Bool = false, clientWins: Bool = false, declaresServerKeys: Bool = false,
-        linkPaging: Bool = false
+        linkPaging: Bool = false, declaresAPIKey: Bool = false
     ) {
         self.store = store
         self.storage = storage
         self.strategy = strategy
         self.clientWins = clientWins
         serverOwnedKeys = declaresServerKeys ? Self.serverKeys : []
+        identifyingHeaders = declaresAPIKey ? ["X-API-Key"] : []
         synchronization = SynchronizationConfiguration(
             batchSize: 4,
             pagination: linkPaging ? .linkHeader : .pageQuery(page: "_page", limit: "_limit", size: pageSize),

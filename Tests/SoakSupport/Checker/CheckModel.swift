@@ -4,7 +4,8 @@ import Foundation
 /// A way a round broke the reference model: a kind (`LOST`, `DOUBLED`, `STALE`, `ACCOUNT`,
 /// `SUMMARY`, `MISSING` (`MISSING CASE` when the app holds the id in another spelling), `UNREADABLE`, `NOT FOUND`, `FALSE CONFLICT`, `REFUSED OFFLINE`,
 /// `OVERWRITE`, `CREATE REFUSED`, `LOGOUT`, `CURSOR`, `DIVERGED`, `STUCK`, `HANG`, `FRESHNESS`,
-/// `SHAPE`, `MIGRATION`, `CACHE`, `QUARANTINE`, `ORPHAN`, `STATE`, `PHANTOM`),
+/// `SHAPE`, `MIGRATION`, `CACHE`, `QUARANTINE`, `ORPHAN`, `STATE`, `PHANTOM`, `LOOP`, `LINK`,
+/// `DROPPED`, `DEADLINE`, `CREDENTIAL`),
 /// the step where it showed (nil: at the end), and what was seen.
 public struct CheckViolation: Sendable, Hashable, CustomStringConvertible {
     /// The kind: shrinking keeps a program that still breaks the model this way.

@@ -142,6 +142,10 @@ extension CheckRender {
         if shape.localSpelledIDs { flags.append("$0.localSpelledIDs = true") }
         if shape.answersWritesEmpty { flags.append("$0.answersWritesEmpty = true") }
         if shape.linkPaging { flags.append("$0.linkPaging = true") }
+        if shape.omitsNulls { flags.append("$0.omitsNulls = true") }
+        if let seconds = shape.longRetryAfter { flags.append("$0.longRetryAfter = \(seconds)") }
+        if shape.redirectsElsewhere { flags.append("$0.redirectsElsewhere = true") }
+        if shape.chainedRefresh { flags.append("$0.chainedRefresh = true") }
         flags.append("$0.pageSize = \(shape.pageSize)")
         var lines = ["CheckProgram(seed: \(program.seed), shape: .with { \(flags.joined(separator: "; ")) }, steps: ["]
         for step in program.steps {

@@ -38,14 +38,18 @@ public struct CheckRunner: Sendable {
                 store == nil
                 ? directory.appendingPathComponent("check.sqlite").path
                 : "check_" + UUID().uuidString.prefix(8).lowercased()
-            let app = try await CheckApp(program: program, stub: stub, path: name, store: store)
+            // Another origin on another loopback port (rounds that redirect there).
+            let mirror = program.shape.redirectsElsewhere ? try await StubServer.start() : nil
+            let app = try await CheckApp(program: program, stub: stub, path: name, store: store, mirror: mirror)
             if program.shape.tinyCache {
                 try await app.storage.setHTTPCacheLimit(HTTPCacheLimit(entries: 3, bytes: 4_000))
             }
             await app.runSteps(&outcome)
             if !outcome.violations.contains(where: { $0.kind == "HANG" }) { await app.settle(&outcome) }
             outcome.requests = stub.requests.count
+            if let mirror { outcome.log.append("the other origin received \(mirror.requests.count) requests") }
             try? await stub.shutdown()
+            try? await mirror?.shutdown()
             if let store { await store.close(app.opened, name) }
         } catch {
             outcome.violations.append(CheckViolation(kind: "SETUP", step: nil, message: "\(error)"))

@@ -97,15 +97,27 @@ public final class CheckServer: Sendable {
         var mixedShapes: [String] = []
         /// Page requests whose query is not the link the server wrote (``CheckServerShape/linkPaging``).
         var mangledLinks: [String] = []
+        /// Requests to `/items` counted for ``CheckServerShape/longRetryAfter`` (every fifth is
+        /// answered 503).
+        var counted = 0
+        /// Whether the round settles: no more 503s (the final checks run with no faults).
+        var quiet = false
     }
 
     /// The shape of the round's server.
     public let shape: CheckServerShape
     let state = LockedValue(State())
+    /// The other origin detail GETs are redirected to (``CheckServerShape/redirectsElsewhere``).
+    let mirror: StubServer?
 
-    /// A server of `shape`, serving `/items` on `stub`.
-    public init(shape: CheckServerShape, on stub: StubServer) {
+    /// A server of `shape`, serving `/items` on `stub`, and the same objects' details on `mirror`
+    /// (another origin) to a signed `as=<account>` query.
+    public init(shape: CheckServerShape, on stub: StubServer, mirror: StubServer? = nil) {
         self.shape = shape
+        self.mirror = mirror
+        mirror?.route(.get, "/items/:id") { [self] request, parameters in
+            answer(request, id: parameters["id"].map(canonical), signed: request.query["as"] ?? "?")
+        }
         stub.route(nil, "/items") { [self] request, _ in answer(request, id: nil) }
         stub.route(nil, "/items/:id") { [self] request, parameters in
             answer(request, id: parameters["id"].map { $0 == "collection" ? $0 : canonical($0) })
@@ -176,6 +188,9 @@ public final class CheckServer: Sendable {
     /// Holds the next token answer for `delay` (a refresh under way that long).
     public func slowNextToken(_ delay: Duration) { state.withLock { $0.slowNextToken = delay } }
 
+    /// The round settles: no more 503s to every fifth request.
+    public func quiet() { state.withLock { $0.quiet = true } }
+
     /// Makes the next answer trickle: its status and headers at once, then one byte every 400 ms
     /// for 40 s (a write is applied first, and its key remembers the real answer).
     public func trickleNext() { state.withLock { $0.trickleNext = true } }
@@ -219,9 +234,13 @@ public final class CheckServer: Sendable {
 
     // MARK: Answering
 
-    func answer(_ request: RecordedRequest, id: String?) -> StubResponse {
+    /// The answer to `request` for the object `id` (nil: the list); `signed` names the account of
+    /// a request to the other origin (``mirror``), which carries no credential of its own.
+    func answer(_ request: RecordedRequest, id: String?, signed: String? = nil) -> StubResponse {
         let token: String
-        if shape.cookies {
+        if let signed {
+            token = shape.refreshesTokens ? "\(signed)-signed" : signed
+        } else if shape.cookies {
             token = request.header("Cookie").map { String($0.dropFirst("session=".count)) } ?? "?"
         } else {
             token = request.header("Authorization").map { String($0.dropFirst("Bearer ".count)) } ?? "?"
@@ -229,11 +248,23 @@ public final class CheckServer: Sendable {
         let account = shape.refreshesTokens ? String(token.prefix { $0 != "-" }) : token
         let key = request.header("Idempotency-Key")
         return state.withLock { state in
-            if state.signedOut.contains(account) {
+            if signed == nil, state.signedOut.contains(account) {
                 state.afterLogout.append("\(request.method) \(request.path) as \(token)")
             }
-            if shape.refreshesTokens, token != "\(account)-\(state.tokens[account, default: 1])" {
+            // A gateway in front of the server: every fifth request unavailable for a long while.
+            if let seconds = shape.longRetryAfter, signed == nil, !state.quiet {
+                state.counted += 1
+                if state.counted % 5 == 0 {
+                    return StubResponse(status: 503, headers: ["Retry-After": "\(seconds)"])
+                }
+            }
+            if signed == nil, shape.refreshesTokens, token != "\(account)-\(state.tokens[account, default: 1])" {
                 return Self.error(401, "token expired")
+            }
+            // The caller is known: its detail GET goes to the other origin, signed for it.
+            if let mirror, signed == nil, request.method == "GET", let id, id != "collection" {
+                return StubResponse(
+                    status: 302, headers: ["Location": "\(mirror.url.absoluteString)\(request.rawPath)?as=\(account)"])
             }
             let fingerprint = "\(request.method) \(request.path)"
             let now = ContinuousClock.now
@@ -285,7 +316,8 @@ public final class CheckServer: Sendable {
         var json: JSONObject = [
             "id": .string(object.id), "value": object.corrupt ? 12345 : .string(object.value), "kind": "item",
         ]
-        if full { json["body"] = .string("b-" + object.value) }
+        // Another client's write cleared `body`: a server that leaves out null keys sends none.
+        if full, !(shape.omitsNulls && object.writer == "other") { json["body"] = .string("b-" + object.value) }
         if shape.variesByCaller { json["viewer"] = .string(account) }
         if let clientID = object.clientID, shape.assignsIDs { json["client_id"] = .string(clientID) }
         if shape.incremental { json["updated_at"] = .integer(Int64(object.version)) }
@@ -314,78 +346,6 @@ public final class CheckServer: Sendable {
         if shape.variesByCaller { headers["Vary"] = shape.cookies ? "Cookie" : "Authorization" }
         if shape.hugeAge { headers["Age"] = "2147483648" }
         return headers
-    }
-
-    func list(_ request: RecordedRequest, account: String, state: inout State) -> StubResponse {
-        let query = request.query
-        var all = state.order.compactMap { state.objects[$0] }
-        var deleted: [(id: String, version: Int)] = []
-        if query["updated_after"] == nil, query["_limit"] != nil { state.fullPullVersion = state.nextVersion }
-        if shape.incremental, let after = query["updated_after"].flatMap(Int.init) {
-            all = all.filter { $0.version >= after }
-            deleted = state.tombstones.filter { $0.value >= after }.map { ($0.key, $0.value) }.sorted {
-                $0.version < $1.version
-            }
-        }
-        var page = all
-        var next: String?
-        if shape.linkPaging {
-            // Every list in pages; the next page's link as the server writes it, form-encoded, and
-            // one past the last page (an empty page, which names none).
-            let asked = request.rawPath + (request.rawQuery.map { "?" + $0 } ?? "")
-            if request.queryItems.contains(where: { $0.name == "_page" }),
-                !(request.rawQuery ?? "").split(separator: "&").contains("scope=all+items")
-            {
-                state.mangledLinks.append(asked)
-                return Self.error(400, "page link changed: \(asked)")
-            }
-            let number = max(query["_page"].flatMap(Int.init) ?? 1, 1)
-            page = Array(all.dropFirst((number - 1) * shape.pageSize).prefix(shape.pageSize))
-            let kept = request.queryItems.filter { !["_page", "_limit", "scope"].contains($0.name) }
-                .map { "\($0.name)=\($0.value ?? "")" }
-            if !page.isEmpty {
-                next =
-                    "/items?"
-                    + (kept + ["_page=\(number + 1)", "_limit=\(shape.pageSize)", "scope=all+items"])
-                    .joined(separator: "&")
-            }
-        } else if let limit = query["_limit"].flatMap(Int.init), limit > 0 {
-            let number = max(query["_page"].flatMap(Int.init) ?? 1, 1)
-            page = Array(all.dropFirst((number - 1) * limit).prefix(limit))
-        }
-        for object in page { state.shown[object.id] = max(state.shown[object.id] ?? 0, object.version) }
-        var elements: [JSON] = page.map { .object(representation($0, account: account, full: !shape.summarizesLists)) }
-        if page.count < (query["_limit"].flatMap(Int.init) ?? Int.max) || query["_limit"] == nil {
-            // Deletions close the list, on its last page.
-            elements += deleted.map {
-                .object(["id": .string($0.id), "value": "", "deleted": true, "updated_at": .integer(Int64($0.version))])
-            }
-        }
-        let body = JSON.array(elements)
-        var headers = cachingHeaders()
-        headers["X-Total-Count"] = "\(all.count + deleted.count)"
-        if let next { headers["Link"] = "<\(next)>; rel=\"next\"" }
-        if shape.servesETags {
-            let versions = page.map { "\($0.id).\($0.version)" }.joined(separator: ",")
-            let tag =
-                "\"list-\(FNV1a.hash((versions + request.rawPath + (shape.variesByCaller ? account : "")).utf8))\""
-            if request.header("If-None-Match") == tag {
-                return StubResponse(status: 304, headers: headers.merging(["ETag": tag]) { $1 })
-            }
-            headers["ETag"] = tag
-        }
-        return .json(body, headers: headers)
-    }
-
-    func read(_ id: String, request: RecordedRequest, account: String, state: inout State) -> StubResponse {
-        guard let object = state.objects[id] else { return Self.error(404, "no item \(id)") }
-        if shape.servesETags, request.header("If-None-Match") == tag(object, account: account) {
-            state.shown[id] = max(state.shown[id] ?? 0, object.version)
-            var headers = cachingHeaders()
-            headers["ETag"] = tag(object, account: account)
-            return StubResponse(status: 304, headers: headers)
-        }
-        return single(object, status: 200, account: account, state: &state)
     }
 }
 
