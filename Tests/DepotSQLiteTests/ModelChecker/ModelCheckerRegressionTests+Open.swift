@@ -3,8 +3,10 @@ import SoakSupport
 import Testing
 
 /// Programs the checker drew on main (stop 50) whose bugs are still open: each is a known issue
-/// naming its cause, and fails the day its bug is fixed, so the fix removes the `withKnownIssue`
-/// and the kind's line in `scripts/check-known`.
+/// naming its cause; the fix removes the `withKnownIssue` and the kind's line in
+/// `scripts/check-known`. Intermittent: each reproduces alone every time, but its fault races a
+/// timeout (a slow answer, a dropped network), and beside the whole suite in parallel it may not
+/// (a clean-clone CI run saw two of them hold).
 extension ModelCheckerRegressionTests {
     @Test(
         "OPEN: B's cache-first patch of an entity A edited offline after a refresh met a dropped network is answered with A's copy (seed 10172365009147849341)"
@@ -24,7 +26,8 @@ extension ModelCheckerRegressionTests {
                 CheckStep(.patch(handle: 3, value: "v36")),
                 CheckStep(.patch(handle: 3, value: "v39"), strategy: .cacheFirst, account: "B"),
             ])
-        await withKnownIssue("issue 43 #12: ACCOUNT, B answered A's copy after A's offline edits") {
+        await withKnownIssue("issue 43 #12: ACCOUNT, B answered A's copy after A's offline edits", isIntermittent: true)
+        {
             await Self.expectHolds(program)
         }
     }
@@ -43,7 +46,7 @@ extension ModelCheckerRegressionTests {
                 CheckStep(.delete(handle: 5), fault: .slowAnswer),
                 CheckStep(.recreate(handle: 5, value: "v29")),
             ])
-        await withKnownIssue("new issue (stop 50): STATE, a synced record over a queued delete") {
+        await withKnownIssue("new issue (stop 50): STATE, a synced record over a queued delete", isIntermittent: true) {
             await Self.expectHolds(program)
         }
     }
@@ -63,7 +66,9 @@ extension ModelCheckerRegressionTests {
                 CheckStep(.synchronize, during: .otherWrite(handle: 3, value: "p16-1")),
                 CheckStep(.flush, strategy: .localFirst, during: .delete(handle: 3)),
             ])
-        await withKnownIssue("new issue (stop 50): LOST, a delete after 204 answers without an ETag") {
+        await withKnownIssue(
+            "new issue (stop 50): LOST, a delete after 204 answers without an ETag", isIntermittent: true
+        ) {
             await Self.expectHolds(program)
         }
     }
