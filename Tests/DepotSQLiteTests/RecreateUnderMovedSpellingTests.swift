@@ -15,7 +15,7 @@ private struct Items: CRUDNetworkingStorageRepository {
     let store: Networking
     let storage: Storage
     let path = "items"
-    var strategy: Strategy { .remoteFirst }
+    var strategy: Strategy = .remoteFirst
 }
 
 /// A server that keeps items by their UUID in lower case and prints them so.
@@ -70,6 +70,49 @@ private func serveLowercaseItems(_ server: StubServer) -> LockedValue<[String: J
             #expect(try await storage.outbox(OutboxQuery()).isEmpty)
             let listed = try await items.readAll().value.value
             #expect(listed.map(\.value) == ["v20"])
+        }
+    }
+
+    @Test(
+        "a create again under the app's spelling waits behind the delete still queued under the server's (seed 6155551688188788691)",
+        arguments: StorageKind.allCases, [Strategy.remoteFirst, .localFirst])
+    func recreateWaitsBehindQueuedDelete(kind: StorageKind, strategy: Strategy) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        try await withStubServer { server in
+            let served = serveLowercaseItems(server)
+            let storage = try await kind.make(in: directory)
+            let session = NetworkingSession(
+                url: server.url, configuration: SessionConfiguration(timeout: TestTimeScale.scaled(.seconds(1))))
+            let items = Items(store: session, storage: storage)
+            let id = "ABCDEF00-0000-4000-8000-000000ABC005"
+
+            // Given: the entity created (the server answers with its id in lower case), and a
+            // remote-first delete of it the server applied but whose answer it holds: the client
+            // gives up and keeps the delete queued under the server's spelling
+            let created = try await items.create(Item(id: id, value: "v11")).value
+            #expect(created.value.id == id.lowercased())
+            let gate = StubGate()
+            defer { gate.open() }
+            server.inject(.hold(gate), pathPrefix: "/items/")
+            let deleted = try await items.delete(id: created.value.id).value
+            #expect(deleted.origin == .local)
+            #expect(served.withLock { $0.isEmpty })
+
+            // When: the app creates it again under its own spelling, then the outbox is flushed
+            var recreating = items
+            recreating.strategy = strategy
+            _ = try await recreating.create(Item(id: id, value: "v29")).value
+            _ = try await Forwarder(for: items).flush().value
+
+            // Then: the delete went before the create, so the server keeps the new entity, and the
+            // store holds it synced, with nothing left to send
+            let writes = server.requests.filter { $0.method != "GET" }.map(\.method)
+            #expect(writes.last == "POST")
+            #expect(served.withLock { $0[id.lowercased()]?["value"] } == "v29")
+            #expect(try await storage.outbox(OutboxQuery()).isEmpty)
+            let listed = try await items.readAll().value.value
+            #expect(listed.map(\.value) == ["v29"])
         }
     }
 }

@@ -13,6 +13,10 @@ extension LocalStore {
     /// the same transaction, so every send leaves it out; so is an id ``TemporaryID/make(_:)``
     /// gave the app.
     ///
+    /// An id the server once replaced (a recorded move) whose entity's delete is still queued is
+    /// created under the server's id, behind that delete: one entity's writes reach the server in
+    /// the order the app made them, whichever spelling the app uses.
+    ///
     /// - Throws: `DepotError` `.conflict` when an id is taken, also when the server spells it
     ///   another way (a UUID in lower case) and the store holds its entity under that spelling.
     func create(
@@ -21,25 +25,39 @@ extension LocalStore {
         let collection = self.collection
         var stored: [Entity] = []
         for entity in entities {
-            let id = entity.id.pathComponent
+            var id = entity.id.pathComponent
             var object = try JSONMapping.object(entity, coding: coding)
             var payload = try outboxPayload?(entity, object)
-            let named = try following(references, object: &object, payload: &payload, in: tx)
-            stored.append(named ? try JSONMapping.entity(Entity.self, from: .object(object), coding: coding) : entity)
-            // The id the server spells another way (a UUID in lower case) is the same id: taken
-            // while the store holds its entity.
-            if let uuid = UUID(uuidString: id), let moved = try tx.currentID(collection: collection, id: id),
-                UUID(uuidString: moved.id) == uuid,
-                let target = try tx.fetch(collection: collection, id: moved.id), target.syncState != .deleted
+            var named = false
+            // One read of the id decides (`insert` would read it again), and one read of where it
+            // moved when the store holds nothing under it (a create the server gave another id).
+            var existing = try tx.fetch(collection: collection, id: id)
+            if existing == nil, let moved = try tx.currentID(collection: collection, id: id),
+                let target = try tx.fetch(collection: collection, id: moved.id)
             {
-                throw DepotError(
-                    .conflict, "\(collection) already has a record with id \(id) (spelled \(moved.id) by the server)")
+                if target.syncState == .deleted {
+                    // Its delete still queued: the create goes behind it, in its chain, under the
+                    // id the server gave (the server sees the delete, then the create, in the
+                    // order the app made them).
+                    if try !tx.outboxEntries(collection: collection, entityID: moved.id).isEmpty {
+                        object = MovedIDs.rewrite(object, from: id, fields: moved.fields)
+                        payload = payload.map { MovedIDs.rewrite($0, from: id, fields: moved.fields) }
+                        (id, named, existing) = (moved.id, true, target)
+                    }
+                } else if let uuid = UUID(uuidString: id), UUID(uuidString: moved.id) == uuid {
+                    // The id the server spells another way (a UUID in lower case) is the same id:
+                    // taken while the store holds its entity.
+                    throw DepotError(
+                        .conflict,
+                        "\(collection) already has a record with id \(id) (spelled \(moved.id) by the server)")
+                }
             }
-            // One read of the id decides (`insert` would read it again); the one record-write
-            // function keeps the rest (a new entity under an id the server once replaced, a
-            // temporary id used again, has writes of its own: a record under the id comes first,
-            // and its removal forgets the move).
-            switch try tx.fetch(collection: collection, id: id) {
+            if try following(references, object: &object, payload: &payload, in: tx) { named = true }
+            stored.append(named ? try JSONMapping.entity(Entity.self, from: .object(object), coding: coding) : entity)
+            // The one record-write function keeps the rest (a new entity under an id the server
+            // once replaced, a temporary id used again, has writes of its own: a record under the
+            // id comes first, and its removal forgets the move).
+            switch existing {
             case let existing? where existing.syncState == .deleted:
                 try tx.writeRecord(
                     .local(
