@@ -84,6 +84,19 @@ public struct StubResponse: Sendable {
         .json(json, status: status, headers: HTTPFields(stub: headers), delay: delay)
     }
 
+    /// This answer, held until `gate` opens: the request is handled now, only its answer waits,
+    /// so a test decides when the client hears it, however slow the machine.
+    ///
+    /// ```swift
+    /// let gate = StubGate()
+    /// server.route(.get, "/messages") { _, _ in .json([]).held(until: gate) }
+    /// ```
+    public func held(until gate: StubGate) -> StubResponse {
+        var response = self
+        response.heldBy = gate
+        return response
+    }
+
     /// A text answer.
     public static func text(_ text: String, status: Int = 200, headers: HTTPFields = HTTPFields()) -> StubResponse {
         var headers = headers

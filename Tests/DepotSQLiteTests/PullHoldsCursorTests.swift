@@ -29,10 +29,10 @@ private struct Stamped: CRUDNetworkingStorageRepository, SynchronizableRepositor
                 "2": [["id": "x", "text": "theirs", "v": 4], ["id": "y", "text": "y2", "v": 5]],
                 "4": [["id": "x", "text": "theirs", "v": 4], ["id": "y", "text": "y2", "v": 5]],
             ])
-            let delay = LockedValue<Duration?>(nil)
+            let gate = LockedValue<StubGate?>(nil)
             server.route(.get, "/messages") { request, _ in
                 let page = pages.withLock { $0[request.query["since"] ?? ""] } ?? []
-                return .json(page, delay: delay.withLock { $0 })
+                return gate.withLock { $0 }.map { .json(page).held(until: $0) } ?? .json(page)
             }
             server.route(.put, "/messages/:id") { request, _ in
                 .json((try? JSON(parsing: request.body)) ?? .null)
@@ -43,15 +43,19 @@ private struct Stamped: CRUDNetworkingStorageRepository, SynchronizableRepositor
 
             // When: a pull's page (x and y changed by another client) is out while the app's own
             // update of x is answered.
-            delay.withLock { $0 = .seconds(2) }
+            // (the page held until the update is answered, however slow the machine)
+            let held = StubGate()
+            defer { held.open() }
+            gate.withLock { $0 = held }
             let (arrived, signal) = AsyncStream<Void>.makeStream()
             server.observe(.get, "/messages") { _ in signal.yield() }
             let pull = Task { try await messages.synchronize().value }
             var iterator = arrived.makeAsyncIterator()
             _ = await iterator.next()
             _ = try await messages.update(Message(id: "x", text: "mine")).value
+            gate.withLock { $0 = nil }
+            held.open()
             _ = try await pull.value
-            delay.withLock { $0 = nil }
             #expect(try await storage.fetch(collection: "messages", id: "x")?.object["text"] == "mine")
 
             // Then: the cursor stayed at x's stamp, so the next pull brings x again and the store
