@@ -101,26 +101,33 @@ final class OutboxClaim: Sendable {
 
     /// Claims every pending entry of one entity, in one transaction that reads them, claims them
     /// (all or none: an entry held by another sender means that sender sends them all) and reads
-    /// the entity's record; nothing when one of them was refused, or names an entity whose create
-    /// is not delivered (``StorageTransaction/holdsTemporaryReference(_:)``). Returns the claim, the entries
-    /// it holds in order, and the record as that transaction read it; with `madeID`, whether the
-    /// entity's id is one Depot made (read only when the first entry taken is a create).
+    /// the entity's record; nothing when one of them was refused, or waits for an entity's create
+    /// still queued (``StorageTransaction/referenceHold(_:)``). Returns the claim, the entries it
+    /// holds in order, and the record as that transaction read it; with `madeID`, whether the
+    /// entity's id is one Depot made (read only when the first entry taken is a create); with
+    /// `refusesReference`, whether one of them names an entity whose create will never go (the
+    /// sender's reread of each entry refuses it, as every road does).
     static func take(
         entityOf collection: String, id entityID: String, in storage: Storage, duration: TimeInterval = defaultDuration
-    ) async throws -> (claim: OutboxClaim, entries: [OutboxEntry], record: StoredRecord?, madeID: Bool) {
-        let (claim, entries, (record, madeID)) = try await take(in: storage, duration: duration) {
-            tx, lease, now -> ([OutboxEntry], (StoredRecord?, Bool)) in
+    ) async throws -> (
+        claim: OutboxClaim, entries: [OutboxEntry], record: StoredRecord?, madeID: Bool, refusesReference: Bool
+    ) {
+        let (claim, entries, (record, madeID, refuses)) = try await take(in: storage, duration: duration) {
+            tx, lease, now -> ([OutboxEntry], (StoredRecord?, Bool, Bool)) in
             let pending = try tx.outboxEntries(collection: collection, entityID: entityID)
             guard !pending.isEmpty, !pending.contains(where: \.isRejected),
-                pending.allSatisfy({ $0.isClaimable(at: now) }),
-                // One names an entity whose create is not delivered: they wait for it.
-                try !pending.contains(where: tx.holdsTemporaryReference)
-            else { return ([], (nil, false)) }
+                pending.allSatisfy({ $0.isClaimable(at: now) })
+            else { return ([], (nil, false, false)) }
+            // One names an entity whose create is not delivered yet: they wait for it. One naming
+            // an entity whose create will never go is taken, to be refused.
+            let holds = try pending.map(tx.referenceHold)
+            guard !holds.contains(.waits) else { return ([], (nil, false, false)) }
             let taken = try tx.claimOutboxInOrder(sequences: pending.map(\.sequence), lease: lease, now: now)
             let madeID = try taken.first?.operation == .create && tx.isTemporaryID(collection: collection, id: entityID)
-            return (taken, (try tx.fetch(collection: collection, id: entityID), madeID))
+            let refuses = holds.contains { if case .refused = $0 { true } else { false } }
+            return (taken, (try tx.fetch(collection: collection, id: entityID), madeID, refuses))
         }
-        return (claim, entries, record, madeID)
+        return (claim, entries, record, madeID, refuses)
     }
 
     /// Claims more entries under this claim's owner (its fencing token), in one transaction that

@@ -34,16 +34,12 @@ extension OutboxEngine {
             (current, knownMadeID) = (prefetched, madeID)
         } else {
             let read = try await reread(claimed, references: !channel.configuration.references.isEmpty)
-            if let read, let parent = read.neverCreated {
+            if let read, case .refused(let parent) = read.hold {
                 // It names an entity whose create will never go: held, it would wait for ever.
-                let failure = DepotError(
-                    .invalidRequest,
-                    "\(read.entry.entityID) names \(parent.collection) \(parent.id) in \(parent.key), an id Depot made"
-                        + " for a create that will never reach the server (discarded, or deleted before it was"
-                        + " sent): the server cannot know it")
+                let failure = ReferenceHold.refusal(of: read.entry.entityID, naming: parent)
                 return (try await reject(read.entry, failure, &report), EntityKey(read.entry))
             }
-            if let read, read.held {
+            if let read, read.hold == .waits {
                 // It names an entity whose create is not delivered: the server does not know its id.
                 try await unmarkAttempted(CollectionOfOne(read.entry))
                 return (.held, EntityKey(read.entry))
@@ -86,21 +82,19 @@ extension OutboxEngine {
         return (result, EntityKey(entry))
     }
 
-    /// The entry as stored now and its entity's record, in one read, whether it names an entity
-    /// whose create is not delivered (``StorageTransaction/holdsTemporaryReference(_:)``, read
-    /// only when its repository declares `references`: no other records them), and the first such
-    /// entity whose create will never go (``StorageTransaction/neverCreatedReference(_:)``); nil
-    /// when the entry is gone, refused, or no longer held under the lease it was claimed with.
+    /// The entry as stored now and its entity's record, in one read, and what its references
+    /// decide (``StorageTransaction/referenceHold(_:)``, read only when its repository declares
+    /// `references`: no other records them); nil when the entry is gone, refused, or no longer
+    /// held under the lease it was claimed with.
     private func reread(_ claimed: OutboxEntry, references: Bool) async throws
-        -> (entry: OutboxEntry, record: StoredRecord?, held: Bool, neverCreated: ReferenceFacts.Fact?)?
+        -> (entry: OutboxEntry, record: StoredRecord?, hold: ReferenceHold)?
     {
-        try await storage.transaction { tx -> (OutboxEntry, StoredRecord?, Bool, ReferenceFacts.Fact?)? in
+        try await storage.transaction { tx -> (OutboxEntry, StoredRecord?, ReferenceHold)? in
             guard let entry = try tx.outboxEntry(sequence: claimed.sequence), !entry.isRejected,
                 Self.holds(entry, as: claimed)
             else { return nil }
-            let held = try references && tx.holdsTemporaryReference(entry)
-            let neverCreated = held ? try tx.neverCreatedReference(entry) : nil
-            return (entry, try tx.fetch(collection: entry.collection, id: entry.entityID), held, neverCreated)
+            let hold = references ? try tx.referenceHold(entry) : .goes
+            return (entry, try tx.fetch(collection: entry.collection, id: entry.entityID), hold)
         }
     }
 

@@ -150,9 +150,16 @@ extension OutboxEngine {
             return try await remove(entry.sequence, claim: claim, undo: undo) ? .undone(failure) : .kept(failure)
         }
         // (Only a repository that declares references records them: no read for any other.)
-        if !channel.configuration.references.isEmpty,
-            try await storage.transaction({ tx in try tx.holdsTemporaryReference(entry) })
-        {
+        let hold =
+            channel.configuration.references.isEmpty
+            ? .goes : try await storage.transaction { tx in try tx.referenceHold(entry) }
+        if case .refused(let parent) = hold {
+            // It names an entity whose create will never go: it never will either, so it is taken
+            // back now with the error, as every road refuses it.
+            let error = ReferenceHold.refusal(of: entry.entityID, naming: parent)
+            return try await remove(entry.sequence, claim: claim, undo: undo) ? .undone(error) : .kept(error)
+        }
+        if hold == .waits {
             // It names an entity whose create waits in the outbox: the server does not know its id.
             let error = DepotError(
                 .queuedBehindEarlierWrites,

@@ -294,12 +294,13 @@ struct OutboxEngine: Sendable {
     func deliver(collection: String, entityID: String) async throws -> ForwardingReport {
         var report = ForwardingReport()
         // Held by another sender (or one refused): that sender sends them all, in order.
-        let (claim, taken, record, madeID) = try await OutboxClaim.take(
+        let (claim, taken, record, madeID, refuses) = try await OutboxClaim.take(
             entityOf: collection, id: entityID, in: storage, duration: configuration.leaseSeconds)
         guard let first = taken.first else { return report }
         return try await claim.releasing {
             var unsent = taken[...]
-            var prefetched: (OutboxEntry, StoredRecord?)? = (first, record)
+            // One names an entity whose create will never go: each entry's own reread refuses it.
+            var prefetched: (OutboxEntry, StoredRecord?)? = refuses ? nil : (first, record)
             while let entry = unsent.popFirst() {
                 guard try await claim.holds(entry.sequence),
                     case .done = try await process(

@@ -6,7 +6,7 @@ import Foundation
 ///
 /// - the referring record's (``collection``, keyed by its collection and id): each reference it
 ///   made to an id that was temporary when written, read before a write of it is sent
-///   (``StorageTransaction/holdsTemporaryReference(_:)``);
+///   (``StorageTransaction/referenceHold(_:)``);
 /// - the parent's temporary-id record (``TemporaryIDs``): the records referring to it, rewritten
 ///   when the server gives the parent its id
 ///   (``StorageTransaction/moveReferences(toCollection:from:to:fields:)``).
@@ -92,24 +92,19 @@ extension StorageTransaction {
                 syncState: .synced))
     }
 
-    /// Whether `entry` names, under a reference its record declared (``recordReferences(_:collection:id:object:)``),
-    /// an entity whose id Depot made and the server has not given yet: it waits until that
-    /// entity's create is delivered (the server would not know the id), or is refused when that
-    /// create will never go (``neverCreatedReference(_:)``).
-    func holdsTemporaryReference(_ entry: OutboxEntry) throws -> Bool {
-        try !temporaryReferences(entry).isEmpty
-    }
-
-    /// The first reference of `entry` to an entity whose id Depot made and whose create will never
-    /// reach the server: the outbox holds no write of that entity (the app discarded its create,
-    /// or deleted it before it was sent), so nothing will ever give the server's id. Nil when
-    /// every entity it names is known to the server or still has its create queued.
-    func neverCreatedReference(_ entry: OutboxEntry) throws -> ReferenceFacts.Fact? {
-        for fact in try temporaryReferences(entry)
-        where try outboxEntries(collection: fact.collection, entityID: fact.id).isEmpty {
-            return fact
+    /// The one decision every road that sends `entry` makes from the references its record
+    /// declared (``recordReferences(_:collection:id:object:)``): it goes; it waits, naming an
+    /// entity whose id Depot made and whose create is queued, not delivered yet (the server would
+    /// not know the id); or it is refused unsent, naming one whose create will never reach the
+    /// server: the outbox holds no write of that entity (the app discarded its create, or deleted
+    /// it before it was sent), so nothing will ever give the server's id.
+    func referenceHold(_ entry: OutboxEntry) throws -> ReferenceHold {
+        let references = try temporaryReferences(entry)
+        guard !references.isEmpty else { return .goes }
+        for fact in references where try outboxEntries(collection: fact.collection, entityID: fact.id).isEmpty {
+            return .refused(fact)
         }
-        return nil
+        return .waits
     }
 
     /// The references of `entry`'s payload, as its record declared them, to ids Depot made that
@@ -178,5 +173,23 @@ extension StorageTransaction {
                     collection: ReferenceFacts.collection, id: key, object: ["refs": .array(facts.map(\.json))],
                     syncState: .synced))
         }
+    }
+}
+
+/// What the references of an outbox entry decide (``StorageTransaction/referenceHold(_:)``).
+enum ReferenceHold: Equatable {
+    /// Every entity it names is known to the server (or it names none): it goes.
+    case goes
+    /// It names an entity whose create is queued, not delivered: it waits for that create.
+    case waits
+    /// It names this entity, whose create will never reach the server: it is refused unsent.
+    case refused(ReferenceFacts.Fact)
+
+    /// The refusal of `entityID`'s write, naming the entity `fact` names: a request error, never sent.
+    static func refusal(of entityID: String, naming fact: ReferenceFacts.Fact) -> DepotError {
+        DepotError(
+            .invalidRequest,
+            "\(entityID) names \(fact.collection) \(fact.id) in \(fact.key), an id Depot made for a create that"
+                + " will never reach the server (discarded, or deleted before it was sent): the server cannot know it")
     }
 }

@@ -107,8 +107,9 @@ extension Synchronizer {
                     continue
                 }
                 // It names an entity whose create is not delivered: it goes on its own road,
-                // which holds it until that create's answer gives the server's id.
-                if try entries.contains(where: tx.holdsTemporaryReference) {
+                // which holds it until that create's answer gives the server's id (or refuses it
+                // when that create will never go).
+                if try entries.contains(where: { try tx.referenceHold($0) != .goes }) {
                     singly.append(id)
                     continue
                 }

@@ -217,7 +217,7 @@ extension Synchronizer {
                     progress?(report)
                     return
                 }
-                let (lease, entries, record, _) = try await OutboxClaim.take(
+                let (lease, entries, record, _, _) = try await OutboxClaim.take(
                     entityOf: collection, id: tombstone.id, in: storage, duration: leaseSeconds)
                 let claim = Claim(lease: lease, entries: entries)
                 let sent = try await claim.lease.releasing { () -> Bool? in

@@ -288,6 +288,13 @@ struct TodoItems<ListID: Codable & Hashable & Sendable>: CRUDNetworkingStorageRe
         var description: String { rawValue }
     }
 
+    /// Offline: a list (its id one Depot makes) and an item `i1` naming it. Returns the list.
+    private func listAndItem(_ lists: TodoLists<Int>, _ items: TodoItems<Int>) async throws -> TodoList<Int> {
+        let list = try await lists.create(["title": "groceries"]).value.value
+        _ = try await items.create(TodoItem(id: "i1", title: "milk", listID: list.id)).value
+        return list
+    }
+
     @Test(
         "an item naming a list whose create will never go is refused unsent, not held for ever",
         arguments: StoreKind.allCases, Dropped.allCases)
@@ -297,8 +304,7 @@ struct TodoItems<ListID: Codable & Hashable & Sendable>: CRUDNetworkingStorageRe
             // list's create is dropped, so the server will never give that list an id
             let storage = lists.storage
             let forwarder = Forwarder(storage: storage, repositories: [lists, items])
-            let list = try await lists.create(["title": "groceries"]).value.value
-            _ = try await items.create(TodoItem(id: "i1", title: "milk", listID: list.id)).value
+            let list = try await listAndItem(lists, items)
             switch dropped {
             case .discarded:
                 let create = try #require(try await storage.outbox(OutboxQuery(selection: .all)).first)
@@ -320,6 +326,58 @@ struct TodoItems<ListID: Codable & Hashable & Sendable>: CRUDNetworkingStorageRe
             #expect(refused.rejection?.message.contains(list.id.pathComponent) == true)
             #expect(server.requests.isEmpty)
             #expect(try await forwarder.rejected.map(\.entityID) == ["i1"])
+            #expect(!sent(server, list.id.pathComponent))
+        }
+    }
+
+    /// Which road meets the item after its list's create was dropped.
+    enum LaterRoad: String, CaseIterable, Sendable, CustomStringConvertible {
+        /// `synchronize()` of the items (the batch push sends it on its own road).
+        case synchronize
+        /// A local-first update of the item (its immediate send).
+        case localFirst
+        /// A remote-first update of the item (sent now, behind its queued create).
+        case remoteFirst
+        var description: String { rawValue }
+    }
+
+    @Test(
+        "every road refuses an item naming a list whose create will never go, as the forwarder does",
+        arguments: [StoreKind.memory, .sqlite], LaterRoad.allCases)
+    func parentNeverCreatedOnEveryRoad(kind: StoreKind, road: LaterRoad) async throws {
+        try await withTodos(kind) { server, lists, items in
+            // Given: offline, a list (its id one Depot made) and an item naming it; then the app
+            // deletes the list before its create was sent
+            let storage = lists.storage
+            let forwarder = Forwarder(storage: storage, repositories: [lists, items])
+            let list = try await listAndItem(lists, items)
+            _ = try await lists.delete(id: list.id).value
+
+            // When: the item meets `road`
+            let item = TodoItem(id: "i1", title: "oat milk", listID: list.id)
+            switch road {
+            case .synchronize:
+                _ = try await items.synchronize().value
+            case .localFirst:
+                _ = try await TodoItems(store: items.store, storage: storage, strategy: .localFirst).update(item).value
+            case .remoteFirst:
+                // (its answer is the local copy or an error: either way it ends, unsent)
+                do {
+                    let sourced = try await TodoItems(store: items.store, storage: storage, strategy: .remoteFirst)
+                        .update(item).value
+                    #expect(sourced.origin == .local)
+                } catch let error as DepotError {
+                    #expect(error.code == .invalidRequest || error.code == .queuedBehindEarlierWrites, "\(error)")
+                }
+            }
+
+            // Then: the item's write is refused without a request, its message naming the list,
+            // and stays for the app to resolve; nothing carried the temporary id
+            let refused = try await forwarder.rejected
+            #expect(refused.map(\.entityID) == ["i1"])
+            #expect(refused.first?.rejection?.status == nil)
+            #expect(refused.first?.rejection?.message.contains(list.id.pathComponent) == true)
+            #expect(!server.requests.contains { $0.method != "GET" })
             #expect(!sent(server, list.id.pathComponent))
         }
     }
