@@ -252,7 +252,10 @@ extension CRUDNetworkingStorageRepository {
     ///
     /// An earlier write the server refused with a 404 says the entity is gone there (deleted, by
     /// this app or another client): this write could never follow it, so it is refused at once
-    /// with `.notFound`, nothing stored or queued, as it would be with no earlier write.
+    /// with `.notFound`, nothing stored or queued, as it would be with no earlier write. A write
+    /// folded into an earlier entry never sent goes as that entry, and fails so when it is refused.
+    /// The entries left are looked for where the entity lives once the earlier writes went: under
+    /// the server's id when a create among them was answered with one.
     ///
     /// - Throws: `.notFound`, `.queuedBehindEarlierWrites` (with what kept them back as its
     ///   underlying error), or the store's error, or `.cancelled`.
@@ -265,7 +268,17 @@ extension CRUDNetworkingStorageRepository {
         } catch let error as DepotError where !error.isCancellation && error.code != .storage {
             reason = error
         }
-        let left = try await outbox.storage.outbox(entries)
+        // What is left is the entity's chain where the entity lives now: a create among the earlier
+        // writes, answered with the server's id, moved the entity and its entries there (the move
+        // recorded with its answer). Looked for under `id` alone, a refusal after the move went
+        // unseen, and a write folded into the refused entry was answered as delivered.
+        let collection = outbox.channels.keys.first ?? ""
+        let current = try await outbox.storage.transaction { tx in
+            try tx.fetch(collection: collection, id: id) == nil ? try tx.currentID(collection: collection, id: id) : nil
+        }
+        let left = try await outbox.storage.outbox(
+            current.map { OutboxQuery(collections: Set(outbox.channels.keys), entityID: $0.id, selection: .all) }
+                ?? entries)
         if let gone = left.lazy.compactMap(\.rejection).first(where: { $0.status == 404 }) {
             throw gone.error(prefix: "\(id) is gone from the server (an earlier write to it was refused): ")
         }

@@ -31,26 +31,4 @@ extension ModelCheckerRegressionTests {
             await Self.expectHolds(program)
         }
     }
-
-    @Test(
-        "OPEN: a local-first delete after another client's write, on a server answering edits 204 without an ETag, is lost (seed 17526487063684254988)"
-    )
-    func deleteAfterEmptyAnswersLost() async {
-        let program = CheckProgram(
-            seed: 17_526_487_063_684_254_988,
-            shape: .with {
-                $0.servesETags = true; $0.declaresServerKeys = true; $0.answersWritesEmpty = true; $0.pageSize = 3
-            },
-            steps: [
-                CheckStep(.create(handle: 3, value: "v4")),
-                CheckStep(.patch(handle: 3, value: "v11")),
-                CheckStep(.synchronize, during: .otherWrite(handle: 3, value: "p16-1")),
-                CheckStep(.flush, strategy: .localFirst, during: .delete(handle: 3)),
-            ])
-        await withKnownIssue(
-            "new issue (stop 50): LOST, a delete after 204 answers without an ETag", isIntermittent: true
-        ) {
-            await Self.expectHolds(program)
-        }
-    }
 }

@@ -3,16 +3,32 @@ import DepotTesting
 import Foundation
 
 extension CheckApp {
-    /// Whether the server refused a write of `handle` as a conflict (409, 412): the conflict
-    /// policy decided, so its states are judged no further (a 404 is not a conflict: it is judged);
-    /// under `.clientWins` nothing is refused that way.
+    /// Whether a write of `handle` met a conflict the conflict policy decided, so its states are
+    /// judged no further: the server refused it (409, 412), or Depot judged it before sending (a
+    /// write over a version an answer without an `ETag` left unknown reads the server's copy
+    /// first) against a copy another client wrote (``CheckConflicts``; a conflict against the
+    /// app's own version is not one, and is judged). A 404 is not a conflict: it is judged. Under
+    /// `.clientWins` nothing is refused that way.
     func refused(_ handle: Int) -> Bool {
         // Under `.clientWins` the app's write is sent again over the server's version: it lands.
         if program.shape.clientWins { return false }
         let ids = Set(server.applied.filter { model.owner(of: $0.value) == handle }.map(\.id))
             .union([createdID(handle)]).union(held[handle].map { [$0.id] } ?? [])
-        return server.refusals.contains {
+        if server.refusals.contains(where: {
             ($0.status == 409 || $0.status == 412) && (model.owner(of: $0.value) == handle || ids.contains($0.id))
+        }) {
+            return true
+        }
+        let canonicalIDs = Set(ids.map(server.canonical))
+        let others = server.applied.filter { $0.account == "other" }
+        return conflicts.all.contains { decision in
+            let id = server.canonical(decision.entityID)
+            guard canonicalIDs.contains(id) || model.owner(of: decision.serverValue) == handle else { return false }
+            // The copy the policy kept is another client's write (or its delete of the entity).
+            guard decision.serverHeld else {
+                return others.contains { $0.value == nil && server.canonical($0.id) == id }
+            }
+            return decision.serverValue != nil && others.contains { $0.value == decision.serverValue }
         }
     }
 

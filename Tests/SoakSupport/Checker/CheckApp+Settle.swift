@@ -36,7 +36,7 @@ extension CheckApp {
             assignsIDs: program.shape.assignsIDs, pageSize: program.shape.pageSize, prune: true,
             incremental: program.shape.incremental, clientWins: program.shape.clientWins,
             declaresServerKeys: program.shape.declaresServerKeys, linkPaging: program.shape.linkPaging,
-            declaresAPIKey: program.shape.redirectsElsewhere)
+            declaresAPIKey: program.shape.redirectsElsewhere, conflicts: conflicts)
         let storage = self.storage
         let server = self.server
         let incremental = program.shape.incremental

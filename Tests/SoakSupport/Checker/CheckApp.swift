@@ -31,6 +31,8 @@ final class CheckApp {
     let sessions: [String: any Networking]
     /// When each call of the sessions began and ended (judged by ``judgeDeadlines(step:_:)``).
     let calls = CheckTimedNetworking.Log()
+    /// Every conflict the app's conflict policy decided, on every road (judged by ``refused(_:)``).
+    let conflicts: CheckConflicts
     /// The other origin detail GETs are redirected to (``CheckServerShape/redirectsElsewhere``).
     let mirror: StubServer?
     /// Each account's interceptor (rounds whose tokens expire).
@@ -69,19 +71,22 @@ final class CheckApp {
         let made = Self.sessions(shape: program.shape, url: stub.url, timeout: timeout, calls: calls)
         sessions = made.sessions
         authentications = made.authentications
+        let conflicts = CheckConflicts()
+        self.conflicts = conflicts
         if program.shape.sqlite, let store {
             storage = try await store.open(path)
             opened.append(storage)
         } else {
             storage = program.shape.sqlite ? try SQLiteStorage(path: path) : InMemoryStorage()
         }
-        forwarder = Self.forwarder(storage: storage, session: made.sessions["A"]!, shape: program.shape)
+        forwarder = Self.forwarder(
+            storage: storage, session: made.sessions["A"]!, shape: program.shape, conflicts: conflicts)
         if program.shape.replica, program.shape.sqlite {
             let replica = try await store?.open(path) ?? SQLiteStorage(path: path)
             if store != nil { opened.append(replica) }
             replicaStorage = replica
             replicaForwarder = Self.forwarder(
-                storage: replica, session: made.sessions["A"]!, shape: program.shape, fast: true)
+                storage: replica, session: made.sessions["A"]!, shape: program.shape, conflicts: conflicts, fast: true)
         } else {
             replicaStorage = nil
             replicaForwarder = nil
@@ -91,13 +96,13 @@ final class CheckApp {
     /// A forwarder over `storage` (the replica's: its clock 30 s fast); leases last 2 s in rounds
     /// with a replica (renewed while a request is out), else 60 s.
     static func forwarder(
-        storage: Storage, session: Networking, shape: CheckServerShape, fast: Bool = false
+        storage: Storage, session: Networking, shape: CheckServerShape, conflicts: CheckConflicts, fast: Bool = false
     ) -> Forwarder {
         let items = CheckItems(
             store: session, storage: storage, strategy: .localFirst, batch: shape.batchRoute,
             assignsIDs: shape.assignsIDs, pageSize: shape.pageSize, incremental: shape.incremental,
             clientWins: shape.clientWins, declaresServerKeys: shape.declaresServerKeys, linkPaging: shape.linkPaging,
-            declaresAPIKey: shape.redirectsElsewhere)
+            declaresAPIKey: shape.redirectsElsewhere, conflicts: conflicts)
         return Forwarder(
             for: items,
             configuration: ForwarderConfiguration(
@@ -121,7 +126,7 @@ final class CheckApp {
             assignsIDs: program.shape.assignsIDs, pageSize: program.shape.pageSize,
             incremental: program.shape.incremental, clientWins: program.shape.clientWins,
             declaresServerKeys: program.shape.declaresServerKeys, linkPaging: program.shape.linkPaging,
-            declaresAPIKey: program.shape.redirectsElsewhere)
+            declaresAPIKey: program.shape.redirectsElsewhere, conflicts: conflicts)
     }
 
     /// The id a create of `handle` sends.
@@ -281,7 +286,8 @@ final class CheckApp {
             do {
                 storage = try await store?.open(path) ?? SQLiteStorage(path: path)
                 if store != nil { opened.append(storage) }
-                forwarder = Self.forwarder(storage: storage, session: sessions["A"]!, shape: program.shape)
+                forwarder = Self.forwarder(
+                    storage: storage, session: sessions["A"]!, shape: program.shape, conflicts: conflicts)
                 return "restarted"
             } catch {
                 return "restart failed: \(error)"

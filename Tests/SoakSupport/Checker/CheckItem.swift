@@ -83,8 +83,13 @@ where Entity.ID == String {
     public var strategy: Strategy
     /// Whether the round's conflict policy is `.clientWins` (else `.serverWins`).
     public var clientWins = false
-    /// The round's conflict policy.
-    public var conflictPolicy: ConflictPolicy { clientWins ? .clientWins : .serverWins }
+    /// Where a server-wins round records each conflict its policy decides (nil: not recorded).
+    public var conflicts: CheckConflicts?
+    /// The round's conflict policy (server wins recorded in ``conflicts``).
+    public var conflictPolicy: ConflictPolicy {
+        if clientWins { return .clientWins }
+        return conflicts?.serverWins ?? .serverWins
+    }
     /// Pull in pages; push in a batch when the round's server has a batch route.
     public var synchronization: SynchronizationConfiguration
     /// The keys the app declares as the server's (``CheckServerShape/declaresServerKeys``).
@@ -110,6 +115,7 @@ where Entity.ID == String {
         strategy = other.strategy
         synchronization = other.synchronization
         clientWins = other.clientWins
+        conflicts = other.conflicts
         serverOwnedKeys = other.serverOwnedKeys
         identifyingHeaders = other.identifyingHeaders
     }
@@ -118,16 +124,18 @@ where Entity.ID == String {
     /// pull; `incremental` pulls what changed since the last pull (`updated_after`, `deleted`); `clientWins`
     /// resolves conflicts for the app's write; `declaresServerKeys` names ``serverKeys`` as the server's;
     /// `linkPaging` pulls page by page through the server's `Link` headers; `declaresAPIKey` declares
-    /// `X-API-Key` in ``RepositoryConfiguration/identifyingHeaders``.
+    /// `X-API-Key` in ``RepositoryConfiguration/identifyingHeaders``; `conflicts` records the
+    /// conflicts a server-wins policy decides.
     public init(
         store: Networking, storage: Storage, strategy: Strategy, batch: Bool, assignsIDs: Bool, pageSize: Int,
         prune: Bool = false, incremental: Bool = false, clientWins: Bool = false, declaresServerKeys: Bool = false,
-        linkPaging: Bool = false, declaresAPIKey: Bool = false
+        linkPaging: Bool = false, declaresAPIKey: Bool = false, conflicts: CheckConflicts? = nil
     ) {
         self.store = store
         self.storage = storage
         self.strategy = strategy
         self.clientWins = clientWins
+        self.conflicts = conflicts
         serverOwnedKeys = declaresServerKeys ? Self.serverKeys : []
         identifyingHeaders = declaresAPIKey ? ["X-API-Key"] : []
         synchronization = SynchronizationConfiguration(

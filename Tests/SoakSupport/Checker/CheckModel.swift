@@ -26,7 +26,8 @@ public struct CheckViolation: Sendable, Hashable, CustomStringConvertible {
 /// the app was not told (failed calls: they may land), and other clients' writes since. A read may
 /// answer any of those states; after the final flush and pull the server must hold one of them,
 /// in one object, and the store exactly what the server holds. An entity whose write the server
-/// refused (4xx: a conflict, a missing object) is judged only for doubling: the app was told.
+/// refused (4xx: a conflict, a missing object), or met a conflict Depot judged before sending it
+/// (``CheckConflicts``), is judged only for doubling: the app was told.
 public struct CheckModel: Sendable {
     /// One entity's states.
     public struct Entity: Sendable {
