@@ -350,7 +350,8 @@ public final class StubServer: Sendable {
             var response = handler(request, parameters)
             if let thenDrop { return thenDrop }
             if let delay { response.delay = (response.delay ?? .zero) + delay }
-            response.heldBy = gate
+            // A route's own gate (``StubResponse/held(until:)``) stays unless a fault holds it.
+            response.heldBy = gate ?? response.heldBy
             return .respond(response)
         }
     }
