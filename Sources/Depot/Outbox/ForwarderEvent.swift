@@ -50,6 +50,10 @@ public struct ForwardingReport: Sendable {
     public var bytesSent = 0
     /// Response body bytes received, error answers included.
     public var bytesReceived = 0
+    /// The entry whose answer a caller waits for (a remote-first write folded into it), and that
+    /// answer once delivered (`.some(nil)`: delivered without a body). Only that one is kept.
+    var answerOf: Int64?
+    var answer: OutboxChannel.Answer??
 
     /// An empty report.
     public init() {}
@@ -65,5 +69,6 @@ public struct ForwardingReport: Sendable {
         requests += other.requests
         bytesSent += other.bytesSent
         bytesReceived += other.bytesReceived
+        if case .some = other.answer { answer = other.answer }
     }
 }

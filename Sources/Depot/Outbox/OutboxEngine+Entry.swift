@@ -68,6 +68,7 @@ extension OutboxEngine {
             let (result, processed) = try await TrafficMeter.$current.withValue(meter) {
                 try await claim.renewing {
                     var processed = ForwardingReport()
+                    processed.answerOf = report.answerOf
                     let result = try await send(
                         entry, record: record, channel: sender, madeID: knownMadeID,
                         report: &processed)
@@ -162,6 +163,7 @@ extension OutboxEngine {
             return try await reject(entry, failure, &report)
         }
         guard try await storeAnswer(entry, answer, decoded) else { return .lost }
+        if entry.sequence == report.answerOf { report.answer = .some(answer) }
         report.delivered += 1
         emit(.delivered(entry))
         return .done

@@ -291,8 +291,14 @@ struct OutboxEngine: Sendable {
     /// One transaction claims the entity's entries and reads its record; the first entry goes
     /// with what it read (no second read), and a delivered entry's lease goes with the entry, so a
     /// create delivered at once costs three storage transactions: the write, the claim, the answer.
-    func deliver(collection: String, entityID: String) async throws -> ForwardingReport {
+    ///
+    /// `answerOf` names an entry whose answer the caller waits for (a remote-first write folded
+    /// into it): the report keeps that one answer (``ForwardingReport/answer``) when it is delivered.
+    func deliver(
+        collection: String, entityID: String, answerOf carrier: Int64? = nil
+    ) async throws -> ForwardingReport {
         var report = ForwardingReport()
+        report.answerOf = carrier
         // Held by another sender (or one refused): that sender sends them all, in order.
         let (claim, taken, record, madeID, refuses) = try await OutboxClaim.take(
             entityOf: collection, id: entityID, in: storage, duration: configuration.leaseSeconds)

@@ -236,12 +236,20 @@ extension CRUDNetworkingStorageRepository {
     /// `handingOff`, when a forwarder of this process is running on the storage, the send is left
     /// to it (the write already woke it): one sender, no race for the lease; its events report it.
     ///
+    /// With `answerOf`, returns the answer of that entry when this send delivered it (`.some(nil)`:
+    /// delivered without a body); nil otherwise.
+    ///
     /// - Throws: what kept an entry from going through: the retry's error, or the refusal.
-    static func forward(_ id: String, _ outbox: OutboxEngine, handingOff: Bool = false) async throws {
-        if handingOff, OutboxCoordinator.hasRunningForwarder(outbox.storage) { return }
-        let report = try await outbox.deliver(collection: outbox.channels.keys.first ?? "", entityID: id)
+    @discardableResult
+    static func forward(
+        _ id: String, _ outbox: OutboxEngine, handingOff: Bool = false, answerOf carrier: Int64? = nil
+    ) async throws -> OutboxChannel.Answer?? {
+        if handingOff, OutboxCoordinator.hasRunningForwarder(outbox.storage) { return nil }
+        let report = try await outbox.deliver(
+            collection: outbox.channels.keys.first ?? "", entityID: id, answerOf: carrier)
         if let error = report.errors.first { throw error }
         if let refused = report.rejected.first, let rejection = refused.rejection { throw rejection.error() }
+        return report.answer
     }
 
     /// Before a remote write: the entity's earlier offline writes go first, so the server sees the
@@ -257,14 +265,21 @@ extension CRUDNetworkingStorageRepository {
     /// The entries left are looked for where the entity lives once the earlier writes went: under
     /// the server's id when a create among them was answered with one.
     ///
+    /// `answerOf` is the earlier entry a write folded into (it carries that write): its answer is
+    /// returned when it was delivered (`.some(nil)`: delivered without a body), else nil.
+    ///
     /// - Throws: `.notFound`, `.queuedBehindEarlierWrites` (with what kept them back as its
     ///   underlying error), or the store's error, or `.cancelled`.
-    static func forwardEarlier(_ id: String, _ outbox: OutboxEngine) async throws {
+    @discardableResult
+    static func forwardEarlier(
+        _ id: String, _ outbox: OutboxEngine, answerOf carrier: Int64? = nil
+    ) async throws -> OutboxChannel.Answer?? {
         let entries = OutboxQuery(collections: Set(outbox.channels.keys), entityID: id, selection: .all)
-        guard try await outbox.storage.outboxCount(entries) > 0 else { return }
+        guard try await outbox.storage.outboxCount(entries) > 0 else { return nil }
         var reason: DepotError?
+        var carried: OutboxChannel.Answer??
         do {
-            try await forward(id, outbox)
+            carried = try await forward(id, outbox, answerOf: carrier)
         } catch let error as DepotError where !error.isCancellation && error.code != .storage {
             reason = error
         }
@@ -288,5 +303,6 @@ extension CRUDNetworkingStorageRepository {
                 "\(left.count) earlier write(s) to \(id) wait in the outbox; this one goes behind them",
                 underlying: reason)
         }
+        return carried
     }
 }

@@ -15,6 +15,9 @@ struct RecordedWrite<Value: Sendable>: Sendable {
     var written: StoredRecord?
     /// What the local write returned.
     var value: Value
+    /// The entity's earlier unsent entry the write folded into (``UnsentFold/into(sequence:)``):
+    /// that entry carries it to the server, and its answer is the write's; nil when it did not fold.
+    var carrier: Int64?
 }
 
 extension CRUDNetworkingStorageRepository {
@@ -73,21 +76,35 @@ extension CRUDNetworkingStorageRepository {
                 // Nothing is sent yet: a write behind an entry never sent folds into it as a local
                 // write does (a draft never sent and then deleted leaves nothing to send); the
                 // entity's chain then goes as the earlier writes do.
-                if let recordedEntry = entry, try tx.foldIntoUnsent(recordedEntry) { entry = nil }
+                var carrier: Int64?
+                if let recordedEntry = entry {
+                    switch try tx.foldIntoUnsent(recordedEntry) {
+                    case .kept: break
+                    case .into(let sequence): (entry, carrier) = (nil, sequence)
+                    case .cancelled: entry = nil
+                    }
+                }
                 let recorded = RecordedWrite(
                     id: id, sequence: entry?.sequence, prior: priors[ids.firstIndex(of: id) ?? 0],
-                    written: try tx.fetch(collection: collection, id: id), value: value)
+                    written: try tx.fetch(collection: collection, id: id), value: value, carrier: carrier)
                 return (recorded, id, entry?.sequence)
             }
             guard let claimed else {
-                // Nothing to send for this write (a patch that changes nothing): the entity's
-                // earlier writes still go first.
+                // No entry of its own to send: the write folded into the entity's unsent entry,
+                // or changed nothing (a patch). The entity's earlier writes still go first; the
+                // answer of the entry that carried the write (the fact the fold recorded) is the
+                // write's, as it is for a write sent as its own entry: the server's copy, never
+                // the value the app passed labelled as the server's.
+                let carried: OutboxChannel.Answer??
                 do {
-                    try await Self.forwardEarlier(recorded.id, engine)
+                    carried = try await Self.forwardEarlier(recorded.id, engine, answerOf: recorded.carrier)
                 } catch let error as DepotError where fallsBack && error.warrantsFallback(from: .remote) {
                     return Sourced(value: recorded.value, origin: .local, fallbackError: error)
                 }
-                return Sourced(value: recorded.value, origin: .remote)
+                guard case .some(let delivered) = carried else {
+                    return Sourced(value: recorded.value, origin: .remote)
+                }
+                return Sourced(value: try answer(delivered, recorded), origin: .remote)
             }
             let outcome = try await engine.deliverNow(
                 claimed, keeps: { fallsBack && $0.warrantsFallback(from: .remote) },

@@ -128,20 +128,33 @@ extension StorageTransaction {
     }
 }
 
+/// How a write just recorded under its own key went into its entity's outbox
+/// (``StorageTransaction/foldIntoUnsent(_:)``).
+enum UnsentFold: Sendable, Hashable {
+    /// It stays an entry of its own.
+    case kept
+    /// It folded into the entity's earlier entry with this sequence, which carries it now: that
+    /// entry's answer is the write's answer.
+    case into(sequence: Int64)
+    /// It cancelled the earlier entry out (a create and a delete): nothing is left to send.
+    case cancelled
+}
+
 extension StorageTransaction {
     /// Folds `entry` (just recorded under the key it is about to be sent with, not sent yet) into
     /// the entity's entry before it when that one was never attempted, not refused and not leased
     /// (nothing of it reached the server), by the coalescing rules a local write follows. Returns
-    /// whether it folded: `entry` is gone then, and what is left to send is the earlier entry (or
-    /// nothing: a create and a delete leave nothing, the tombstone included).
-    func foldIntoUnsent(_ entry: OutboxEntry) throws -> Bool {
+    /// how it went: folded, `entry` is gone, and what is left to send is the earlier entry (its
+    /// sequence recorded here, as the fact of which entry carries the write), or nothing (a
+    /// create and a delete leave nothing, the tombstone included).
+    func foldIntoUnsent(_ entry: OutboxEntry) throws -> UnsentFold {
         let chain = try outboxEntries(collection: entry.collection, entityID: entry.entityID)
-        guard chain.count > 1, chain.last?.sequence == entry.sequence else { return false }
+        guard chain.count > 1, chain.last?.sequence == entry.sequence else { return .kept }
         let previous = chain[chain.count - 2]
         guard previous.attempts == 0, !previous.isRejected, previous.lease == nil, previous.account == entry.account,
             try !writtenByOlderModel(previous)
-        else { return false }
-        if case .append = previous.coalescing(entry.operation, payload: entry.payload) { return false }
+        else { return .kept }
+        if case .append = previous.coalescing(entry.operation, payload: entry.payload) { return .kept }
         try removeOutbox(sequence: entry.sequence)
         let folded = try recordOutbox(
             collection: entry.collection, entityID: entry.entityID, operation: entry.operation, payload: entry.payload,
@@ -151,6 +164,6 @@ extension StorageTransaction {
         {
             _ = try writeRecord(.localRemoval(collection: entry.collection, id: entry.entityID))
         }
-        return true
+        return folded.map { .into(sequence: $0.sequence) } ?? .cancelled
     }
 }

@@ -12,8 +12,9 @@ extension StorageTransaction {
     /// - A create still waiting for the entity becomes an update (the server holds it now), unless
     ///   a delete waits before it: the chain is changed only up to the entity's next delete.
     /// - When a newer local change exists (the entity still has outbox entries, and its record is
-    ///   not synced), the record keeps its local object and state (`.created` becomes `.updated`:
-    ///   the server has it now) and takes the answer as its snapshot and `ETag`. A changed record
+    ///   not synced), the record keeps its local change and state (`.created` becomes `.updated`:
+    ///   the server has it now) and takes the answer as its snapshot and `ETag`: the keys those
+    ///   entries write keep the app's values, the object's other keys take the answer's. A changed record
     ///   with no entry left to send its change (a ``StorageRepository`` write records none) gets
     ///   one, so the change is not lost.
     /// - Otherwise the record becomes the answer, `.synced`, with its `ETag`.
@@ -123,15 +124,47 @@ extension StorageTransaction {
             return .written
         }
         // A newer local change waits to be sent: it stays, diffed from what the server holds now.
+        // The object's other fields (an older copy's: another account's `viewer`) follow the
+        // answer, so they are never taken for the app's change once the snapshot moves on.
         let server = try answer.decoded()
         record.id = answer.id
-        record.object = MovedIDs.rewrite(record.object, from: sentID, fields: fields)
+        record.object = MovedIDs.rewrite(
+            Self.object(of: record, under: server.object, pending: pending), from: sentID, fields: fields)
         record.snapshot = server.snapshot ?? server.object
         record.etag = answer.etag
         if record.syncState == .created { record.syncState = .updated }
         try upsert(record)
         if pending.isEmpty { try adoptUnsent(record) }
         return .kept(record)
+    }
+
+    /// The object of `record`, whose change waits in `pending` (its entity's outbox entries still
+    /// to go), once a write's answer `server` (as the app models it) becomes its snapshot. Which
+    /// keys are the app's is read from the recorded fact, the entries' payloads (the keys they
+    /// write, `null` being absent), never from comparing the object with the older snapshot: those
+    /// keep the object's values, and every other key of the object (a value of an older server
+    /// copy: another account's `viewer`, a stamp) takes `server`'s value, or goes when `server` has
+    /// none. A key the object lacks stays missing (a field the app cleared, whose entry is still to
+    /// go). Without entries that say (a change no entry sends yet, a tombstone, a payload that is
+    /// not an object), the object stays as it is.
+    private static func object(
+        of record: StoredRecord, under server: JSONObject, pending: [OutboxEntry]
+    ) -> JSONObject {
+        guard !pending.isEmpty, record.syncState != .deleted else { return record.object }
+        var written = Set<String>()
+        for entry in pending where entry.operation != .delete {
+            guard case .object(let payload)? = entry.payload else { return record.object }
+            for (key, value) in payload where value != .null { written.insert(key) }
+        }
+        var object: JSONObject = [:]
+        for (key, value) in record.object {
+            if written.contains(key) {
+                object[key] = value
+            } else if let answered = server[key] {
+                object[key] = answered
+            }
+        }
+        return object
     }
 
     /// Whether `record`, the one a delete's answer (`write`, nil) finds with no entry of its entity
