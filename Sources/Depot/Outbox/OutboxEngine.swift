@@ -104,14 +104,17 @@ struct OutboxEngine: Sendable {
                 // once a page holds one, and told back on this clock for the wait.
                 var now: (store: Date, offset: TimeInterval)?
                 var selected: [OutboxEntry] = []
+                // Entities with another account's write: their later entries wait behind it, their
+                // earlier ones (selected already) still go, or neither account would ever send them.
+                var heldBehind: Set<EntityKey> = []
                 var stop = false
                 for entry in page {
                     let key = EntityKey(entry)
-                    if blocked.contains(key) { continue }
+                    if blocked.contains(key) || heldBehind.contains(key) { continue }
                     if channels[entry.collection]?.isForAnotherAccount(entry) == true {
                         // Another account's write: never claimed, never sent as the one signed in.
                         hold(entry, report: &result.report)
-                        blocked.insert(key)
+                        heldBehind.insert(key)
                         continue
                     }
                     if !everything, entry.nextAttempt != nil, now == nil { now = try await retryClock() }
@@ -129,6 +132,7 @@ struct OutboxEngine: Sendable {
                 }
                 let stopped = try await send(
                     selected, blocked: &blocked, result: &result, shouldContinue: shouldContinue)
+                blocked.formUnion(heldBehind)
                 if stop || stopped { break }
             }
         } catch {

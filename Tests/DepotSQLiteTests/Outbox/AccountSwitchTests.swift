@@ -139,6 +139,36 @@ import Testing
         }
     }
 
+    @Test("B's create goes as B while A's later edit of the same entity is held behind it (not both held)")
+    func earlierWriteOfHeldEntityGoes() async throws {
+        try await withOutboxFixture(objects: []) { fixture in
+            // Given: B creates 2; A, signed in again, edits it; then B signs in
+            let (auth, messages) = Self.signedInAsA(fixture)
+            auth.update(credential: "B", account: "B")
+            _ = try await messages.create(Message(id: "2", text: "bob's note")).value
+            auth.update(credential: "A", account: "A")
+            _ = try await messages.update(Message(id: "2", text: "ann's edit")).value
+            #expect(try await fixture.outbox().map(\.account) == ["B", "A"])
+            auth.update(credential: "B", account: "B")
+            let forwarder = fixture.forwarder(messages)
+
+            // When
+            let flushed = try await forwarder.flush().value
+
+            // Then: B's create went as B; A's edit is held behind it
+            #expect(flushed.delivered == 1 && flushed.held.map(\.account) == ["A"])
+            #expect(fixture.serverObject("2")?["text"] == "bob's note")
+            #expect(Self.authorizations(fixture.server, "PUT", "2").isEmpty)
+
+            // When / Then: A signs in again, and A's edit goes as A
+            auth.update(credential: "A", account: "A")
+            #expect(try await forwarder.flush().value.delivered == 1)
+            #expect(Self.authorizations(fixture.server, "PUT", "2") == ["Bearer A"])
+            #expect(fixture.serverObject("2")?["text"] == "ann's edit")
+            #expect(try await fixture.outbox().isEmpty)
+        }
+    }
+
     @Test("after a logout, A's write is held, never sent without a credential; A's sign-in sends it")
     func heldAfterLogout() async throws {
         try await withOutboxFixture(objects: [["id": "1", "text": "one"]]) { fixture in

@@ -91,6 +91,12 @@ extension CheckAction {
         if case .logout = self { return true }
         return false
     }
+
+    /// Whether it signs an account in (in rounds whose sessions declare their account, a switch to it).
+    var isSignIn: Bool {
+        if case .signIn = self { return true }
+        return false
+    }
 }
 
 extension CheckStep {

@@ -39,7 +39,8 @@ extension CheckApp {
                 url: url, configuration: SessionConfiguration(timeout: timeout))
             let own = LockedValue<(session: any Networking, authentication: AuthenticationInterceptor<String>)?>(nil)
             let chained = shape.chainedRefresh
-            let authentication = AuthenticationInterceptor(token: "\(account)-1") { _ in
+            let declared = shape.declaresAccounts ? account : nil
+            let authentication = AuthenticationInterceptor(token: "\(account)-1", account: declared) { _ in
                 let login = NetworkRequest(
                     method: .post, path: "/token", body: Data("{\"account\": \"\(account)\"}".utf8))
                 guard chained, let (session, authentication) = own.withLock({ $0 }) else {

@@ -15,7 +15,7 @@ extension CheckApp {
         stub.clearFaults()
         server.quiet()
         for (account, authentication) in authentications where authentication.credential == nil {
-            authentication.update(credential: server.token(of: account))
+            authentication.update(credential: server.token(of: account), account: declaredAccount(account))
             server.signedOut(account, false)
         }
         for request in server.afterLogout {
@@ -32,7 +32,7 @@ extension CheckApp {
         }
         let forwarder = self.forwarder
         let items = CheckItems(
-            store: sessions["A"]!, storage: storage, strategy: .remoteFirst, batch: program.shape.batchRoute,
+            store: outbox, storage: storage, strategy: .remoteFirst, batch: program.shape.batchRoute,
             assignsIDs: program.shape.assignsIDs, pageSize: program.shape.pageSize, prune: true,
             incremental: program.shape.incremental, clientWins: program.shape.clientWins,
             declaresServerKeys: program.shape.declaresServerKeys, linkPaging: program.shape.linkPaging,
@@ -40,6 +40,15 @@ extension CheckApp {
         let storage = self.storage
         let server = self.server
         let incremental = program.shape.incremental
+        // Each account signs in in turn, so the entries held for it go (A's last: the pull's).
+        let signedIn = self.signedIn
+        let accounts = program.shape.declaresAccounts ? ["B", "A"] : ["A"]
+        let flushEach: @Sendable () async -> Void = {
+            for account in accounts {
+                signedIn.withLock { $0 = account }
+                _ = try? await forwarder.flush().value
+            }
+        }
         let settled = await CheckRunner.limited(CheckRunner.stepLimit) {
             // A write the server still processes (its answer held past the client's timeout) is
             // answered first: until then a resend under its key is answered 409, to retry later.
@@ -52,14 +61,14 @@ extension CheckApp {
             let patience = ContinuousClock.now + .seconds(3)
             var flushes = 0
             repeat {
-                _ = try? await forwarder.flush().value
+                await flushEach()
                 flushes += 1
                 let pending = (try? await storage.outboxCount(OutboxQuery())) ?? 0
                 if pending == 0 || (ContinuousClock.now > patience && flushes >= 5) { break }
                 try? await Task.sleep(for: .milliseconds(250))
             } while true
             _ = try? await items.synchronize().value
-            _ = try? await forwarder.flush().value
+            await flushEach()
             // An incremental pull with nothing pending brings the store to what the server holds,
             // as a full pull does (its cursor moved only past rows it merged).
             if incremental { _ = try? await items.synchronize().value }
@@ -70,6 +79,7 @@ extension CheckApp {
             return beforeFullPull
         }
         judgeDeadlines(step: nil, &outcome)
+        judgeWriteAccounts(&outcome)
         guard let settled else {
             flag("HANG", "the final flush and pull did not end within \(CheckRunner.stepLimit)")
             return

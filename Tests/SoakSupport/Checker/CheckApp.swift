@@ -37,6 +37,14 @@ final class CheckApp {
     let mirror: StubServer?
     /// Each account's interceptor (rounds whose tokens expire).
     let authentications: [String: AuthenticationInterceptor<String>]
+    /// The account signed in now, the last step's (``CheckServerShape/declaresAccounts``).
+    let signedIn = LockedValue("A")
+    /// The session the forwarder and the final pull send through: the signed-in account's
+    /// (``CheckSignedIn``) in rounds whose sessions declare their account, else A's.
+    let outbox: any Networking
+    /// The account each app write (by value) was made as (`A` for the replica's), judged against
+    /// the account the server applied it under (`WRONG ACCOUNT`).
+    var madeAs: [String: String] = [:]
     /// The client's timeout.
     let timeout: Duration
     /// The last answer the app got for each handle.
@@ -71,6 +79,10 @@ final class CheckApp {
         let made = Self.sessions(shape: program.shape, url: stub.url, timeout: timeout, calls: calls)
         sessions = made.sessions
         authentications = made.authentications
+        let outbox: any Networking =
+            program.shape.declaresAccounts && program.shape.refreshesTokens
+            ? CheckSignedIn(sessions: made.sessions, current: signedIn) : made.sessions["A"]!
+        self.outbox = outbox
         let conflicts = CheckConflicts()
         self.conflicts = conflicts
         if program.shape.sqlite, let store {
@@ -79,8 +91,7 @@ final class CheckApp {
         } else {
             storage = program.shape.sqlite ? try SQLiteStorage(path: path) : InMemoryStorage()
         }
-        forwarder = Self.forwarder(
-            storage: storage, session: made.sessions["A"]!, shape: program.shape, conflicts: conflicts)
+        forwarder = Self.forwarder(storage: storage, session: outbox, shape: program.shape, conflicts: conflicts)
         if program.shape.replica, program.shape.sqlite {
             let replica = try await store?.open(path) ?? SQLiteStorage(path: path)
             if store != nil { opened.append(replica) }
@@ -258,12 +269,15 @@ final class CheckApp {
         case .logout(let account):
             guard let authentication = authentications[account] else { return "skipped: no interceptor" }
             server.signedOut(account, true)
-            authentication.update(credential: nil)
+            // An app that declares accounts names one on every update, a logout's included.
+            authentication.update(credential: nil, account: declaredAccount(account))
             return "\(account) signed out"
         case .signIn(let account):
             guard let authentication = authentications[account] else { return "skipped: no interceptor" }
-            authentication.update(credential: server.token(of: account))
+            authentication.update(credential: server.token(of: account), account: declaredAccount(account))
             server.signedOut(account, false)
+            // Signing in switches the app to the account (rounds whose sessions declare theirs).
+            if program.shape.declaresAccounts { signedIn.withLock { $0 = account } }
             return "\(account) signed in"
         case .both(let first, let second):
             // Both run as the step's parts, judged as concurrent as the step is.
@@ -287,7 +301,7 @@ final class CheckApp {
                 storage = try await store?.open(path) ?? SQLiteStorage(path: path)
                 if store != nil { opened.append(storage) }
                 forwarder = Self.forwarder(
-                    storage: storage, session: sessions["A"]!, shape: program.shape, conflicts: conflicts)
+                    storage: storage, session: outbox, shape: program.shape, conflicts: conflicts)
                 return "restarted"
             } catch {
                 return "restart failed: \(error)"
@@ -299,12 +313,15 @@ final class CheckApp {
         } else if step.handle.map({ held[$0] == nil }) ?? false, !step.isCreate {
             return "skipped: the app holds no e\(step.handle!)"
         }
+        // The app switches to the step's account (A for the replica's) before its call.
+        if program.shape.declaresAccounts { signedIn.withLock { $0 = step.account == "B" ? "B" : "A" } }
         if step.during != nil { stub.inject(.delay(.milliseconds(300))) }
         inject(step.fault)
         let written = step.writtenState
         if let handle = step.handle, let written { model.began(handle, state: written) }
         if let handle = step.handle, case .some(.some(let value)) = written {
             carried[value] = .some(step.isCreate ? nil : held[handle]?.viewer)
+            madeAs[value] = step.account == "B" ? "B" : "A"
         }
         let call = makeCall(step)
         let refusalsBefore = (server.refusals.count, server.inFlightConflicts)
@@ -312,9 +329,10 @@ final class CheckApp {
         var meanwhile = ""
         if let during = step.during {
             let requests = stub.requests.count
-            // A sign-out meant to meet a token refresh waits for the refresh's request (held there).
+            // A sign-out or an account switch meant to meet a token refresh waits for the refresh's
+            // request (held there).
             let refreshes = server.tokenRequests
-            let meetsRefresh = program.shape.refreshesTokens && during.parts.contains { $0.isLogout }
+            let meetsRefresh = program.shape.refreshesTokens && during.parts.contains { $0.isLogout || $0.isSignIn }
             if meetsRefresh { server.slowNextToken(.milliseconds(300)) }
             let first = Task { await CheckRunner.limited(CheckRunner.stepLimit, call) }
             // Until its first request is at the server (held there 300 ms), or 1 s for a call

@@ -146,6 +146,7 @@ extension CheckRender {
         if let seconds = shape.longRetryAfter { flags.append("$0.longRetryAfter = \(seconds)") }
         if shape.redirectsElsewhere { flags.append("$0.redirectsElsewhere = true") }
         if shape.chainedRefresh { flags.append("$0.chainedRefresh = true") }
+        if shape.declaresAccounts { flags.append("$0.declaresAccounts = true") }
         flags.append("$0.pageSize = \(shape.pageSize)")
         var lines = ["CheckProgram(seed: \(program.seed), shape: .with { \(flags.joined(separator: "; ")) }, steps: ["]
         for step in program.steps {

@@ -86,6 +86,13 @@ public struct CheckServerShape: Sendable, Hashable, CustomStringConvertible {
     /// the login marked with ``AuthenticationInterceptor/marking(_:)`` (issue 43 #5: it waited on
     /// the refresh it belongs to, and every request of the session hung).
     public var chainedRefresh = false
+    /// Each session declares the account it writes as (rounds with ``refreshesTokens``:
+    /// ``AuthenticationInterceptor/init(token:account:failureWindow:refresh:)``), and the
+    /// forwarder sends through the session of the account signed in now (the last step's): an
+    /// entry made as A is held while B is signed in, and sent with A's credential once A is back
+    /// (issue 42 #11). A write is applied on the server only under the account that made it
+    /// (`WRONG ACCOUNT`).
+    public var declaresAccounts = false
 
     /// The classic shape: client ids, no validators, SQLite.
     public init() {}
@@ -131,7 +138,7 @@ public struct CheckServerShape: Sendable, Hashable, CustomStringConvertible {
     static let drawsRedirects = false
 
     /// Draws the read-side personalities (``omitsNulls``, ``longRetryAfter``,
-    /// ``redirectsElsewhere``, ``chainedRefresh``) into `shape` from `seed`, each from a generator of its own apart
+    /// ``redirectsElsewhere``, ``chainedRefresh``, ``declaresAccounts``) into `shape` from `seed`, each from a generator of its own apart
     /// from the rest of the program, so the programs of seeds found before them keep their steps.
     static func drawReadPersonalities(into shape: inout CheckServerShape, seed: UInt64) {
         var nulls = SeededGenerator(seed: seed ^ 0x4E55_4C4C_2D4B_4559)
@@ -147,6 +154,8 @@ public struct CheckServerShape: Sendable, Hashable, CustomStringConvertible {
         shape.redirectsElsewhere = drawsRedirects && Int.random(in: 0..<4, using: &redirects) == 0
         var chained = SeededGenerator(seed: seed ^ 0x5052_4F4D_4953_4521)
         shape.chainedRefresh = shape.refreshesTokens && Bool.random(using: &chained)
+        var accounts = SeededGenerator(seed: seed ^ 0x5748_4F53_452D_4143)
+        shape.declaresAccounts = shape.refreshesTokens && Bool.random(using: &accounts)
     }
 
     /// The words of the shape, as a round's report prints them.
@@ -176,6 +185,7 @@ public struct CheckServerShape: Sendable, Hashable, CustomStringConvertible {
         if let longRetryAfter { words.append("503 Retry-After: \(longRetryAfter) to every 5th request") }
         if redirectsElsewhere { words.append("detail GETs redirected to another origin") }
         if chainedRefresh { words.append("refresh from a promise chain") }
+        if declaresAccounts { words.append("sessions declare their account") }
         words.append("pages of \(pageSize)")
         return words.joined(separator: ", ")
     }

@@ -335,11 +335,17 @@ public struct CheckProgram: Sendable, Hashable {
                     if shape.refreshesTokens, part == 0, signedOut == nil, step.account != "R" {
                         choices.append(.logout(account: step.account))
                     }
+                    // The app switches to the other account while the step's token refresh is under
+                    // way (issue 42 #11): what the step's account wrote waits for it.
+                    if shape.declaresAccounts, part == 0, step.account != "R" {
+                        choices.append(.signIn(account: step.account == "B" ? "A" : "B"))
+                    }
                     let choice = choices[Int.random(in: 0..<choices.count, using: &random)]
                     if case .create = choice {
                         live.append(next)
                         next += 1
                     }
+                    if case .signIn = choice { steps.append(CheckStep(.expireToken(account: step.account))) }
                     if case .logout(let account) = choice {
                         steps.append(CheckStep(.expireToken(account: account)))
                         signedOut = (account, Int.random(in: 1...3, using: &random))
