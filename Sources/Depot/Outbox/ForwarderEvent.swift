@@ -50,10 +50,10 @@ public struct ForwardingReport: Sendable {
     public var bytesSent = 0
     /// Response body bytes received, error answers included.
     public var bytesReceived = 0
-    /// The entry whose answer a caller waits for (a remote-first write folded into it), and that
-    /// answer once delivered (`.some(nil)`: delivered without a body). Only that one is kept.
+    /// The entry whose answer a caller waits for (a remote-first write folded into it), and what
+    /// became of it. Only that one is kept.
     var answerOf: Int64?
-    var answer: OutboxChannel.Answer??
+    var answer = CarriedAnswer.notDelivered
 
     /// An empty report.
     public init() {}
@@ -69,6 +69,15 @@ public struct ForwardingReport: Sendable {
         requests += other.requests
         bytesSent += other.bytesSent
         bytesReceived += other.bytesReceived
-        if case .some = other.answer { answer = other.answer }
+        if case .delivered = other.answer { answer = other.answer }
     }
+}
+
+/// What became of the outbox entry that carries a caller's write (one a remote-first write folded
+/// into): the fact the send recorded, read by the write's answer.
+enum CarriedAnswer: Sendable {
+    /// This send did not deliver it (it stays queued, or a forwarder has it).
+    case notDelivered
+    /// Delivered; the server's answer, nil when it had no body.
+    case delivered(OutboxChannel.Answer?)
 }

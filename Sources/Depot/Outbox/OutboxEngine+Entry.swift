@@ -163,7 +163,7 @@ extension OutboxEngine {
             return try await reject(entry, failure, &report)
         }
         guard try await storeAnswer(entry, answer, decoded) else { return .lost }
-        if entry.sequence == report.answerOf { report.answer = .some(answer) }
+        if entry.sequence == report.answerOf { report.answer = .delivered(answer) }
         report.delivered += 1
         emit(.delivered(entry))
         return .done
@@ -174,10 +174,10 @@ extension OutboxEngine {
     {
         let failures = entry.failures + 1
         let delay = configuration.delay(afterAttempt: failures, error: error)
-        // A request that never left the process (a failed name lookup) cannot have been applied:
-        // the entry is as good as unsent, and later writes may fold into it again. Any other
-        // failure may have reached the server: the attempt stands.
-        let unsent = error.neverReachedServer
+        // A request that never left the process (a failed name lookup), or one the server answered
+        // 401, cannot have been applied: the entry is as good as unsent, and later writes may fold
+        // into it again. Any other failure may have reached the server: the attempt stands.
+        let unsent = error.serverCannotHaveApplied
         // On a wall clock, the retry time is on the store's clock, read in the same transaction
         // (every replica judges it on that clock); the pass waits for it on this one.
         let onStoreClock = configuration.clock.isWallClock
@@ -207,7 +207,7 @@ extension OutboxEngine {
     private func heldAtSend(_ entry: OutboxEntry, _ error: DepotError, _ report: inout ForwardingReport)
         async throws -> EntryResult
     {
-        let unsent = error.neverReachedServer
+        let unsent = error.serverCannotHaveApplied
         let written = try await update(entry) { held in
             held.lastError = error.description
             if unsent { held.attempts = max(0, held.attempts - 1) }
@@ -438,8 +438,9 @@ extension DepotError {
     ///
     /// Decided from what the transport recorded, never from an error code:
     /// - Held back behind earlier writes (`.queuedBehindEarlierWrites`): never sent.
-    /// - A transport failure whose underlying error is ``RequestNotSent``: the transport knows no
-    ///   connection the request could have gone out on was ever open (see ``NetworkingSession``).
+    /// - A failure whose underlying error is ``RequestNotSent``: the transport knows no connection
+    ///   the request could have gone out on was ever open (see ``NetworkingSession``), or the
+    ///   request failed before its first attempt (an interceptor could not adapt it).
     /// - Anything else may have reached the server. A call retried by the pipeline counts as sent
     ///   when any attempt may have (its underlying error is then an ``AttemptedEarlier``).
     var neverReachedServer: Bool {
@@ -447,6 +448,15 @@ extension DepotError {
         // Not sent under another account's credential; an earlier attempt of the call may have
         // gone (a 401 before the switch): then the pipeline wrapped it as ``AttemptedEarlier``.
         if code == .otherAccount { return !(underlying is AttemptedEarlier) }
-        return code == .transport && underlying is RequestNotSent
+        return underlying is RequestNotSent
+    }
+
+    /// True when the server cannot have applied the request: it never reached the server
+    /// (``neverReachedServer``), or the server answered it `401` (authentication comes before
+    /// any processing) and no earlier attempt of the call may have been applied (the pipeline then
+    /// wraps the failure in an ``AttemptedEarlier``). Only then is a failed send's attempt taken
+    /// back, so the entry absorbs later writes as an unsent one does.
+    var serverCannotHaveApplied: Bool {
+        neverReachedServer || (status == 401 && !(underlying is AttemptedEarlier))
     }
 }

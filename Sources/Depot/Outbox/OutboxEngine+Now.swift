@@ -203,7 +203,7 @@ extension OutboxEngine {
             }
         case .retry(let error):
             if keeps(error) {
-                if error.neverReachedServer { try await takeBack(entry.sequence, claim: claim) }
+                if error.serverCannotHaveApplied { try await takeBack(entry.sequence, claim: claim) }
                 return .kept(error)
             }
             return try await remove(entry.sequence, claim: claim, undo: undo) ? .undone(error) : .kept(error)

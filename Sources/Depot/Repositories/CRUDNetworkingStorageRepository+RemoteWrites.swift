@@ -236,15 +236,14 @@ extension CRUDNetworkingStorageRepository {
     /// `handingOff`, when a forwarder of this process is running on the storage, the send is left
     /// to it (the write already woke it): one sender, no race for the lease; its events report it.
     ///
-    /// With `answerOf`, returns the answer of that entry when this send delivered it (`.some(nil)`:
-    /// delivered without a body); nil otherwise.
+    /// With `answerOf`, returns what became of that entry in this send.
     ///
     /// - Throws: what kept an entry from going through: the retry's error, or the refusal.
     @discardableResult
     static func forward(
         _ id: String, _ outbox: OutboxEngine, handingOff: Bool = false, answerOf carrier: Int64? = nil
-    ) async throws -> OutboxChannel.Answer?? {
-        if handingOff, OutboxCoordinator.hasRunningForwarder(outbox.storage) { return nil }
+    ) async throws -> CarriedAnswer {
+        if handingOff, OutboxCoordinator.hasRunningForwarder(outbox.storage) { return .notDelivered }
         let report = try await outbox.deliver(
             collection: outbox.channels.keys.first ?? "", entityID: id, answerOf: carrier)
         if let error = report.errors.first { throw error }
@@ -266,18 +265,18 @@ extension CRUDNetworkingStorageRepository {
     /// the server's id when a create among them was answered with one.
     ///
     /// `answerOf` is the earlier entry a write folded into (it carries that write): its answer is
-    /// returned when it was delivered (`.some(nil)`: delivered without a body), else nil.
+    /// returned when it was delivered.
     ///
     /// - Throws: `.notFound`, `.queuedBehindEarlierWrites` (with what kept them back as its
     ///   underlying error), or the store's error, or `.cancelled`.
     @discardableResult
     static func forwardEarlier(
         _ id: String, _ outbox: OutboxEngine, answerOf carrier: Int64? = nil
-    ) async throws -> OutboxChannel.Answer?? {
+    ) async throws -> CarriedAnswer {
         let entries = OutboxQuery(collections: Set(outbox.channels.keys), entityID: id, selection: .all)
-        guard try await outbox.storage.outboxCount(entries) > 0 else { return nil }
+        guard try await outbox.storage.outboxCount(entries) > 0 else { return .notDelivered }
         var reason: DepotError?
-        var carried: OutboxChannel.Answer??
+        var carried = CarriedAnswer.notDelivered
         do {
             carried = try await forward(id, outbox, answerOf: carrier)
         } catch let error as DepotError where !error.isCancellation && error.code != .storage {

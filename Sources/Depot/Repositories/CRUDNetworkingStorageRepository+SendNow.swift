@@ -95,13 +95,13 @@ extension CRUDNetworkingStorageRepository {
                 // answer of the entry that carried the write (the fact the fold recorded) is the
                 // write's, as it is for a write sent as its own entry: the server's copy, never
                 // the value the app passed labelled as the server's.
-                let carried: OutboxChannel.Answer??
+                let carried: CarriedAnswer
                 do {
                     carried = try await Self.forwardEarlier(recorded.id, engine, answerOf: recorded.carrier)
                 } catch let error as DepotError where fallsBack && error.warrantsFallback(from: .remote) {
                     return Sourced(value: recorded.value, origin: .local, fallbackError: error)
                 }
-                guard case .some(let delivered) = carried else {
+                guard case .delivered(let delivered) = carried else {
                     return Sourced(value: recorded.value, origin: .remote)
                 }
                 return Sourced(value: try answer(delivered, recorded), origin: .remote)

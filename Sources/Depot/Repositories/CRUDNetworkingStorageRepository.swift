@@ -294,8 +294,9 @@ extension CRUDNetworkingStorageRepository {
         let rule = rule ?? strategy.rule(for: operation)
         @Sendable func attempt(_ side: Origin, after failure: DepotError? = nil) async throws -> Value {
             do {
-                // A remote failure that may have reached the server: a local write records it as sent.
-                return try await side == .remote ? remote() : local(failure.map { !$0.neverReachedServer } ?? false)
+                // A remote failure the server may have applied: a local write records it as sent.
+                return try await side == .remote
+                    ? remote() : local(failure.map { !$0.serverCannotHaveApplied } ?? false)
             } catch let error as DepotError {
                 throw error
             } catch {

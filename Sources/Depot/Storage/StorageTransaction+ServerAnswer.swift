@@ -141,7 +141,7 @@ extension StorageTransaction {
     /// The object of `record`, whose change waits in `pending` (its entity's outbox entries still
     /// to go), once a write's answer `server` (as the app models it) becomes its snapshot. Which
     /// keys are the app's is read from the recorded fact, the entries' payloads (the keys they
-    /// write, `null` being absent), never from comparing the object with the older snapshot: those
+    /// write, a `null` only where the object holds `null` too: a field the app cleared), never from comparing the object with the older snapshot: those
     /// keep the object's values, and every other key of the object (a value of an older server
     /// copy: another account's `viewer`, a stamp) takes `server`'s value, or goes when `server` has
     /// none. A key the object lacks stays missing (a field the app cleared, whose entry is still to
@@ -154,7 +154,9 @@ extension StorageTransaction {
         var written = Set<String>()
         for entry in pending where entry.operation != .delete {
             guard case .object(let payload)? = entry.payload else { return record.object }
-            for (key, value) in payload where value != .null { written.insert(key) }
+            // A `null` the record also holds is a field the app cleared; a `null` under a value
+            // is a field the app's entity lacks (a read put the server's copy of it there).
+            for (key, value) in payload where value != .null || record.object[key] == .null { written.insert(key) }
         }
         var object: JSONObject = [:]
         for (key, value) in record.object {

@@ -131,7 +131,7 @@ public final class NetworkingSession: Networking {
                 completion: completion, request: summary, limit: limit, timeout: timeout,
                 checksContentLength: request.method != .head))
         task.resume()
-        return DataTaskCall(task: task)
+        return DataTaskCall(task: task, delegate: delegate, request: summary)
     }
 
     /// The `DepotError` for a URLSession error.
@@ -150,12 +150,22 @@ public final class NetworkingSession: Networking {
     }
 }
 
-/// A data task under way: cancelling it ends it with `URLError.cancelled`, which the delegate
-/// reports as `DepotError` `.cancelled`.
+/// A data task under way: cancelling it settles the call `.cancelled` at once, then cancels the
+/// task.
 private struct DataTaskCall: NetworkCall {
     let task: URLSessionDataTask
+    let delegate: SessionDelegate
+    let request: DepotError.Request
 
-    func cancel() { task.cancel() }
+    func cancel() {
+        // The call is settled here, from the fact that it was cancelled, not when
+        // FoundationNetworking reports the task's cancel: on a loaded machine that report was
+        // seen to come only after the answer the cancel should have stopped (40 s later).
+        let cancelled = DepotError(
+            .cancelled, "the request was cancelled", request: request, underlying: URLError(.cancelled))
+        delegate.finish(task.taskIdentifier, with: .failure(cancelled))
+        task.cancel()
+    }
 }
 
 /// The URLSession a ``NetworkingSession`` starts requests on. A refused connect after a connection

@@ -39,7 +39,7 @@ extension RequestPipeline {
         do {
             (prepared, url, summary) = try prepareWithoutInterceptors(request)
         } catch {
-            completion(.failure(error))
+            completion(.failure(Self.neverSent(error)))
             return CallSlot()
         }
         guard configuration.retryPolicy.maximumAttempts > 1 else {

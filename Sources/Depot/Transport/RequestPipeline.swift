@@ -48,7 +48,12 @@ public struct RequestPipeline: Sendable {
 
     /// Sends `request` through the pipeline.
     public func send(_ request: NetworkRequest, attempt: Attempt) async throws -> NetworkResponse {
-        let (prepared, url, summary) = try await prepare(request)
+        let (prepared, url, summary): (NetworkRequest, URL, DepotError.Request)
+        do {
+            (prepared, url, summary) = try await prepare(request)
+        } catch {
+            throw Self.neverSent(error)
+        }
         return try await run(request, prepared: prepared, url: url, summary: summary, from: 1, attempt: attempt)
     }
 
@@ -67,7 +72,7 @@ public struct RequestPipeline: Sendable {
         var unanswered = earlier.flatMap { Self.mayBeInFlight($0, prepared) ? $0 : nil }
         // An earlier attempt that may have reached the server: attempts are facts, so the call's
         // failure never says "never sent", whatever its last attempt met.
-        var reached = earlier.flatMap { $0.neverReachedServer ? nil : $0 }
+        var reached = earlier.flatMap { $0.serverCannotHaveApplied ? nil : $0 }
         while true {
             if Task.isCancelled { throw DepotError(.cancelled, "the request was cancelled", request: summary) }
             let (sent, telemetry) = willAttempt(prepared, url: url, attempt: attemptNumber)
@@ -94,16 +99,17 @@ public struct RequestPipeline: Sendable {
                     do {
                         (prepared, url, summary) = try await prepare(request)
                     } catch let refused as DepotError {
-                        // Not sent again (another account signed in meanwhile, say): the call
-                        // still reached the server once, with the request answered 401.
-                        throw Self.failure(refused, after: reached ?? failure)
+                        // Not sent again (a failed refresh; another account signed in meanwhile):
+                        // this attempt never left, and the 401 before it was not applied, so the
+                        // call may have been applied only by an attempt before that (`reached`).
+                        throw Self.failure(Self.neverSent(refused), after: reached)
                     }
                     continue
                 }
             }
             guard let delay = retryPause(after: attemptNumber, of: prepared, failure: &failure, timeout: timeout)
             else { throw Self.failure(failure, after: reached) }
-            if reached == nil, !failure.neverReachedServer { reached = failure }
+            if reached == nil, !failure.serverCannotHaveApplied { reached = failure }
             do {
                 try await Task.sleep(for: delay)
             } catch {
@@ -131,12 +137,31 @@ public struct RequestPipeline: Sendable {
         return delay
     }
 
+    /// `error`, met preparing a request before its first attempt (an interceptor that could not
+    /// adapt it: a failed refresh, no credential; a header it refused): the request never left,
+    /// a fact recorded as a ``RequestNotSent`` under the error, so an outbox entry counts no
+    /// attempt. A cancellation and a refusal for another account keep their own facts.
+    static func neverSent(_ error: any Error) -> any Error {
+        guard let failure = error as? DepotError else { return error }
+        return neverSent(failure)
+    }
+
+    /// ``neverSent(_:)`` for a `DepotError`.
+    static func neverSent(_ error: DepotError) -> DepotError {
+        guard !error.isCancellation, error.code != .otherAccount, !(error.underlying is RequestNotSent) else {
+            return error
+        }
+        var failure = error
+        failure.underlying = RequestNotSent(cause: error.underlying ?? error)
+        return failure
+    }
+
     /// The call's failure: the last attempt's, unless that one never reached the server (a failed
     /// name lookup) while an earlier attempt may have (`earlier`): then it is kept as what went
     /// wrong last, under an error that no longer says "never sent" (see
-    /// ``DepotError/neverReachedServer``), so an outbox entry keeps the attempt counted.
+    /// ``DepotError/serverCannotHaveApplied``), so an outbox entry keeps the attempt counted.
     static func failure(_ last: DepotError, after earlier: DepotError?) -> DepotError {
-        guard let earlier, last.neverReachedServer else { return last }
+        guard let earlier, last.serverCannotHaveApplied else { return last }
         var failure = last
         failure.message += "; an earlier attempt may have reached the server (\(earlier.message))"
         failure.underlying = AttemptedEarlier(last: last.underlying, earlier: earlier)
