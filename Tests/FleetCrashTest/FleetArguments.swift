@@ -1,7 +1,7 @@
 import Foundation
 
 /// The command line: `FleetCrashTest [--store sqlite:PATH | --store postgres:URL] [--replicas 3]
-/// [--writes 3000] [--entities 300] [--kills 12] [--seed S]` runs the crash test;
+/// [--writes 3000] [--entities 300] [--kills 12] [--lease-ms 2000] [--seed S]` runs the crash test;
 /// `FleetCrashTest --throughput [--store …] [--writes 600] [--latency-ms 20]` measures forwarding
 /// with 1, 2 and 3 replicas. A replica: `--child --store … --port P --finished PATH [--gate PATH]
 /// [--role forward|batch] [--clock-offset SECONDS] [--lease-ms MS]`.
@@ -35,7 +35,8 @@ struct FleetArguments: Sendable {
     var role = "forward"
     /// How far a replica's clock runs ahead of the system's, in seconds.
     var clockOffset = 0
-    /// A replica's lease duration in milliseconds (nil: the forwarder's default).
+    /// A replica's lease duration in milliseconds (a replica's nil: the forwarder's default, 60 s;
+    /// the parent's nil: the crash test's 2 s).
     var leaseMilliseconds: Int?
 
     /// Parses `arguments` (without the program name).

@@ -102,6 +102,7 @@ struct FleetCrash {
     private mutating func run(on storage: Storage) async throws -> Bool {
         let start = ContinuousClock.now
         let writes = arguments.writes ?? Self.defaultWrites
+        let leaseMilliseconds = arguments.leaseMilliseconds ?? Self.leaseMilliseconds
         guard try await storage.outboxCount(OutboxQuery(selection: .all)) == 0 else {
             throw HarnessError(description: "the store's outbox is not empty before the run: use a new store")
         }
@@ -113,7 +114,7 @@ struct FleetCrash {
             prefix: store.outlivesRun ? "\(UUID().uuidString.prefix(6))-" : "")
         say(
             "seed \(arguments.seed): \(writes) writes over \(arguments.entities) entities, \(arguments.replicas)"
-                + " replicas (\(Self.roles(arguments.replicas)); leases \(Self.leaseMilliseconds) ms) on \(store),"
+                + " replicas (\(Self.roles(arguments.replicas)); leases \(leaseMilliseconds) ms) on \(store),"
                 + " \(arguments.kills) kills, stub server on port \(server.port)")
 
         let before = writes * 2 / 3
@@ -126,7 +127,7 @@ struct FleetCrash {
             count: arguments.replicas, executable: Bundle.main.executablePath ?? CommandLine.arguments[0],
             arguments: [
                 "--child", "--store", store.description, "--port", String(server.port), "--finished", finished,
-                "--lease-ms", String(Self.leaseMilliseconds),
+                "--lease-ms", String(leaseMilliseconds),
             ],
             slotArguments: Self.role)
         try await replicas.waitFor("started", timeout: .seconds(60))
@@ -137,6 +138,11 @@ struct FleetCrash {
         let span = max(queued.count + left * 3 / 4, 2)
         var kills = (0..<arguments.kills).map { _ in Int.random(in: 1..<span, using: &random) }.sorted()
         var midForward = 0
+        // The latest restart not yet followed by an applied write, and the writes applied then;
+        // the longest wait from a restart to the next applied write (with one replica: how long a
+        // restarted forwarder takes to go on from where the killed one stopped).
+        var restart: (at: ContinuousClock.Instant, applied: Int)?
+        var slowestRestart = Duration.zero
         do {
             while !replicas.allEnded {
                 // The last third goes in a few writes at a time while the replicas forward, so an
@@ -152,6 +158,11 @@ struct FleetCrash {
                     kills.removeFirst()
                     let slot = Int.random(in: 0..<replicas.processes.count, using: &random)
                     if try await replicas.killAndRestart(slot) { midForward += 1 }
+                    restart = (ContinuousClock.now, server.appliedWrites.count)
+                }
+                if let last = restart, server.appliedWrites.count > last.applied {
+                    slowestRestart = max(slowestRestart, ContinuousClock.now - last.at)
+                    restart = nil
                 }
                 let failures = replicas.failures
                 guard failures.isEmpty else { throw HarnessError(description: failures.joined(separator: "; ")) }
@@ -185,6 +196,7 @@ struct FleetCrash {
                 + " \(arguments.replicas) replicas (\(replicas.started) started, \(midForward) killed mid-forward),"
                 + " \(server.replayedWrites) replayed by key: 0 lost, 0 applied twice, per-entity order kept,"
                 + " outbox empty (forwarding \(FleetThroughput.seconds(forwarded)) s,"
+                + " slowest restart to its next applied write \(FleetThroughput.seconds(slowestRestart)) s,"
                 + " total \(FleetThroughput.seconds(ContinuousClock.now - start)) s, seed \(arguments.seed))")
         return true
     }
