@@ -145,11 +145,7 @@ public struct CheckServerShape: Sendable, Hashable, CustomStringConvertible {
         shape.omitsNulls = Int.random(in: 0..<4, using: &nulls) == 0
         var retry = SeededGenerator(seed: seed ^ 0x5245_5452_592D_4146)
         let retryAfter = [30, 120, 86_400][Int.random(in: 0..<3, using: &retry)]
-        // Not with lowercase UUIDs: a delete left queued by a 503, then a re-create under the
-        // app's spelling, makes a second record and a create stuck on 409 (seed
-        // 13352672289030241765, an issue of its own).
-        shape.longRetryAfter =
-            Int.random(in: 0..<5, using: &retry) == 0 && !shape.lowercaseIDs ? retryAfter : nil
+        shape.longRetryAfter = Int.random(in: 0..<5, using: &retry) == 0 ? retryAfter : nil
         var redirects = SeededGenerator(seed: seed ^ 0x3330_322D_4F52_4947)
         shape.redirectsElsewhere = drawsRedirects && Int.random(in: 0..<4, using: &redirects) == 0
         var chained = SeededGenerator(seed: seed ^ 0x5052_4F4D_4953_4521)
