@@ -102,13 +102,31 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         if !allowed { dataTask.cancel() }
     }
 
-    /// Never follows a redirect: the task ends with the 3xx answer, and the pipeline decides
-    /// (``RequestPipeline/followingRedirects(_:)``), as it does for every transport.
+    /// Never follows a redirect: the exchange ends here with the 3xx answer (its status and
+    /// fields; its body, which FoundationNetworking keeps until the handler answers, is left
+    /// empty), and the pipeline decides (``RequestPipeline/followingRedirects(_:)``), as it does for
+    /// every transport. The task is then cancelled and `completionHandler` is never called.
+    ///
+    /// Calling it can trap the process. FoundationNetworking's `_HTTPURLProtocol.redirectFor`
+    /// sets the state `.waitingForRedirectCompletionHandler`, calls this method on the delegate
+    /// queue, and the handler hops back to the task's work queue to run
+    /// `didCompleteRedirectCallback`, which does
+    /// `guard case .waitingForRedirectCompletionHandler = internalState else { fatalError("Received
+    /// callback for HTTP redirection, but we're not waiting for it. …") }`. A `cancel()` (the
+    /// pipeline's timeout, a cancelled Task) or the request's own timeout landing on the work queue
+    /// in between moves the state on (`stopLoading` → `.transferFailed` → `.taskCompleted`; the
+    /// timeout handler → `.taskCompleted`), so the handler's answer, however promptly given,
+    /// traps. Reproduced by `RedirectCancelTests`: the task is cancelled while this callback is
+    /// pending, and the answer comes after the cancellation's `didCompleteWithError`.
     func urlSession(
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        completionHandler(nil)
+        mayHoldConnection.withLock { $0 = true }
+        let answer = NetworkResponse(status: response.statusCode, headers: Self.fields(of: response), body: Data())
+        finish(task.taskIdentifier, with: .success(answer))
+        // The cancellation's `didCompleteWithError` finds the exchange finished and does nothing.
+        task.cancel()
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {

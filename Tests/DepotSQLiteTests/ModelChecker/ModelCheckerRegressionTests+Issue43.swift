@@ -3,8 +3,7 @@ import SoakSupport
 import Testing
 
 // The read-side personalities of issue 43, each in a short program of its own: a server that leaves
-// out null keys (#2) and one that redirects detail GETs to another origin (#3, not yet drawn from
-// seeds: see `CheckServerShape.drawsRedirects`).
+// out null keys (#2) and one that redirects detail GETs to another origin (#3).
 extension ModelCheckerRegressionTests {
     @Test("a detail answer that leaves out a cleared key replaces the record whole (issue 43 #2)")
     func omittedKeyIsNotKept() async {

@@ -185,6 +185,7 @@ extension CheckApp {
         }
         for message in divergences(entries: entries, records: records) { flag("DIVERGED", message) }
         await judgeStoreBounds(flag: flag)
+        await judgeStoreSize(flag: flag)
         judgeCredentials(flag: flag)
     }
 

@@ -130,12 +130,11 @@ public struct CheckServerShape: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether programs drawn from seeds redirect detail GETs to another origin
-    /// (``redirectsElsewhere``). Not yet: FoundationNetworking traps when a task is cancelled (a
-    /// timeout) while its redirect callback is pending ("Received callback for HTTP redirection,
-    /// but we're not waiting for it", seen shrinking seed 1291468239464741720), an issue of its
-    /// own. Set explicitly, the shape runs; once the trap is fixed, this turns on, and every seed
-    /// then draws it as it would have.
-    static let drawsRedirects = false
+    /// (``redirectsElsewhere``): yes. FoundationNetworking trapped when a task was cancelled (a
+    /// timeout) while its redirect callback was pending ("Received callback for HTTP redirection,
+    /// but we're not waiting for it", seen shrinking seed 1291468239464741720); Depot's URLSession
+    /// delegate no longer answers that callback (`SessionDelegate`, `RedirectCancelTests`).
+    static let drawsRedirects = true
 
     /// Draws the read-side personalities (``omitsNulls``, ``longRetryAfter``,
     /// ``redirectsElsewhere``, ``chainedRefresh``, ``declaresAccounts``) into `shape` from `seed`, each from a generator of its own apart
