@@ -1,0 +1,49 @@
+import Depot
+import SoakSupport
+import Testing
+
+extension ModelCheckerRegressionTests {
+    @Test(
+        "offline, a list (its Int id Depot's) and a child naming it: after the flush the child names the list's server id (issue 42 #13)",
+        arguments: [true, false])
+    func childOfListMadeOffline(sqlite: Bool) async {
+        let program = CheckProgram(
+            seed: 42_013,
+            shape: .with {
+                $0.sqlite = sqlite; $0.childCollection = true; $0.pageSize = 3
+            },
+            steps: [
+                CheckStep(.offline),
+                CheckStep(.child(.createList(list: 1)), strategy: .localFirst),
+                CheckStep(.child(.createChild(child: 1, list: 1, title: "t2")), strategy: .localFirst),
+                CheckStep(.online),
+                CheckStep(.child(.flush)),
+                // The app still holds the list's temporary id: a later child names it.
+                CheckStep(.child(.createChild(child: 2, list: 1, title: "t5"))),
+                CheckStep(.child(.moveChild(child: 1, list: 1, title: "t6")), strategy: .localFirst),
+            ])
+        await Self.expectHolds(program)
+    }
+
+    @Test(
+        "a child naming a list deleted before its create was sent is refused unsent, never sent with the temporary id")
+    func childOfListDeletedUnsent() async {
+        let program = CheckProgram(
+            seed: 42_014,
+            shape: .with {
+                $0.childCollection = true; $0.pageSize = 3
+            },
+            steps: [
+                CheckStep(.child(.createList(list: 1))),
+                CheckStep(.child(.createChild(child: 1, list: 1, title: "t1"))),
+                CheckStep(.offline),
+                CheckStep(.child(.createList(list: 2)), strategy: .localFirst),
+                CheckStep(.child(.moveChild(child: 1, list: 2, title: "t4")), strategy: .localFirst),
+                CheckStep(.child(.createChild(child: 2, list: 2, title: "t5")), strategy: .localFirst),
+                CheckStep(.child(.deleteList(list: 2)), strategy: .localFirst),
+                CheckStep(.online),
+                CheckStep(.child(.flush)),
+            ])
+        await Self.expectHolds(program)
+    }
+}
