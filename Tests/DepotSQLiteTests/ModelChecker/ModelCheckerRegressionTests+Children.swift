@@ -46,4 +46,81 @@ extension ModelCheckerRegressionTests {
             ])
         await Self.expectHolds(program)
     }
+
+    @Test(
+        "a list deleted by the temporary id the app still holds after its create was delivered: DELETE names the server id"
+    )
+    func listDeletedByTemporaryID() async {
+        let program = CheckProgram(
+            seed: 42_015,
+            shape: .with {
+                $0.childCollection = true; $0.pageSize = 3
+            },
+            steps: [
+                CheckStep(.child(.createList(list: 1)), strategy: .localFirst),
+                CheckStep(.child(.deleteList(list: 1))),
+                CheckStep(.child(.createChild(child: 1, list: 1, title: "t2"))),
+                CheckStep(.child(.flush)),
+            ])
+        await Self.expectHolds(program)
+    }
+
+    @Test("a child queued for an offline list survives a restart and names the list's server id once delivered")
+    func childOfOfflineListAcrossRestart() async {
+        let program = CheckProgram(
+            seed: 42_016,
+            shape: .with {
+                $0.childCollection = true; $0.pageSize = 3
+            },
+            steps: [
+                CheckStep(.offline),
+                CheckStep(.child(.createList(list: 1)), strategy: .localFirst),
+                CheckStep(.child(.createChild(child: 1, list: 1, title: "t2")), strategy: .localFirst),
+                CheckStep(.restart),
+                CheckStep(.online),
+                CheckStep(.child(.flush)),
+                CheckStep(.child(.moveChild(child: 1, list: 1, title: "t6"))),
+            ])
+        await Self.expectHolds(program)
+    }
+
+    @Test("a child moved from one offline list to another before either was sent goes naming the second's server id")
+    func childMovedBetweenOfflineLists() async {
+        let program = CheckProgram(
+            seed: 42_017,
+            shape: .with {
+                $0.childCollection = true; $0.pageSize = 3
+            },
+            steps: [
+                CheckStep(.offline),
+                CheckStep(.child(.createList(list: 1)), strategy: .localFirst),
+                CheckStep(.child(.createList(list: 2)), strategy: .localFirst),
+                CheckStep(.child(.createChild(child: 1, list: 1, title: "t3")), strategy: .localFirst),
+                CheckStep(.child(.moveChild(child: 1, list: 2, title: "t4")), strategy: .localFirst),
+                CheckStep(.child(.deleteList(list: 1)), strategy: .localFirst),
+                CheckStep(.online),
+                CheckStep(.child(.flush)),
+            ])
+        await Self.expectHolds(program)
+    }
+
+    @Test(
+        "a local-first delete of an offline create a migration left as written stays deleted once both went (seed 9996373187899212764)"
+    )
+    func deleteOfAsWrittenCreate() async {
+        let program = CheckProgram(
+            seed: 9_996_373_187_899_212_764,
+            shape: .with {
+                $0.migrates = true; $0.pageSize = 3
+            },
+            steps: [
+                CheckStep(.offline),
+                CheckStep(.create(handle: 4, value: "m10")),
+                CheckStep(.migrate),
+                CheckStep(.online),
+                CheckStep(.delete(handle: 4), strategy: .localFirst),
+                CheckStep(.readAll, strategy: .localFirst),
+            ])
+        await Self.expectHolds(program)
+    }
 }

@@ -47,6 +47,7 @@ enum CheckFamilyAnswer: Sendable {
     case child(CheckChild, Origin)
     case deleted(Origin)
     case flushed(ForwardingReport)
+    case synchronized
     case failed(String)
 
     /// A failure with the code of `error`.
@@ -60,6 +61,7 @@ enum CheckFamilyAnswer: Sendable {
         case .child(let child, let origin): "\(origin): \(child.id)=\(child.title) in \(child.listID)"
         case .deleted(let origin): "\(origin)"
         case .flushed(let report): "delivered \(report.delivered), refused \(report.rejected.count)"
+        case .synchronized: "done"
         case .failed(let code): "failed .\(code)"
         }
     }
@@ -124,6 +126,17 @@ extension CheckApp {
             call = {
                 do {
                     return .deleted(try await lists.delete(id: id).value.origin)
+                } catch { return .failure(error) }
+            }
+        case .synchronize(let ofLists):
+            call = {
+                do {
+                    if ofLists {
+                        _ = try await lists.synchronize().value
+                    } else {
+                        _ = try await children.synchronize().value
+                    }
+                    return .synchronized
                 } catch { return .failure(error) }
             }
         case .flush:

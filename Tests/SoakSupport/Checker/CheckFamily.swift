@@ -37,7 +37,7 @@ public struct CheckChild: Codable, Identifiable, Sendable, Equatable {
 }
 
 /// The checker's repository over `lists`.
-public struct CheckLists: CRUDNetworkingStorageRepository {
+public struct CheckLists: CRUDNetworkingStorageRepository, SynchronizableRepository {
     /// Lists.
     public typealias Entity = CheckList
     /// The lists' session.
@@ -58,7 +58,7 @@ public struct CheckLists: CRUDNetworkingStorageRepository {
 }
 
 /// The checker's repository over `children`, declaring that `listID` names a list.
-public struct CheckChildren: CRUDNetworkingStorageRepository {
+public struct CheckChildren: CRUDNetworkingStorageRepository, SynchronizableRepository {
     /// Children.
     public typealias Entity = CheckChild
     /// The lists' session.
@@ -97,6 +97,9 @@ public enum CheckChildAction: Sendable, Hashable {
     /// `lists.delete(id: <the id the app holds for list>)`; the app keeps holding the list (a
     /// child may still name it).
     case deleteList(list: Int)
+    /// `lists.synchronize()` (`lists`) or `children.synchronize()`: the push tries the batch
+    /// route first (the server has none), then goes entity by entity; then a pull.
+    case synchronize(lists: Bool)
     /// A flush of the lists' and children's forwarder.
     case flush
 
@@ -148,6 +151,7 @@ public enum CheckChildAction: Sendable, Hashable {
             case 50..<70:
                 add(.moveChild(child: children.randomElement(using: &random)!, list: list, title: "t\(steps.count)"))
             case 70..<82: add(.deleteList(list: list))
+            case 82..<90: add(.synchronize(lists: Bool.random(using: &random)))
             default: add(.flush)
             }
         }
@@ -168,6 +172,7 @@ extension CheckRender {
         case .moveChild(let child, let list, let title):
             "c\(child) = try await \(children).update(CheckChild(id: \"c\(child)\", title: \"\(title)\", listID: l\(list).id)).value.value"
         case .deleteList(let list): "_ = try await \(lists).delete(id: l\(list).id).value"
+        case .synchronize(let ofLists): "_ = try await \(ofLists ? lists : children).synchronize().value"
         case .flush: "_ = try await Forwarder(storage: storage, repositories: [lists, children]).flush().value"
         }
     }
@@ -181,6 +186,7 @@ extension CheckRender {
         case .moveChild(let child, let list, let title):
             ".moveChild(child: \(child), list: \(list), title: \"\(title)\")"
         case .deleteList(let list): ".deleteList(list: \(list))"
+        case .synchronize(let ofLists): ".synchronize(lists: \(ofLists))"
         case .flush: ".flush"
         }
     }
