@@ -123,4 +123,25 @@ extension ModelCheckerRegressionTests {
             ])
         await Self.expectHolds(program)
     }
+
+    @Test(
+        "a list made offline, deleted before it was sent, then deleted again: no DELETE carries its temporary id (seed 17771494958697204321)"
+    )
+    func listDeletedTwice() async {
+        let program = CheckProgram(
+            seed: 17_771_494_958_697_204_321,
+            shape: .with {
+                $0.childCollection = true; $0.pageSize = 4
+            },
+            steps: [
+                CheckStep(.offline),
+                CheckStep(.child(.createList(list: 3)), strategy: .localFirst),
+                CheckStep(.online),
+                CheckStep(.child(.deleteList(list: 3)), strategy: .localFirst),
+                CheckStep(.child(.deleteList(list: 3)), strategy: .localFirst),
+            ])
+        // Open: the second delete finds no record and its remote fallback sends
+        // `DELETE /lists/<temporary id>`, an id the server never gave (the draw leaves it out).
+        await withKnownIssue { await Self.expectHolds(program) }
+    }
 }
