@@ -140,8 +140,6 @@ extension ModelCheckerRegressionTests {
                 CheckStep(.child(.deleteList(list: 3)), strategy: .localFirst),
                 CheckStep(.child(.deleteList(list: 3)), strategy: .localFirst),
             ])
-        // Open: the second delete finds no record and its remote fallback sends
-        // `DELETE /lists/<temporary id>`, an id the server never gave (the draw leaves it out).
-        await withKnownIssue { await Self.expectHolds(program) }
+        await Self.expectHolds(program)
     }
 }
