@@ -189,8 +189,9 @@ extension LocalStore {
             }
             guard var existing = try tx.fetch(collection: collection, id: id), existing.syncState != .deleted else {
                 // A direct delete that may have reached the server is forwarded all the same
-                // (under its key), even for an entity this store never held.
-                if let idempotencyKey, recordsOutbox {
+                // (under its key), even for an entity this store never held; never by an id Depot
+                // made that the server did not replace (its create never reached the server).
+                if let idempotencyKey, recordsOutbox, try !tx.isTemporaryID(collection: collection, id: id) {
                     try tx.recordOutbox(
                         collection: collection, entityID: id, operation: .delete, payload: nil,
                         idempotencyKey: idempotencyKey, account: account)

@@ -142,4 +142,45 @@ extension ModelCheckerRegressionTests {
             ])
         await Self.expectHolds(program)
     }
+
+    @Test(
+        "a remote-first delete again of a list whose create an offline delete cancelled sends no temporary id (seed 5022556425765993486)"
+    )
+    func remoteFirstDeleteOfCancelledList() async {
+        let program = CheckProgram(
+            seed: 5_022_556_425_765_993_486,
+            shape: .with {
+                $0.childCollection = true; $0.pageSize = 4
+            },
+            steps: [
+                CheckStep(.offline),
+                CheckStep(.child(.createList(list: 2)), strategy: .localFirst),
+                CheckStep(.child(.deleteList(list: 2))),
+                CheckStep(.online),
+                CheckStep(.child(.deleteList(list: 2))),
+            ])
+        await Self.expectHolds(program)
+    }
+
+    @Test(
+        "a child's edit queued behind its create refused for naming a cancelled list waits for the app, as any refused chain (seed 5022556425765993486)"
+    )
+    func editBehindRefusedChild() async {
+        let program = CheckProgram(
+            seed: 5_022_556_425_765_993_486,
+            shape: .with {
+                $0.childCollection = true; $0.pageSize = 4
+            },
+            steps: [
+                CheckStep(.child(.createList(list: 1)), strategy: .localFirst),
+                CheckStep(.offline),
+                CheckStep(.child(.synchronize(lists: true))),
+                CheckStep(.child(.createList(list: 2)), strategy: .localFirst),
+                CheckStep(.child(.createChild(child: 3, list: 2, title: "t35")), strategy: .localFirst),
+                CheckStep(.child(.deleteList(list: 2))),
+                CheckStep(.child(.synchronize(lists: false)), strategy: .localFirst),
+                CheckStep(.child(.moveChild(child: 3, list: 1, title: "t57"))),
+            ])
+        await Self.expectHolds(program)
+    }
 }

@@ -200,7 +200,8 @@ extension CheckApp {
     /// - `REFERENCE`: every child on the server names the server's id of the list its write named
     ///   (that list's create delivered); a child whose last write names a list whose create never
     ///   reached the server is refused unsent with a typed error (an outbox refusal without a
-    ///   status), not sent and not held for ever (`CHILD STUCK`); a child every write of which
+    ///   status), not sent and not held for ever (`CHILD STUCK`: pending with no refusal of its
+    ///   entity to wait behind); a child every write of which
     ///   named a delivered list holds its last write on the server (`CHILD LOST`);
     /// - `APP ID`: the server holds children under the app's ids only.
     func settleChildren(_ outcome: inout CheckRunner.Outcome) async {
@@ -221,7 +222,11 @@ extension CheckApp {
         }
         guard let settled else { return flag("HANG", "the final flush of lists and children did not end") }
         guard let entries = settled else { return flag("STORAGE", "reading the outbox of lists and children failed") }
-        for entry in entries where entry.rejection == nil {
+        // An entity with a refused entry is the app's to resolve (retry or discard): its later
+        // writes wait behind the refusal, as every entity's do.
+        let refused = Set(entries.filter { $0.rejection != nil }.map { "\($0.collection)/\($0.entityID)" })
+        for entry in entries where entry.rejection == nil && !refused.contains("\(entry.collection)/\(entry.entityID)")
+        {
             flag(
                 "CHILD STUCK",
                 "outbox entry \(entry.sequence) (\(entry.operation) \(entry.collection) \(entry.entityID)) still pending: \(entry.lastError ?? "-")"
