@@ -182,7 +182,7 @@ extension CRUDNetworkingStorageRepository {
         }
         // A write's answer for the entity stored while the DELETE is out (it was created again)
         // is newer than the delete's.
-        let (storage, sends) = (self.storage, DeliveryLog.Scope())
+        let (storage, sends, collection) = (self.storage, DeliveryLog.Scope(), self.collection)
         return run(
             .delete,
             remote: {
@@ -190,6 +190,14 @@ extension CRUDNetworkingStorageRepository {
                 // their answers) is where the delete goes: it is built after they were delivered.
                 try await Self.forwardEarlier(try await local.moved(id: key)?.id ?? key, outbox())
                 let key = try await local.moved(id: key)?.id ?? key
+                // An id Depot made that the server never replaced: its create never reached the
+                // server (cancelled by an earlier delete, or discarded), which cannot know the id.
+                if try await storage.transaction({ tx in try tx.isTemporaryID(collection: collection, id: key) }) {
+                    throw DepotError(
+                        .notFound,
+                        "\(collection) \(key) is an id Depot made for a create the server never received: nothing to delete there"
+                    )
+                }
                 let record = try await local.anyRecord(id: key)
                 await sends.begin(storage)
                 let base = record?.snapshot.map(JSON.object)

@@ -160,10 +160,11 @@ extension LocalStore {
         }
     }
 
-    /// Deletes locally in `tx`. A record the server never saw goes at once (with its pending
-    /// create, when the outbox is on); any other becomes a `.deleted` tombstone, recorded in the
-    /// outbox when it is on (under `idempotencyKey` when given: one id only, the key of a direct
-    /// send that fell back).
+    /// Deletes locally in `tx`. A record the server never saw goes at once with its pending
+    /// create, when the outbox folds the delete into that create (an unsent create it may change;
+    /// without the outbox, any created record); any other becomes a `.deleted` tombstone, recorded
+    /// in the outbox when it is on (under `idempotencyKey` when given: one id only, the key of a
+    /// direct send that fell back).
     ///
     /// When the outbox is on and the server refused an earlier write of the entity with a 404 (it
     /// is gone there), the delete agrees with the server: it ends the entity's refused chain (its
@@ -188,8 +189,9 @@ extension LocalStore {
             }
             guard var existing = try tx.fetch(collection: collection, id: id), existing.syncState != .deleted else {
                 // A direct delete that may have reached the server is forwarded all the same
-                // (under its key), even for an entity this store never held.
-                if let idempotencyKey, recordsOutbox {
+                // (under its key), even for an entity this store never held; never by an id Depot
+                // made that the server did not replace (its create never reached the server).
+                if let idempotencyKey, recordsOutbox, try !tx.isTemporaryID(collection: collection, id: id) {
                     try tx.recordOutbox(
                         collection: collection, entityID: id, operation: .delete, payload: nil,
                         idempotencyKey: idempotencyKey, account: account)
@@ -197,20 +199,26 @@ extension LocalStore {
                 }
                 throw DepotError(.notFound, "no \(collection) with id \(id) in the local store")
             }
-            // A create already sent may have reached the server: then the delete must go too.
-            let createSent =
-                try recordsOutbox
-                && tx.outboxEntries(collection: collection, entityID: id).contains { $0.attempts > 0 }
-            if existing.syncState == .created, !createSent, idempotencyKey == nil {
+            // The record goes only when nothing is left to send for it: the delete cancelled the
+            // entity's unsent create (create+delete), as the outbox decided. A delete queued behind
+            // a create that stays (sent, so maybe applied; queued by an older model, left as
+            // written; another account's) leaves a tombstone: else that create's answer would
+            // store the record anew, synced, and the delete's answer would find nothing of it to
+            // remove.
+            let cancelledCreate: Bool
+            if recordsOutbox {
+                cancelledCreate =
+                    try tx.recordOutbox(
+                        collection: collection, entityID: id, operation: .delete, payload: nil,
+                        idempotencyKey: idempotencyKey, account: account) == nil
+            } else {
+                cancelledCreate = existing.syncState == .created && idempotencyKey == nil
+            }
+            if cancelledCreate {
                 try tx.writeRecord(.localRemoval(collection: collection, id: id))
             } else {
                 existing.syncState = .deleted
                 try tx.writeRecord(.local(existing, replacing: true))
-            }
-            if recordsOutbox {
-                try tx.recordOutbox(
-                    collection: collection, entityID: id, operation: .delete, payload: nil,
-                    idempotencyKey: idempotencyKey, account: account)
             }
         }
     }

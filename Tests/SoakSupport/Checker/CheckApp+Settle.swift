@@ -21,6 +21,7 @@ extension CheckApp {
         for request in server.afterLogout {
             flag("LOGOUT", "\(request): a request carried the token of an account signed out at the time")
         }
+        await settleChildren(&outcome)
         let requests = stub.requests.count
         defer {
             let sent = stub.requests.count - requests
@@ -192,7 +193,7 @@ extension CheckApp {
     /// The outbox and the records of `storage`; nil when reading fails.
     static func contents(of storage: Storage) async -> ([OutboxEntry], [StoredRecord])? {
         do {
-            let entries = try await storage.outbox(OutboxQuery(selection: .all))
+            let entries = try await storage.outbox(OutboxQuery(collections: ["items"], selection: .all))
             let records = try await storage.fetch(
                 collection: "items", syncStates: Set(SyncState.allCases), after: nil, limit: 100_000)
             return (entries, records)

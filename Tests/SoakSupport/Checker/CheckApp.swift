@@ -59,6 +59,8 @@ final class CheckApp {
     var concurrent = false
     /// The app's schema version (2 after ``CheckAction/migrate``).
     var schemaVersion = 1
+    /// The lists and their children (rounds with ``CheckServerShape/childCollection``).
+    var family: CheckFamily?
 
     /// Opens the shared store again (a restart, the replica) when it is not an SQLite file: the
     /// round's ``CheckStore``, with the names of the stores opened so far to close.
@@ -102,6 +104,7 @@ final class CheckApp {
             replicaStorage = nil
             replicaForwarder = nil
         }
+        if program.shape.childCollection { family = CheckFamily(stub: stub, timeout: timeout) }
     }
 
     /// A forwarder over `storage` (the replica's: its clock 30 s fast); leases last 2 s in rounds
@@ -234,6 +237,15 @@ final class CheckApp {
         }
     }
 
+    /// Clears what faults are left after `step`'s call, and brings the server back if its fault
+    /// took it away (the program did not).
+    func clearFaults(after step: CheckStep) async {
+        stub.clearFaults()
+        if step.fault == .applyThenGoOffline || step.fault == .secondGoesOffline, !offline {
+            try? await stub.goOnline()
+        }
+    }
+
     /// Runs one step; returns its log words.
     func run(_ step: CheckStep, index: Int, outcome: inout CheckRunner.Outcome) async -> String {
         switch step.action {
@@ -292,6 +304,8 @@ final class CheckApp {
             return one + "; " + two
         case .migrate:
             return await migrate(index: index, outcome: &outcome)
+        case .child(let action):
+            return await runChild(step, action, index: index, outcome: &outcome)
         case .reread(let handle):
             guard held[handle] != nil else { return "skipped: the app holds no e\(handle)" }
             return await reread(step, handle: handle, index: index, outcome: &outcome)
@@ -371,10 +385,7 @@ final class CheckApp {
         } else {
             answer = await CheckRunner.limited(CheckRunner.stepLimit, call)
         }
-        stub.clearFaults()
-        if step.fault == .applyThenGoOffline || step.fault == .secondGoesOffline, !offline {
-            try? await stub.goOnline()
-        }
+        await clearFaults(after: step)
         guard let answer else {
             outcome.violations.append(
                 CheckViolation(kind: "HANG", step: index, message: "no answer within \(CheckRunner.stepLimit)"))

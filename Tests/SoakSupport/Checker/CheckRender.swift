@@ -59,6 +59,7 @@ public enum CheckRender {
         case .logout(let account): line = "authentication[\"\(account)\"].update(credential: nil)   // signs out"
         case .signIn(let account):
             line = "authentication[\"\(account)\"].update(credential: server.token(of: \"\(account)\"))   // signs in"
+        case .child(let action): line = childCall(action, step: step)
         case .both(let first, let second):
             var one = step
             one.action = first
@@ -147,6 +148,7 @@ extension CheckRender {
         if shape.redirectsElsewhere { flags.append("$0.redirectsElsewhere = true") }
         if shape.chainedRefresh { flags.append("$0.chainedRefresh = true") }
         if shape.declaresAccounts { flags.append("$0.declaresAccounts = true") }
+        if shape.childCollection { flags.append("$0.childCollection = true") }
         flags.append("$0.pageSize = \(shape.pageSize)")
         var lines = ["CheckProgram(seed: \(program.seed), shape: .with { \(flags.joined(separator: "; ")) }, steps: ["]
         for step in program.steps {
@@ -186,6 +188,7 @@ extension CheckRender {
         case .signIn(let account): ".signIn(account: \"\(account)\")"
         case .reread(let handle): ".reread(handle: \(handle))"
         case .migrate: ".migrate"
+        case .child(let action): ".child(\(childAction(action)))"
         case .both(let first, let second): ".both(\(Self.action(first)), \(Self.action(second)))"
         }
     }

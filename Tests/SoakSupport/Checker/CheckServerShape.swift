@@ -93,6 +93,12 @@ public struct CheckServerShape: Sendable, Hashable, CustomStringConvertible {
     /// (issue 42 #11). A write is applied on the server only under the account that made it
     /// (`WRONG ACCOUNT`).
     public var declaresAccounts = false
+    /// The app also keeps lists whose `Int` ids the server assigns (`/lists`: 7, 8, …; Depot makes
+    /// a temporary id for one created offline) and children (`/children`, ids the app's) that
+    /// declare `listID` a reference to `lists` (issue 42 #13): program steps create lists, create
+    /// and move children naming the lists the app holds, delete lists and flush them
+    /// (``CheckChildAction``).
+    public var childCollection = false
 
     /// The classic shape: client ids, no validators, SQLite.
     public init() {}
@@ -181,6 +187,7 @@ public struct CheckServerShape: Sendable, Hashable, CustomStringConvertible {
         if redirectsElsewhere { words.append("detail GETs redirected to another origin") }
         if chainedRefresh { words.append("refresh from a promise chain") }
         if declaresAccounts { words.append("sessions declare their account") }
+        if childCollection { words.append("lists with server Int ids and their children") }
         words.append("pages of \(pageSize)")
         return words.joined(separator: ", ")
     }

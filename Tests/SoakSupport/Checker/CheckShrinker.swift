@@ -93,7 +93,7 @@ public struct CheckShrinker: Sendable {
             { $0.localSpelledIDs = false },
             { $0.answersWritesEmpty = false }, { $0.linkPaging = false }, { $0.omitsNulls = false },
             { $0.longRetryAfter = nil }, { $0.redirectsElsewhere = false }, { $0.chainedRefresh = false },
-            { $0.declaresAccounts = false },
+            { $0.declaresAccounts = false }, { $0.childCollection = false },
         ]
         for plain in plainer where runs < budget {
             var candidate = best

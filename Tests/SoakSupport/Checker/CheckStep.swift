@@ -58,6 +58,8 @@ public enum CheckAction: Sendable, Hashable {
     /// ``CheckItem/tag`` to ``CheckItem/label`` (rounds with ``CheckServerShape/migrates``); its
     /// writes from then on carry `label`, and no body the server gets may carry both.
     case migrate
+    /// A step of the lists and their children (rounds with ``CheckServerShape/childCollection``).
+    case child(CheckChildAction)
     /// Two actions, one after the other (as a step's `during`: several things happen while its
     /// first request is held, e.g. the app's own write answered and another client's write).
     indirect case both(CheckAction, CheckAction)
@@ -362,5 +364,6 @@ public struct CheckProgram: Sendable, Hashable {
             }
             steps.append(step)
         }
+        CheckChildAction.draw(into: &self, seed: seed)
     }
 }
