@@ -68,15 +68,26 @@ extension CheckApp {
                 if pending == 0 || (ContinuousClock.now > patience && flushes >= 5) { break }
                 try? await Task.sleep(for: .milliseconds(250))
             } while true
-            _ = try? await items.synchronize().value
+            // A pull that got no page (a failed token refresh answers at once for its failure
+            // window, 1 s) is tried again, up to 3 s: the judges below need a pull that happened.
+            let pull: @Sendable () async -> Void = {
+                let patience = ContinuousClock.now + .seconds(3)
+                while true {
+                    let report = try? await items.synchronize().value
+                    if let report, report.pages > 0 || report.errors.isEmpty { return }
+                    if ContinuousClock.now > patience { return }
+                    try? await Task.sleep(for: .milliseconds(250))
+                }
+            }
+            await pull()
             await flushEach()
             // An incremental pull with nothing pending brings the store to what the server holds,
             // as a full pull does (its cursor moved only past rows it merged).
-            if incremental { _ = try? await items.synchronize().value }
+            if incremental { await pull() }
             let beforeFullPull = incremental ? await Self.contents(of: storage) : nil
             // A full pull (an incremental one prunes nothing), whatever cursor the program left.
             _ = try? await items.resetPullCursor().value
-            _ = try? await items.synchronize().value
+            await pull()
             return beforeFullPull
         }
         judgeDeadlines(step: nil, &outcome)

@@ -47,6 +47,14 @@ public struct CheckRunner: Sendable {
             await app.runSteps(&outcome)
             if !outcome.violations.contains(where: { $0.kind == "HANG" }) { await app.settle(&outcome) }
             outcome.requests = stub.requests.count
+            // `DEPOT_CHECK_REQUESTS=1`: the round's requests, in the order the server got them.
+            if ProcessInfo.processInfo.environment["DEPOT_CHECK_REQUESTS"] != nil {
+                for request in stub.requests {
+                    let query = request.rawQuery.map { "?" + $0 } ?? ""
+                    let body = String(decoding: request.body.prefix(120), as: UTF8.self)
+                    outcome.log.append("request: \(request.method) \(request.rawPath)\(query) \(body)")
+                }
+            }
             if let mirror { outcome.log.append("the other origin received \(mirror.requests.count) requests") }
             try? await stub.shutdown()
             try? await mirror?.shutdown()
