@@ -40,7 +40,9 @@ extension CheckApp {
             flag("STORAGE", "reading the store's own collections failed: \(error)")
             return
         }
-        let (items, entries, depot) = read
+        let (items, allEntries, depot) = read
+        // The items' entries: the lists' and children's have their own judges (`CHILD STUCK`).
+        let entries = allEntries.filter { $0.collection == "items" }
         var counts: [String] = ["\(items.count) records", "\(entries.count) outbox entries"]
         counts += depot.sorted { $0.key < $1.key }.map { "\($0.value.count) \($0.key.dropFirst("__depot_".count))" }
         let summary = counts.joined(separator: ", ")
@@ -87,8 +89,10 @@ extension CheckApp {
                 }
             }
         }
-        // One list token per collection, one usage row.
-        if depot["__depot_http_cache_lists", default: []].count > 1
+        // One list token per collection (items; lists and children in rounds that have them),
+        // one usage row.
+        let collections = program.shape.childCollection ? 3 : 1
+        if depot["__depot_http_cache_lists", default: []].count > collections
             || depot["__depot_http_cache_usage", default: []].count > 1
         {
             flag("SIZE", "the HTTP cache's own rows grew (\(summary))")
