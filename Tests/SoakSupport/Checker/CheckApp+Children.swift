@@ -213,11 +213,19 @@ extension CheckApp {
         let storage = self.storage
         let pending = OutboxQuery(collections: ["lists", "children"])
         let settled = await CheckRunner.limited(CheckRunner.stepLimit) {
-            for _ in 0..<5 {
+            // As patient as the items' settle: an entry may wait for its backoff (a send that
+            // failed while the server was offline), so flushes go on while entries are pending, up
+            // to 3 s and at least 5 flushes.
+            let patience = ContinuousClock.now + .seconds(3)
+            var flushes = 0
+            repeat {
                 _ = try? await forwarder.flush().value
-                if (try? await storage.outboxCount(pending)) == 0 { break }
-                try? await Task.sleep(for: .milliseconds(100))
-            }
+                flushes += 1
+                if (try? await storage.outboxCount(pending)) == 0 || (ContinuousClock.now > patience && flushes >= 5) {
+                    break
+                }
+                try? await Task.sleep(for: .milliseconds(250))
+            } while true
             return try? await storage.outbox(OutboxQuery(collections: ["lists", "children"], selection: .all))
         }
         guard let settled else { return flag("HANG", "the final flush of lists and children did not end") }
