@@ -119,6 +119,12 @@ extension StorageTransaction {
                 pending[index] = entry
             }
         }
+        if record == nil, !pending.isEmpty {
+            // No record, yet the entity's later writes wait: the app deleted it since this write
+            // was sent (a create and a delete after that folded into nothing, behind a delete
+            // still queued). Gone is the newest local state; the answer does not bring it back.
+            return .kept(nil)
+        }
         guard var record, record.syncState != .synced, !pending.isEmpty || changed else {
             try upsert(encoded: answer)
             return .written

@@ -82,7 +82,8 @@ extension CheckApp {
         case (.readV2, .failed("decoding")) where !concurrent && !offline && step.fault == nil:
             // Version 2 reads what version 1 stored: the server always sent the new field, so a
             // record v1 stored from an answer decodes (a stored copy that does not is a cache miss).
-            guard step.strategy != .localFirst, let entity = model.entities[handle!], entity.lastRemote,
+            guard step.strategy != .localFirst, step.strategy != .recordOnly, let entity = model.entities[handle!],
+                entity.lastRemote,
                 entity.uncertain.isEmpty, !entity.unreadable, !refused(handle!), serverObject(handle!) != nil
             else { break }
             flag(

@@ -68,6 +68,8 @@ extension CheckApp {
                 if pending == 0 || (ContinuousClock.now > patience && flushes >= 5) { break }
                 try? await Task.sleep(for: .milliseconds(250))
             } while true
+            // The store as the flushes left it, before any pull prunes what no page holds.
+            let afterFlushes = await Self.contents(of: storage)
             // A pull that got no page (a failed token refresh answers at once for its failure
             // window, 1 s) is tried again, up to 3 s: the judges below need a pull that happened.
             let pull: @Sendable () async -> Void = {
@@ -88,13 +90,16 @@ extension CheckApp {
             // A full pull (an incremental one prunes nothing), whatever cursor the program left.
             _ = try? await items.resetPullCursor().value
             await pull()
-            return beforeFullPull
+            return (beforeFullPull, afterFlushes)
         }
         judgeDeadlines(step: nil, &outcome)
         judgeWriteAccounts(&outcome)
-        guard let settled else {
+        guard let (settled, afterFlushes) = settled else {
             flag("HANG", "the final flush and pull did not end within \(CheckRunner.stepLimit)")
             return
+        }
+        if let (entries, records) = afterFlushes {
+            for message in resurrections(entries: entries, records: records) { flag("RESURRECTED", message) }
         }
         guard let (entries, records) = await Self.contents(of: storage) else {
             flag("STORAGE", "reading the store failed")
@@ -210,6 +215,26 @@ extension CheckApp {
             return (entries, records)
         } catch {
             return nil
+        }
+    }
+
+    /// The records `records` holds synced with nothing queued (`entries`) for them, whose object the
+    /// app's own delete removed from the server, as that server's last write to it: an answer
+    /// stored after the delete brought them back (fleet crash test on PostgreSQL, seed
+    /// 4651685230389486758: an update answered after its entity was deleted, made again and
+    /// deleted again). Judged before any pull, which would prune them.
+    func resurrections(entries: [OutboxEntry], records: [StoredRecord]) -> [String] {
+        let queued = Set(entries.map { server.canonical($0.entityID) })
+        var last: [String: CheckServer.Applied] = [:]
+        for write in server.applied { last[server.canonical(write.id)] = write }
+        let present = Set(server.objects.map(\.id))
+        return records.compactMap { record in
+            let id = server.canonical(record.id)
+            guard record.syncState == .synced, !queued.contains(id), !present.contains(id),
+                let write = last[id], write.method == "DELETE", write.account != "other"
+            else { return nil }
+            let value = record.object["value"]?.stringValue ?? "-"
+            return "the store holds \(record.id)=\(value) synced, yet the app's delete of it was applied last"
         }
     }
 

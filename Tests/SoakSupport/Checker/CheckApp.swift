@@ -132,6 +132,7 @@ final class CheckApp {
             case .localFirst: .localFirst
             case .cacheFirst: .cacheFirst
             case .staleWhileRevalidate: .staleWhileRevalidate
+            case .recordOnly: Strategy(Rule(target: .local, synchronize: false))
             }
         let onReplica = account == "R" && replicaStorage != nil
         return CheckItems(

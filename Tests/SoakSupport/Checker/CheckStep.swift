@@ -68,6 +68,11 @@ public enum CheckAction: Sendable, Hashable {
 /// A strategy a step's call goes through.
 public enum CheckStrategy: String, Sendable, Hashable, CaseIterable {
     case remoteFirst, localFirst, cacheFirst, staleWhileRevalidate
+    /// Written to the store and queued only (`Rule(target: .local, synchronize: false)`): an app
+    /// whose writes a forwarder sends. Never drawn for a step of its own; what runs during a
+    /// flush drawn `staleWhileRevalidate` runs so (the fleet crash test's writer, seed
+    /// 4651685230389486758: writes queued behind the one the flush has out, none sent at once).
+    case recordOnly
 }
 
 /// A fault the first request of a step meets.
@@ -360,6 +365,7 @@ public struct CheckProgram: Sendable, Hashable {
                 // A flush keeps its strategy for what runs during it (a local-first delete and
                 // re-create queued behind the update it sends), and may run on the second replica.
                 if step.action != .flush || step.during == nil { step.strategy = .remoteFirst }
+                if step.action == .flush, step.strategy == .staleWhileRevalidate { step.strategy = .recordOnly }
                 if !(step.action == .flush && step.account == "R") { step.account = "A" }
             }
             steps.append(step)
