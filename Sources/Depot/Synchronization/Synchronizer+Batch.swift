@@ -119,6 +119,16 @@ extension Synchronizer {
                     if batched.isDisjoint(with: entries.map(\.sequence)) { singly.append(id) }
                     continue
                 }
+                // A version the app knows (a strong `ETag`, or one a batch's reply left unknown),
+                // under conditional writes: a batch carries no precondition per entity, so the
+                // entity goes on its own, under `If-Match`, and another client's change since
+                // meets the conflict policy instead of being overwritten unseen.
+                if !bulk, let channel, channel.configuration.conditionalWrites, let etag = record.etag,
+                    ETag.isStrong(etag) || record.isVersionUnknown
+                {
+                    singly.append(id)
+                    continue
+                }
                 records.append(record)
                 pending[id] = entries
             }
