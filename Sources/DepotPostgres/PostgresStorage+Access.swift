@@ -35,7 +35,7 @@
         func rows(_ what: String, _ query: PostgresQuery) async throws -> [PostgresRow] {
             try ensureOpen("cannot \(what)")
             return try await Self.storageErrors("cannot \(what)") {
-                try await client.withConnection { connection in
+                try await leasing("cannot \(what)") { connection in
                     Array(try await send(query, on: connection).get().rows)
                 }
             }
@@ -102,7 +102,7 @@
             try ensureOpen("cannot \(what)")
             let recorder = ChangeRecorder()
             let output = try await Self.storageErrors("cannot \(what)") {
-                try await client.withConnection { connection in
+                try await leasing("cannot \(what)") { connection in
                     let transaction = PostgresTransaction(storage: self, connection: connection, recorder: recorder)
                     do {
                         // Locks go with the body's statements.

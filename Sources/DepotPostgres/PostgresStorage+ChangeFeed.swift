@@ -98,15 +98,19 @@
         func startListening() async throws {
             let (ready, readyContinuation) = AsyncStream.makeStream(of: (any Error)?.self)
             let task = Task { [self] in
-                var first = true
+                // Until the server first listens (the lease runs on a task of its own).
+                let first = LockedValue(true)
                 while !Task.isCancelled {
                     do {
-                        try await client.withConnection { connection in
+                        try await leasing("cannot listen for changes on \(channel)") { connection in
                             // The fact that this process lives, held as long as the connection.
                             try await holdOwnerLock(on: connection)
                             try await connection.listen(on: channel) { notices in
-                                if first {
-                                    first = false
+                                let wasFirst = first.withLock { first in
+                                    defer { first = false }
+                                    return first
+                                }
+                                if wasFirst {
                                     readyContinuation.yield(nil)
                                 } else {
                                     // Listening again after a lost connection: notices sent
@@ -117,7 +121,7 @@
                             }
                         }
                     } catch {
-                        if first {
+                        if first.withLock({ $0 }) {
                             readyContinuation.yield(error)
                             return
                         }

@@ -63,7 +63,7 @@
         func dropSchema() async throws {
             try ensureOpen("cannot drop \(schema)")
             _ = try await Self.storageErrors("cannot drop \(schema)") {
-                try await client.withConnection { connection in
+                try await leasing("cannot drop \(schema)") { connection in
                     try await connection.collect("DROP SCHEMA IF EXISTS \(unescaped: quoted) CASCADE", logger: logger)
                 }
             }

@@ -18,7 +18,7 @@
         /// version lacks, in one transaction.
         func createSchema() async throws {
             try await Self.storageErrors("cannot create the Postgres store \(schema)") {
-                try await client.withConnection { connection in
+                try await leasing("cannot create the Postgres store \(schema)") { connection in
                     func run(_ query: PostgresQuery) async throws -> PostgresQueryResult {
                         let future: EventLoopFuture<PostgresQueryResult> = connection.query(query, logger: logger)
                         return try await future.get()

@@ -38,7 +38,7 @@
                 while true {
                     do {
                         try await Self.storageErrors("cannot upsert \(rows.count) records") {
-                            try await client.withConnection { connection in
+                            try await leasing("cannot upsert \(rows.count) records") { connection in
                                 _ = try await send(statement, on: connection).get()
                             }
                         }

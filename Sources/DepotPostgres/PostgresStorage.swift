@@ -42,15 +42,19 @@
         let lifecycle = LockedValue(Lifecycle.open)
         /// True once ``close()`` began: it shuts down once.
         let shutDown = LockedValue(false)
-        /// The task running a client this object made (``open(url:schema:logger:)``), if any.
+        /// The task running a client this object made (``open(url:schema:logger:connectionTimeout:)``), if any.
         let clientTask = LockedValue<Task<Void, Never>?>(nil)
         /// The task listening for other objects' change notices.
         let listenerTask = LockedValue<Task<Void, Never>?>(nil)
         /// How many statements this object sent to the server (``statementCount``).
         let statements = LockedValue(0)
         /// How write transactions serialize: per entity, except in a measurement
-        /// (``open(url:schema:logger:writeLocking:)``).
+        /// (``open(url:schema:logger:writeLocking:connectionTimeout:)``).
         let writeLocking: PostgresWriteLocking
+        /// How long a call waits for a pooled connection before it fails with `.storage`: a client
+        /// that is not running, a server it cannot reach, or a pool with every connection in use.
+        /// The bound is on the wait only; a statement that has its connection runs to its end.
+        public let connectionTimeout: Duration
 
         /// Where a store is in its life: a closed store refuses every call.
         enum Lifecycle: Sendable, Equatable {
@@ -67,17 +71,20 @@
         ///   - url: the server and database.
         ///   - schema: the schema of the store's tables: lowercase letters, digits and `_`.
         ///   - logger: where the client logs.
+        ///   - connectionTimeout: how long a call waits for a pooled connection
+        ///     (``connectionTimeout``).
         /// - Returns: the open store.
         /// - Throws: `DepotError` `.invalidRequest` for a URL or schema name it cannot use,
         ///   `.storage` when the server cannot be reached or the schema cannot be created.
         public static func open(
             url: String, schema: String = "depot",
-            logger: Logger = Logger(label: "Depot.PostgresStorage")
+            logger: Logger = Logger(label: "Depot.PostgresStorage"), connectionTimeout: Duration = .seconds(30)
         ) async throws -> PostgresStorage {
-            try await open(url: url, schema: schema, logger: logger, writeLocking: .entity)
+            try await open(
+                url: url, schema: schema, logger: logger, writeLocking: .entity, connectionTimeout: connectionTimeout)
         }
 
-        /// ``open(url:schema:logger:)`` for a measurement: with `serializingWrites` false, write
+        /// ``open(url:schema:logger:connectionTimeout:)`` for a measurement: with `serializingWrites` false, write
         /// transactions take no lock at all (``PostgresWriteLocking/none``), so replicas' writes
         /// interleave (bodies that read, decide and write may then race: never for an app's store).
         @_spi(Measurement)
@@ -88,12 +95,13 @@
             try await open(url: url, schema: schema, logger: logger, writeLocking: serializingWrites ? .entity : .none)
         }
 
-        /// ``open(url:schema:logger:)`` for a measurement of what each way of serializing writes
+        /// ``open(url:schema:logger:connectionTimeout:)`` for a measurement of what each way of serializing writes
         /// costs (``PostgresWriteLocking``).
         @_spi(Measurement)
         public static func open(
             url: String, schema: String = "depot",
-            logger: Logger = Logger(label: "Depot.PostgresStorage"), writeLocking: PostgresWriteLocking
+            logger: Logger = Logger(label: "Depot.PostgresStorage"), writeLocking: PostgresWriteLocking,
+            connectionTimeout: Duration = .seconds(30)
         ) async throws -> PostgresStorage {
             let configuration = try configuration(url: url)
             let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
@@ -108,7 +116,8 @@
             await Task.yield()
             do {
                 let storage = try await PostgresStorage(
-                    client: client, schema: schema, logger: logger, writeLocking: writeLocking)
+                    client: client, schema: schema, logger: logger, writeLocking: writeLocking,
+                    connectionTimeout: connectionTimeout)
                 storage.clientTask.withLock { $0 = task }
                 return storage
             } catch {
@@ -125,14 +134,22 @@
         /// - Parameters:
         ///   - client: a running `PostgresClient`.
         ///   - schema: the schema of the store's tables: lowercase letters, digits and `_`.
+        ///   - connectionTimeout: how long a call waits for a pooled connection
+        ///     (``connectionTimeout``): a client the app never runs, or whose `run()` ended, fails
+        ///     the call then, instead of waiting for ever.
         /// - Throws: `DepotError` `.invalidRequest` for a schema name it cannot use, `.storage`
-        ///   when the schema cannot be created.
-        public convenience init(client: PostgresClient, schema: String = "depot") async throws {
-            try await self.init(client: client, schema: schema, logger: Logger(label: "Depot.PostgresStorage"))
+        ///   when the schema cannot be created or no connection came within `connectionTimeout`.
+        public convenience init(
+            client: PostgresClient, schema: String = "depot", connectionTimeout: Duration = .seconds(30)
+        ) async throws {
+            try await self.init(
+                client: client, schema: schema, logger: Logger(label: "Depot.PostgresStorage"),
+                connectionTimeout: connectionTimeout)
         }
 
         init(
-            client: PostgresClient, schema: String, logger: Logger, writeLocking: PostgresWriteLocking = .entity
+            client: PostgresClient, schema: String, logger: Logger, writeLocking: PostgresWriteLocking = .entity,
+            connectionTimeout: Duration = .seconds(30)
         ) async throws {
             guard Self.isPlainName(schema) else {
                 throw DepotError(
@@ -144,6 +161,7 @@
             self.schema = schema
             self.logger = logger
             self.writeLocking = writeLocking
+            self.connectionTimeout = connectionTimeout
             threads = NIOThreadPool(numberOfThreads: 2)
             threads.start()
             do {

@@ -1,6 +1,6 @@
 #if Postgres
     /// How a ``PostgresStorage``'s write transactions keep out of each other's way: a measurement
-    /// switch (``PostgresStorage/open(url:schema:logger:writeLocking:)``); an app's store always
+    /// switch (``PostgresStorage/open(url:schema:logger:writeLocking:connectionTimeout:)``); an app's store always
     /// locks per entity.
     @_spi(Measurement)
     public enum PostgresWriteLocking: Sendable, Hashable {
