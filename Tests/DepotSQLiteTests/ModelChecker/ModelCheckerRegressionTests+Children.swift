@@ -183,4 +183,42 @@ extension ModelCheckerRegressionTests {
             ])
         await Self.expectHolds(program)
     }
+
+    @Test(
+        "a child whose batch may have reached the server is sent again by the settle's synchronize, never left pending (issue 42, seed 4363903128290345708)"
+    )
+    func childNeverLeftPending() async {
+        // The children's synchronize, offline, sends c2 in a batch: its first attempt meets a
+        // refused connect after a connection may have been open (maybe sent), so the batch stays
+        // open and only the next synchronize sends it again, under its key. The settle used to
+        // judge after forwarder flushes alone, which never claim an open batch's entries.
+        let program = CheckProgram(
+            seed: 4_363_903_128_290_345_708,
+            shape: .with {
+                $0.servesETags = true
+                $0.summarizesLists = true
+                $0.cacheControl = "max-age=300"
+                $0.batchRoute = true
+                $0.wholeSecondTimeout = true
+                $0.declaresServerKeys = true
+                $0.migrates = true
+                $0.migratesQueued = true
+                $0.redirectsElsewhere = true
+                $0.childCollection = true
+                $0.pageSize = 3
+            },
+            steps: [
+                CheckStep(.child(.createList(list: 1)), fault: .drop),
+                CheckStep(.offline),
+                CheckStep(.child(.createChild(child: 1, list: 1, title: "t8")), strategy: .localFirst),
+                CheckStep(.child(.createChild(child: 2, list: 1, title: "t10")), strategy: .localFirst),
+                CheckStep(.online),
+                CheckStep(.child(.createList(list: 4))),
+                CheckStep(.offline),
+                CheckStep(.create(handle: 7, value: "v23"), strategy: .staleWhileRevalidate),
+                CheckStep(.create(handle: 8, value: "v24"), strategy: .localFirst),
+                CheckStep(.child(.synchronize(lists: false)), strategy: .localFirst),
+            ])
+        await Self.expectHolds(program)
+    }
 }

@@ -24,38 +24,30 @@ extension ModelCheckerRegressionTests {
         }
     }
 
-    @Test("a child created offline naming a list is delivered or refused, never left pending (issue 42, CHILD STUCK)")
-    func childNeverLeftPending() async {
+    @Test(
+        "a remote-first patch after its account signed out, offline, falls back to the store (REFUSED OFFLINE, seed 13072247310569718933)"
+    )
+    func signedOutRemoteFirstPatchFallsBack() async {
+        // After a logout the interceptor refuses a request made for the account with
+        // `.otherAccount` (its doc: "the outbox holds the write until its account signs in
+        // again"), but `.otherAccount` does not warrant a rule's fallback, so the write is undone
+        // and thrown where the model expects it kept locally. Not yet decided: Depot or model.
         let program = CheckProgram(
-            seed: 4_363_903_128_290_345_708,
+            seed: 13_072_247_310_569_718_933,
             shape: .with {
-                $0.servesETags = true
-                $0.summarizesLists = true
-                $0.cacheControl = "max-age=300"
-                $0.batchRoute = true
-                $0.wholeSecondTimeout = true
-                $0.declaresServerKeys = true
+                $0.refreshesTokens = true
                 $0.migrates = true
-                $0.migratesQueued = true
-                $0.redirectsElsewhere = true
-                $0.childCollection = true
-                $0.pageSize = 3
+                $0.declaresAccounts = true
+                $0.pageSize = 4
             },
             steps: [
-                CheckStep(.child(.createList(list: 1)), fault: .drop),
+                CheckStep(.create(handle: 13, value: "v28")),
+                CheckStep(.logout(account: "A")),
                 CheckStep(.offline),
-                CheckStep(.child(.createChild(child: 1, list: 1, title: "t8")), strategy: .localFirst),
-                CheckStep(.child(.createChild(child: 2, list: 1, title: "t10")), strategy: .localFirst),
-                CheckStep(.online),
-                CheckStep(.child(.createList(list: 4))),
-                CheckStep(.offline),
-                CheckStep(.create(handle: 7, value: "v23"), strategy: .staleWhileRevalidate),
-                CheckStep(.create(handle: 8, value: "v24"), strategy: .localFirst),
-                CheckStep(.child(.synchronize(lists: false)), strategy: .localFirst),
+                CheckStep(.patch(handle: 13, value: "v34")),
             ])
         let outcome = await CheckRunner.run(program)
-        withKnownIssue("issue 42: a child's create stays pending, neither delivered nor refused", isIntermittent: true)
-        {
+        withKnownIssue("a signed-out account's remote-first write is refused .otherAccount, not kept locally") {
             #expect(
                 outcome.violations.isEmpty, "\(outcome.violations.map(\.description).joined(separator: "\n"))")
         }
