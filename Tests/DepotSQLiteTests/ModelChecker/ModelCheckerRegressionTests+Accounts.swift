@@ -58,4 +58,29 @@ extension ModelCheckerRegressionTests {
             ])
         await Self.expectHolds(program)
     }
+
+    @Test(
+        "a remote-first patch after its account signed out, offline, is refused .otherAccount and stores nothing (seed 13072247310569718933)"
+    )
+    func signedOutRemoteFirstPatchIsRefused() async {
+        // After a logout the interceptor refuses a request made for the account with
+        // `.otherAccount` before anything is sent, offline or not: a rule's fallback is for want
+        // of the server, so the write is undone and the app told (the model once expected it
+        // kept locally, as REFUSED OFFLINE).
+        let program = CheckProgram(
+            seed: 13_072_247_310_569_718_933,
+            shape: .with {
+                $0.refreshesTokens = true
+                $0.migrates = true
+                $0.declaresAccounts = true
+                $0.pageSize = 4
+            },
+            steps: [
+                CheckStep(.create(handle: 13, value: "v28")),
+                CheckStep(.logout(account: "A")),
+                CheckStep(.offline),
+                CheckStep(.patch(handle: 13, value: "v34")),
+            ])
+        await Self.expectHolds(program)
+    }
 }
