@@ -41,6 +41,7 @@ extension CRUDNetworkingStorageRepository {
                 // their answers) is where the patch goes: it is built after they were delivered.
                 try await Self.forwardEarlier(try await local.following(entity).id.pathComponent, outbox())
                 let entity = try await local.following(entity)
+                try await local.refuseMadeID(entity.id.pathComponent)
                 return try await Self.sendPatch(entity, local: local, remote: remote, idempotencyKey: idempotencyKey)
             },
             local: { sentFirst in

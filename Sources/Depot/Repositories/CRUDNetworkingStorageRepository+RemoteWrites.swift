@@ -146,6 +146,7 @@ extension CRUDNetworkingStorageRepository {
                 try await Self.forwardEarlier(try await local.following(entity).id.pathComponent, outbox())
                 let entity = try await local.following(entity)
                 let key = entity.id.pathComponent
+                try await local.refuseMadeID(key)
                 let record = try await local.anyRecord(id: key)
                 let base = record?.snapshot.map(JSON.object)
                 return try await remote.updateAnswer(

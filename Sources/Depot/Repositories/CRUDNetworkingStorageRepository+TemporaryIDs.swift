@@ -35,7 +35,9 @@ extension CRUDNetworkingStorageRepository {
     /// Whether `id` is a ``TemporaryID`` Depot made for an entity created offline whose id the
     /// server has not given yet: the store's record, made with the create, not the id's spelling.
     /// An id the app chose (`"local-news"`, `-5`) is never temporary; a temporary id the server
-    /// has replaced no longer is (see ``serverID(of:)``).
+    /// has replaced no longer is (see ``serverID(of:)``), until the entity the server made is
+    /// deleted: its move goes with it, and the id is again one Depot made that names nothing
+    /// (read, update, patch and delete by it fail `.notFound` without a request).
     ///
     /// - Throws: `DepotError` `.storage` when the store cannot be read.
     public func isTemporary(_ id: Entity.ID) async throws -> Bool {

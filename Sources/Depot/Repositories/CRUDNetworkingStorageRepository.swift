@@ -90,12 +90,17 @@ extension CRUDNetworkingStorageRepository {
         return run(
             .read,
             remote: {
-                // An id the server replaced: the read asks for the entity it made. A store that
+                // An id the server replaced: the read asks for the entity it made; an id Depot
+                // made whose entity is gone is asked of no server (none knows it). A store that
                 // cannot say does not keep the server's answer from the app (its failure shows
                 // when the answer is stored).
-                let moved = try? await local.moved(id: key)
+                let target = try? await local.readTarget(id: key)
+                if target?.madeIDGone == true {
+                    throw DepotError(
+                        .notFound, "\(key) is an id Depot made whose entity is gone: nothing to ask the server")
+                }
                 await reads.begin(storage)
-                return try await conditionalRead(id: moved?.id ?? key)
+                return try await conditionalRead(id: target?.moved ?? key)
             },
             local: { _ in RemoteAnswer(entity: try await local.read(id: key)) },
             afterRemote: { answer in

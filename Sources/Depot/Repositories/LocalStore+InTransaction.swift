@@ -109,7 +109,9 @@ extension LocalStore {
     ///
     /// - Throws: `DepotError` `.notFound` (nothing written) when the outbox is on and the server
     ///   refused an earlier write of the entity with a 404: it is gone there, and an edit queued
-    ///   behind that refusal would never go.
+    ///   behind that refusal would never go; also for an id Depot made that the store holds
+    ///   nothing under (its create cancelled, or its entity deleted after the server named it):
+    ///   no server knows that id.
     func update(
         _ entities: [Entity], patch: Bool = false, idempotencyKey: String? = nil, in tx: any StorageTransaction
     ) throws -> [Entity] {
@@ -127,6 +129,9 @@ extension LocalStore {
                 payload = payload.map { MovedIDs.rewrite($0, from: sentID, fields: current.fields) }
                 existing = try tx.fetch(collection: collection, id: id)
                 moved = true
+            }
+            if existing == nil, try tx.isTemporaryID(collection: collection, id: id) {
+                throw DepotError(.notFound, "no \(collection) with id \(id): an id Depot made whose entity is gone")
             }
             if try following(references, object: &object, payload: &payload, in: tx) { moved = true }
             if payload != nil { try Self.refuseBehindGone(collection: collection, id: id, in: tx) }

@@ -252,6 +252,29 @@ struct LocalStore<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Pa
         }
     }
 
+    /// Throws `.notFound` when `id` is one Depot made (``StorageTransaction/isTemporaryID(collection:id:)``)
+    /// that the store holds nothing under and that moved nowhere: its create was cancelled, or
+    /// its entity deleted after the server named it. No server knows the id, so no request is
+    /// made for it.
+    func refuseMadeID(_ id: String) async throws {
+        if try await readTarget(id: id).madeIDGone {
+            throw DepotError(
+                .notFound, "\(collection) \(id) is an id Depot made whose entity is gone: nothing to ask the server")
+        }
+    }
+
+    /// Where a request for `id` goes, in one transaction: `moved`, the id the server replaced it
+    /// with (``moved(id:)``); `madeIDGone`, whether it is an id Depot made that names nothing
+    /// (see ``refuseMadeID(_:)``). Both nil and false for a record the store holds under `id`.
+    func readTarget(id: String) async throws -> (moved: String?, madeIDGone: Bool) {
+        let collection = self.collection
+        return try await storage.transaction { tx in
+            guard try tx.fetch(collection: collection, id: id) == nil else { return (nil, false) }
+            if let current = try tx.currentID(collection: collection, id: id) { return (current.id, false) }
+            return (nil, try tx.isTemporaryID(collection: collection, id: id))
+        }
+    }
+
     /// The stored record with `id`, tombstones included.
     func anyRecord(id: String) async throws -> StoredRecord? {
         try await storage.fetch(collection: collection, id: id)

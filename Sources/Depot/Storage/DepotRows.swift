@@ -26,7 +26,8 @@ package enum DepotRows {
     package static func entity(collection: String, id: String) -> (collection: String, id: String) {
         let entity: (collection: String, id: String)?
         switch collection {
-        case MovedIDs.collection, TemporaryIDs.collection, DeliveryLog.collection, Quarantine.collection:
+        case MovedIDs.collection, MovedIDs.arrivals, TemporaryIDs.collection, DeliveryLog.collection,
+            Quarantine.collection:
             entity = MovedIDs.entity(ofKey: Substring(id))
         case HTTPCache.collection:
             entity = HTTPCache.entity(ofRecordKey: id)

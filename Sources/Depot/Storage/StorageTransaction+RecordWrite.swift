@@ -203,12 +203,14 @@ extension StorageTransaction {
         return written
     }
 
-    /// What goes with a removed record: its cache entry, and the id move its id may have kept
+    /// What goes with a removed record: its cache entry, the id move its id may have kept
     /// from an older entity the server gave another id (the id is free again: a later write under
-    /// it is not the older entity's).
+    /// it is not the older entity's), and the moves to it from ids Depot made
+    /// (``forgetTemporaryMoves(collection:to:)``).
     private func forgetRemoved(collection: String, id: String) throws {
         try dropHTTPCacheEntry(collection: collection, id: id)
         try forgetIDMove(collection: collection, id: id)
+        try forgetTemporaryMoves(collection: collection, to: id)
     }
 
     /// The record part of a server's copy: what the store holds for it after the rule, and

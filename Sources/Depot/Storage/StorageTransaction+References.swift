@@ -44,17 +44,27 @@ enum ReferenceFacts {
 
 extension StorageTransaction {
     /// `object` with each of `references` whose target's id moved (its create was delivered, and
-    /// the server gave it another id) naming the id it has now.
+    /// the server gave it another id) naming the id it has now; a target deleted since, whose id
+    /// Depot had made (``TemporaryIDs/retired(collection:id:)``), by the id the server gave it.
     func followingMovedReferences(_ object: JSONObject, references: [EntityReference]) throws -> JSONObject {
         var object = object
         for reference in references {
             guard let id = MovedIDs.idText(object[reference.key]),
-                let current = try currentID(collection: reference.collection, id: id)
+                let current = try referencedID(collection: reference.collection, id: id)
             else { continue }
             object[reference.key] = ReferenceFacts.value(
                 current.id, like: object[reference.key], fields: current.fields)
         }
         return object
+    }
+
+    /// Where a reference to `id` of `collection` points: where the id moved
+    /// (``currentID(collection:id:)``), or for an id Depot made whose entity is gone since
+    /// (``TemporaryIDs/retired(collection:id:)``), that entity's id; nil when it never moved.
+    private func referencedID(collection: String, id: String) throws -> (id: String, fields: JSONObject)? {
+        if let current = try currentID(collection: collection, id: id) { return current }
+        guard let retired = TemporaryIDs.retired(collection: collection, id: id) else { return nil }
+        return (retired.id, retired.fields)
     }
 
     /// Records that record `id` of `collection`, stored as `object`, names through each of

@@ -87,6 +87,8 @@ extension StorageTransaction {
             try delete(collection: collection, id: record.id)
             // The id is free again: a move it kept from an older entity is not this one's.
             try forgetIDMove(collection: collection, id: sentID)
+            // The entity is gone: the moves to it from ids Depot made go with it.
+            try forgetTemporaryMoves(collection: collection, to: sentID)
             return .removed
         }
         // An answer that does not tell the version it made leaves it unknown, not none.

@@ -3,8 +3,45 @@ import SoakSupport
 import Testing
 
 // The read-side personalities of issue 43, each in a short program of its own: a server that leaves
-// out null keys (#2) and one that redirects detail GETs to another origin (#3).
+// out null keys (#2) and one that redirects detail GETs to another origin (#3); and the id moves
+// the store keeps (`MOVES`).
 extension ModelCheckerRegressionTests {
+    @Test("an id move goes with its entity: a create the server gave its own id, then deleted (issue 43, MOVES)")
+    func idMoveGoesWithEntity() async {
+        // The app chose the id ("tmp-3"): its move stays, by design; the store keeps nothing else.
+        let program = CheckProgram(
+            seed: 9_875_572_796_949_595_086,
+            shape: .with {
+                $0.assignsIDs = true
+                $0.pageSize = 5
+            },
+            steps: [
+                CheckStep(.create(handle: 3, value: "v9")),
+                CheckStep(.delete(handle: 3)),
+            ])
+        await Self.expectHolds(program)
+    }
+
+    @Test("a list made offline (Depot makes its id), delivered and deleted leaves no id move (issue 43, MOVES)")
+    func temporaryMoveGoesWithList() async {
+        let program = CheckProgram(
+            seed: 43_004,
+            shape: .with {
+                $0.childCollection = true
+                $0.pageSize = 3
+            },
+            steps: [
+                CheckStep(.offline),
+                CheckStep(.child(.createList(list: 1)), strategy: .localFirst),
+                CheckStep(.online),
+                CheckStep(.child(.flush)),
+                CheckStep(.child(.deleteList(list: 1)), strategy: .localFirst),
+                CheckStep(.child(.flush)),
+                CheckStep(.child(.deleteList(list: 1)), strategy: .remoteFirst),
+            ])
+        await Self.expectHolds(program)
+    }
+
     @Test("a detail answer that leaves out a cleared key replaces the record whole (issue 43 #2)")
     func omittedKeyIsNotKept() async {
         let program = CheckProgram(

@@ -17,25 +17,30 @@ extension CheckApp {
     /// are a churn: a row kept per write or per entity after its entity is gone (an id move, a
     /// temporary id, a tombstone, an outbox entry that is not refused, a key-in-flight note or open
     /// batch of an entry gone) grows with every cycle; delivery marks stay within their bound.
-    /// An id move kept after its entity is gone is `MOVES`, an open issue of its own (issue 43):
-    /// a move is forgotten only when a new entity takes its old id, and forgetting it with the
-    /// entity breaks a re-create under an id the server spells otherwise
-    /// (`updateAfterRecreateOfLowercasedUUID`), which still needs the move.
+    /// An id move from an id Depot made kept after its entity is gone is `MOVES` (issue 43): of
+    /// the items, a move recorded `"temporary": true`; of the lists (whose ids the server assigns
+    /// and Depot makes offline), any move; so is the row that finds an entity's moves
+    /// (`__depot_moved_ids_to`) kept after it. A move from an id the app chose stays by design:
+    /// the app may still hold that id, and a re-create under an id the server spells otherwise
+    /// (`updateAfterRecreateOfLowercasedUUID`) needs it.
     func judgeStoreSize(flag: (String, String) -> Void) async {
         let everyState = Set(SyncState.allCases)
         func rows(_ collection: String) async throws -> [StoredRecord] {
             try await storage.fetch(collection: collection, syncStates: everyState, after: nil, limit: 100_000)
         }
         let read: (items: [StoredRecord], entries: [OutboxEntry], depot: [String: [StoredRecord]])
+        let lists: [StoredRecord]
         do {
             var depot: [String: [StoredRecord]] = [:]
             for collection in [
-                "__depot_deliveries", "__depot_moved_ids", "__depot_temporary_ids", "__depot_keys_in_flight",
-                "__depot_outbox_batches", "__depot_http_cache_lists", "__depot_http_cache_usage",
+                "__depot_deliveries", "__depot_moved_ids", "__depot_moved_ids_to", "__depot_temporary_ids",
+                "__depot_keys_in_flight", "__depot_outbox_batches", "__depot_http_cache_lists",
+                "__depot_http_cache_usage",
             ] {
                 depot[collection] = try await rows(collection)
             }
             read = (try await rows("items"), try await storage.outbox(OutboxQuery(selection: .all)), depot)
+            lists = program.shape.childCollection ? try await rows("lists") : []
         } catch {
             flag("STORAGE", "reading the store's own collections failed: \(error)")
             return
@@ -63,12 +68,32 @@ extension CheckApp {
             flag("SIZE", "\(marks) delivery marks stay, more than \(Self.deliveryMarkBound) (\(summary))")
         }
         let prefix = "\("items".utf8.count):items/"
-        for move in depot["__depot_moved_ids", default: []] where move.id.hasPrefix(prefix) {
-            let from = String(move.id.dropFirst(prefix.count))
-            let target = move.object["to"]?.stringValue ?? "?"
-            if !held.contains(server.canonical(target)) && !held.contains(server.canonical(from)) {
-                let gone = "an entity the store no longer holds"
-                flag("MOVES", "the id move \(from) → \(target) stays for \(gone) (\(summary))")
+        // The lists' ids as the store holds them: the server assigns them, no other spelling.
+        let heldLists = Set(lists.map(\.id)).union(allEntries.filter { $0.collection == "lists" }.map(\.entityID))
+        func isHeld(_ collection: String, _ id: String) -> Bool {
+            collection == "items" ? held.contains(server.canonical(id)) : heldLists.contains(id)
+        }
+        for collection in ["items", "lists"] {
+            let keyPrefix = "\(collection.utf8.count):\(collection)/"
+            // A list's id is the server's or one Depot made (the app never names one): every
+            // move of a list is from an id Depot made, whatever the move recorded.
+            for move in depot["__depot_moved_ids", default: []]
+            where move.id.hasPrefix(keyPrefix) && (collection == "lists" || move.object["temporary"] == .bool(true)) {
+                let from = String(move.id.dropFirst(keyPrefix.count))
+                let target = move.object["to"]?.stringValue ?? "?"
+                if !isHeld(collection, target) && !isHeld(collection, from) {
+                    let gone = "an entity the store no longer holds"
+                    flag("MOVES", "the \(collection) id move \(from) → \(target) stays for \(gone) (\(summary))")
+                }
+            }
+            for arrivals in depot["__depot_moved_ids_to", default: []] where arrivals.id.hasPrefix(keyPrefix) {
+                let id = String(arrivals.id.dropFirst(keyPrefix.count))
+                if !isHeld(collection, id) {
+                    flag(
+                        "MOVES",
+                        "the moves to \(collection) \(id) are still listed, an entity the store no longer holds (\(summary))"
+                    )
+                }
             }
         }
         for temporary in depot["__depot_temporary_ids", default: []] where temporary.id.hasPrefix(prefix) {
