@@ -3,8 +3,8 @@ import Foundation
 import Testing
 
 /// A test server on a real framework (`Tests/Servers`), started as a child process on a free
-/// loopback port: Django REST Framework, FastAPI, Django REST Framework JSON:API, flask-smorest or
-/// django-ninja, from a pinned venv that `scripts/python-servers` makes. Without Python or PyPI the suites say so and skip, except in
+/// loopback port: Django REST Framework, FastAPI, Django REST Framework JSON:API, flask-smorest,
+/// django-ninja, django-tastypie or piccolo_api's `PiccoloCRUD`, from a pinned venv that `scripts/python-servers` makes. Without Python or PyPI the suites say so and skip, except in
 /// CI (`CI=true`), where a server that cannot start fails the test.
 final class RealServer: Sendable {
     enum Kind: String, Sendable {
@@ -14,6 +14,7 @@ final class RealServer: Sendable {
         case smorest = "smorest"
         case ninja = "ninja"
         case tastypie = "tastypie"
+        case piccolo = "piccolo"
     }
 
     /// The package's root directory.
