@@ -48,21 +48,7 @@ struct PiccoloRemoteNotes: CRUDNetworkingRepository {
 }
 
 private func withPiccolo(_ body: (RealServer, PiccoloNotes) async throws -> Void) async throws {
-    let directory = try TemporaryDirectory()
-    defer { directory.cleanUp() }
-    try await RealServer.with(.piccolo) { server in
-        let storage = try SQLiteStorage(path: directory.path("piccolo.sqlite"))
-        let session = NetworkingSession(url: server.url, configuration: SessionConfiguration(timeout: .seconds(20)))
-        try await body(server, PiccoloNotes(store: session, storage: storage))
-    }
-}
-
-/// `"METHOD /path status"` for each request of the server's log.
-private func summaries(_ log: [JSONObject]) -> [String] {
-    log.map { entry in
-        let status = entry["status"]?.intValue.map { String($0) } ?? "-"
-        return "\(entry["method"]?.stringValue ?? "") \(entry["path"]?.stringValue ?? "") \(status)"
-    }
+    try await RealServer.with(.piccolo, store: { PiccoloNotes(store: $0, storage: $1) }, body)
 }
 
 @Suite(.enabled(if: RealServer.enabled), .serialized) struct PiccoloCRUDTests {
@@ -79,7 +65,7 @@ private func summaries(_ log: [JSONObject]) -> [String] {
             #expect(stored.map(\.id) == ["1"] && stored.first?.syncState == .synced)
             #expect(try await PiccoloRemoteNotes(store: notes.store).readAll().value.map(\.title) == ["first"])
             let posts = try await server.requests("__requests").filter { $0["method"] == "POST" }
-            #expect(summaries(posts) == ["POST /notes/ 201"])
+            #expect(requestSummaries(posts) == ["POST /notes/ 201"])
             // No id or stamp of the client's in the body
             let sent = try JSON(parsing: Data((posts.first?["body"]?.stringValue ?? "").utf8))
             #expect(sent == ["title": "first", "body": "b", "done": false])
@@ -107,7 +93,7 @@ private func summaries(_ log: [JSONObject]) -> [String] {
             }
             #expect(error?.code == .notFound)
             let writes = try await server.requests("__requests").filter { $0["method"] != "GET" }
-            #expect(summaries(writes) == ["PUT /notes/1/ 204", "DELETE /notes/2/ 204"])
+            #expect(requestSummaries(writes) == ["PUT /notes/1/ 204", "DELETE /notes/2/ 204"])
         }
     }
 
@@ -125,7 +111,7 @@ private func summaries(_ log: [JSONObject]) -> [String] {
             let stored = try #require(try await notes.storage.fetch(collection: "notes/", id: "1"))
             #expect(stored.syncState == .synced && stored.object["done"] == true)
             let patches = try await server.requests("__requests").filter { $0["method"] == "PATCH" }
-            #expect(summaries(patches) == ["PATCH /notes/1/ 200"])
+            #expect(requestSummaries(patches) == ["PATCH /notes/1/ 200"])
             #expect(try await PiccoloRemoteNotes(store: notes.store).read(1).value.body == "patched")
         }
     }
@@ -171,7 +157,7 @@ private func summaries(_ log: [JSONObject]) -> [String] {
             note.done = true
             _ = try await notes.update(note).value
             let writes = try await server.requests("__requests").filter { $0["method"] != "GET" }
-            #expect(summaries(writes) == ["POST /notes/ 201", "PUT /notes/1/ 204"])
+            #expect(requestSummaries(writes) == ["POST /notes/ 201", "PUT /notes/1/ 204"])
             let remote = try await PiccoloRemoteNotes(store: notes.store).readAll().value
             #expect(remote.map(\.title) == ["offline"] && remote.map(\.done) == [true])
         }
