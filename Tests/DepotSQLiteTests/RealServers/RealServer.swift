@@ -1,11 +1,15 @@
 import Depot
+import DepotSQLite
+import DepotTesting
 import Foundation
 import Testing
 
 /// A test server on a real framework (`Tests/Servers`), started as a child process on a free
-/// loopback port: Django REST Framework, FastAPI, Django REST Framework JSON:API, flask-smorest or
-/// django-ninja, from a pinned venv that `scripts/python-servers` makes. Without Python or PyPI the suites say so and skip, except in
-/// CI (`CI=true`), where a server that cannot start fails the test.
+/// loopback port: Django REST Framework, FastAPI, Django REST Framework JSON:API, flask-smorest,
+/// django-ninja, django-tastypie or piccolo_api's `PiccoloCRUD`, from a pinned venv that
+/// `scripts/python-servers` makes, or Rails' API scaffold, from Debian's Ruby packages. Without
+/// Python or PyPI (Ruby and Rails) the suites say so and skip, except in CI (`CI=true`), where a
+/// server that cannot start fails the test.
 final class RealServer: Sendable {
     enum Kind: String, Sendable {
         case djangoREST = "drf"
@@ -14,6 +18,9 @@ final class RealServer: Sendable {
         case smorest = "smorest"
         case ninja = "ninja"
         case tastypie = "tastypie"
+        case piccolo = "piccolo"
+        /// Rails 6.1's API scaffold, run by Ruby (`Tests/Servers/rails/serve.rb`), not the venv.
+        case rails = "rails"
     }
 
     /// The package's root directory.
@@ -47,6 +54,34 @@ final class RealServer: Sendable {
         return true
     }
 
+    /// Whether Ruby can load Rails 6.1, SQLite and WEBrick (Debian's `ruby-rails`, `ruby-sqlite3`,
+    /// `ruby-webrick`), or why not; asked once per test process.
+    static let ruby: Result<Void, SetupFailure> = {
+        let child: SpawnedProcess
+        do {
+            child = try SpawnedProcess.spawn(
+                "/usr/bin/env", ["ruby", "-e", "require 'rails'; require 'sqlite3'; require 'webrick'"])
+        } catch {
+            return .failure(SetupFailure(message: "cannot run ruby: \(error)"))
+        }
+        _ = child.readToEnd()
+        let status = child.wait()
+        guard status == 0 else {
+            return .failure(SetupFailure(message: "ruby cannot load rails, sqlite3 and webrick (\(status))"))
+        }
+        return .success(())
+    }()
+
+    /// Whether the Rails suite runs: always in CI, else when Ruby has Rails.
+    static var railsEnabled: Bool {
+        if ProcessInfo.processInfo.environment["CI"] == "true" { return true }
+        if case .failure(let failure) = ruby {
+            print("skipping the Rails suite: \(failure.message)")
+            return false
+        }
+        return true
+    }
+
     struct SetupFailure: Error, CustomStringConvertible {
         var message: String
         var description: String { message }
@@ -74,9 +109,16 @@ final class RealServer: Sendable {
 
     /// ``start(_:)``'s work, blocking the calling thread.
     private static func startBlocking(_ kind: Kind) throws -> RealServer {
-        let python = try Self.python.get()
-        let script = root.appendingPathComponent("Tests/Servers/\(kind.rawValue)/serve.py").path
-        let child = try SpawnedProcess.spawn(python, [script])
+        let child: SpawnedProcess
+        if kind == .rails {
+            try Self.ruby.get()
+            let script = root.appendingPathComponent("Tests/Servers/rails/serve.rb").path
+            child = try SpawnedProcess.spawn("/usr/bin/env", ["ruby", script])
+        } else {
+            let python = try Self.python.get()
+            let script = root.appendingPathComponent("Tests/Servers/\(kind.rawValue)/serve.py").path
+            child = try SpawnedProcess.spawn(python, [script])
+        }
         // The first line is "PORT n"; the server writes nothing else to stdout.
         let text = String(decoding: child.readLine(timeout: 60), as: UTF8.self)
             .trimmingCharacters(in: .whitespacesAndNewlines)
@@ -107,6 +149,21 @@ final class RealServer: Sendable {
         try await body(server)
     }
 
+    /// Runs `body` with the server of `kind` reset (as ``with(_:_:)``) and the repository `make`
+    /// builds on a session to it (20 s timeout) and a fresh SQLite store in a temporary directory.
+    static func with<Repository>(
+        _ kind: Kind, store make: (Networking, Storage) -> Repository,
+        _ body: (RealServer, Repository) async throws -> Void
+    ) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        try await with(kind) { server in
+            let storage = try SQLiteStorage(path: directory.path("\(kind.rawValue).sqlite"))
+            let session = NetworkingSession(url: server.url, configuration: SessionConfiguration(timeout: .seconds(20)))
+            try await body(server, make(session, storage))
+        }
+    }
+
     /// A control request (`/__reset/`, `/__seed/`, `/__requests/`), answered as JSON.
     @discardableResult
     func control(_ method: NetworkRequest.Method, _ path: String, _ body: JSON? = nil) async throws -> JSON {
@@ -132,4 +189,12 @@ struct ServerNote: Codable, Identifiable, Sendable, Equatable {
     var title: String
     var body: String = ""
     var done: Bool = false
+}
+
+/// `"METHOD /path status"` for each request of a server's log (``RealServer/requests(_:)``).
+func requestSummaries(_ log: [JSONObject]) -> [String] {
+    log.map { entry in
+        let status = entry["status"]?.intValue.map { String($0) } ?? "-"
+        return "\(entry["method"]?.stringValue ?? "") \(entry["path"]?.stringValue ?? "") \(status)"
+    }
 }
