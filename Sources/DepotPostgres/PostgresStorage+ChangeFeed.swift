@@ -105,7 +105,12 @@
                         try await leasing("cannot listen for changes on \(channel)") { connection in
                             // The fact that this process lives, held as long as the connection.
                             try await holdOwnerLock(on: connection)
+                            // Which server process listens: a fact the tests end it by.
+                            let backend = try await connection.query("SELECT pg_backend_pid()", logger: logger).get()
+                                .rows.first?.decode(Int32.self)
+                            defer { listenerBackend.withLock { $0 = nil } }
                             try await connection.listen(on: channel) { notices in
+                                listenerBackend.withLock { $0 = backend }
                                 let wasFirst = first.withLock { first in
                                     defer { first = false }
                                     return first

@@ -46,6 +46,9 @@
         let clientTask = LockedValue<Task<Void, Never>?>(nil)
         /// The task listening for other objects' change notices.
         let listenerTask = LockedValue<Task<Void, Never>?>(nil)
+        /// The server process of the connection this object listens on, recorded when it begins to
+        /// listen (nil before, or while it listens again after a lost connection).
+        let listenerBackend = LockedValue<Int32?>(nil)
         /// How many statements this object sent to the server (``statementCount``).
         let statements = LockedValue(0)
         /// How write transactions serialize: per entity, except in a measurement
