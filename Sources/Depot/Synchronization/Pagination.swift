@@ -38,7 +38,10 @@ public enum Pagination: Sendable, Hashable {
     /// Recognises what the server does, page by page: a `Link` header's next page, a next link in
     /// the body (`next`, `/links/next`, `/_links/next/href`), and the items in a bare array or an
     /// envelope (the configured one, else `results`, `data`, `items` or HAL's `_embedded`).
-    /// Without a next link the list ends with the page read.
+    /// Without a next link, a total above what was read goes on by the paging the answer echoes;
+    /// the list ends with the page read only when the answer says it is the whole list (a bare
+    /// array, `"next": null`, a `links`/`_links`/`meta` object without a next, a `Link` header
+    /// without one, or a total read). Anything else fails with ``DepotError/Code/listNotPaged``.
     case automatic
 
     /// ``automatic``: for `readAll(query:pages: .all)`.

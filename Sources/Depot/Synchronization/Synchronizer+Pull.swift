@@ -200,8 +200,17 @@ extension Synchronizer {
         return error.code == .notFound || error.status == 404
     }
 
-    /// The list's length from `X-Total-Count`, when the answer gives a plain non-negative integer.
+    /// The list's length from `Content-Range` or `X-Total-Count`, when the answer gives a plain
+    /// non-negative integer.
     static func totalCount(_ response: NetworkResponse) -> Int? {
+        // `Content-Range: items 0-14/27` (PostgREST, PiccoloCRUD's `__range_header`): the length
+        // after the slash, when the server gives it (`*` when it does not).
+        if let range = response.header("content-range"), let slash = range.lastIndex(of: "/") {
+            let length = range[range.index(after: slash)...].trimmingCharacters(in: .whitespaces)
+            if !length.isEmpty, length.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
+                return Int(length) ?? Int.max
+            }
+        }
         guard let text = response.header("x-total-count")?.trimmingCharacters(in: .whitespaces),
             !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
         else { return nil }

@@ -134,6 +134,19 @@ private func withPiccolo(_ body: (RealServer, PiccoloNotes) async throws -> Void
         }
     }
 
+    @Test("readAll(pages: .all) says it cannot page PiccoloCRUD's rows: listNotPaged, never its first 15 as all 27")
+    func automaticSaysSo() async throws {
+        try await withPiccolo { server, notes in
+            try await server.control(.post, "__seed", ["count": 27])
+
+            let error = await #expect(throws: DepotError.self) {
+                try await PiccoloRemoteNotes(store: notes.store).readAll(pages: .all).value
+            }
+
+            #expect(error?.code == .listNotPaged)
+        }
+    }
+
     @Test("an offline create forwarded by the outbox: 201 [{\"id\": N}] delivered once, never rejected")
     func offlineCreate() async throws {
         try await withPiccolo { server, notes in

@@ -39,7 +39,8 @@ struct RowsNotes: CRUDNetworkingStorageRepository, SynchronizableRepository {
     var strategy: Strategy = .remoteFirst
     var configuration: RepositoryConfiguration { RepositoryConfiguration(collectionEnvelope: "rows") }
     var synchronization: SynchronizationConfiguration {
-        SynchronizationConfiguration(pagination: .automatic, pushMode: .each)
+        // The stub answers the whole list in one `{"rows": […]}`, which names no end: `.none`.
+        SynchronizationConfiguration(pagination: .none, pushMode: .each)
     }
 }
 

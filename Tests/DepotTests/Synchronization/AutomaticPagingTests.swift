@@ -55,6 +55,49 @@ private struct Listed: CRUDNetworkingRepository {
         }
     }
 
+    @Test("an envelope cut at its page size, naming no next link, total or paging, is listNotPaged (PiccoloCRUD)")
+    func envelopeWithoutEnd() async throws {
+        try await withStubServer { server in
+            server.route(.get, "messages/", response: .json(["rows": .array(Array(all[0..<15]))]))
+            let error = await #expect(throws: DepotError.self) {
+                try await Listed(store: NetworkingSession(url: server.url)).readAll(pages: .all).value
+            }
+            #expect(error?.code == .listNotPaged)
+            #expect(server.requests.count == 1)
+        }
+    }
+
+    @Test(
+        "an answer that says it is the whole list is read as the whole list",
+        arguments: [
+            ("a bare array", JSON.array(all), [String: String]()),
+            ("next: null", JSON.object(["results": .array(all), "next": .null]), [:]),
+            ("meta without next", JSON.object(["data": .array(all), "meta": ["page": 1]]), [:]),
+            ("links without next", JSON.object(["data": .array(all), "links": ["self": "/messages/"]]), [:]),
+            ("a Link header without next", JSON.object(["rows": .array(all)]), ["Link": #"</messages/>; rel="self""#]),
+            ("Content-Range of the whole", JSON.object(["rows": .array(all)]), ["Content-Range": "note 0-26/27"]),
+        ])
+    func saysWhole(_ shape: String, body: JSON, headers: [String: String]) async throws {
+        try await withStubServer { server in
+            server.route(.get, "messages/", response: .json(body, headers: headers))
+            let messages = try await Listed(store: NetworkingSession(url: server.url)).readAll(pages: .all).value
+            #expect(messages.count == 27, "\(shape)")
+        }
+    }
+
+    @Test("Content-Range naming a longer list than the answer gave, with no way on, is listNotPaged")
+    func contentRangeTotal() async throws {
+        try await withStubServer { server in
+            server.route(
+                .get, "messages/",
+                response: .json(["rows": .array(Array(all[0..<15]))], headers: ["Content-Range": "note 0-14/27"]))
+            let error = await #expect(throws: DepotError.self) {
+                try await Listed(store: NetworkingSession(url: server.url)).readAll(pages: .all).value
+            }
+            #expect(error?.code == .listNotPaged && error?.message.contains("27") == true)
+        }
+    }
+
     @Test("field errors under a wrapper named after the resource read as the field's own name")
     func resourceWrapper() throws {
         var error = DepotError(.status, "refused")
