@@ -10,8 +10,9 @@ import Foundation
 /// a kill, may or may not have happened, so it only adds its state to the set. Then:
 /// - at most once: the server applied no more writes to an entity than the program began, and
 ///   each `Idempotency-Key` once; when the server ignores keys (``SoakModes/ignoresKeys``), each
-///   key at most once plus once per answer a fault lost (``SoakFaults/Plan/lostAnswers(_:)``),
-///   plus once when the program was killed (a send whose answer died with it is sent again);
+///   key at most once plus once per answer lost: the more of the answers a fault lost
+///   (``SoakFaults/Plan/lostAnswers(_:)``) and the attempts the client journalled `UNANSWERED`
+///   (a timeout or a dropped connection, whatever the server did), plus once when the program was killed (a send whose answer died with it is sent again);
 /// - nothing lost: the server's object is in the entity's set, and no object exists that the
 ///   program did not create;
 /// - in step: the local store holds exactly the server's objects, all synced, and the outbox is
@@ -43,15 +44,22 @@ public struct SoakModel: Sendable {
     public private(set) var failures = 0
     /// Forwarder stop/start cycles.
     public private(set) var restarts = 0
+    /// Per `Idempotency-Key`, the attempts the client journalled `UNANSWERED`: it got no answer.
+    public private(set) var unanswered: [String: Int] = [:]
 
     /// An empty model for a round with `modes` (classic by default).
     public init(modes: SoakModes = SoakModes()) { self.modes = modes }
 
-    /// Reads one journal line (`OP`, `OK`, `ERR`, `RESTART` or `HANG`); other lines are ignored.
+    /// Reads one journal line (`OP`, `OK`, `ERR`, `RESTART`, `UNANSWERED` or `HANG`); other lines are
+    /// ignored.
     public mutating func read(_ line: String) {
         let parts = line.split(separator: " ", maxSplits: 2).map(String.init)
         if parts.first == "HANG" { hangs.append(parts.dropFirst().joined(separator: " ")) }
         if parts.first == "RESTART" { restarts += 1 }
+        if parts.first == "UNANSWERED", parts.count == 2 {
+            unanswered[parts[1], default: 0] += 1
+            return
+        }
         guard parts.count >= 3, let index = Int(parts[1]) else { return }
         switch parts[0] {
         case "OP":
@@ -157,7 +165,8 @@ public struct SoakModel: Sendable {
     /// The most times the server may apply a write sent under `key`.
     func allowedApplies(_ key: String, in outcome: Outcome) -> Int {
         guard modes.ignoresKeys else { return 1 }
-        return 1 + outcome.lostAnswers[key, default: 0] + (outcome.killed ? 1 : 0)
+        let lost = max(outcome.lostAnswers[key, default: 0], unanswered[key, default: 0])
+        return 1 + lost + (outcome.killed ? 1 : 0)
     }
 
     /// Keys applied more often than ``allowedApplies(_:in:)``.
@@ -171,7 +180,8 @@ public struct SoakModel: Sendable {
             let what = writes.map { "\($0.method) \($0.id ?? "-") #\($0.sequence)" }.joined(separator: ", ")
             problems.append(
                 "APPLIED TWICE key \(key): applied \(writes.count) times (\(what)), at most \(allowed) allowed "
-                    + "(\(outcome.lostAnswers[key, default: 0]) answers lost\(outcome.killed ? ", killed" : ""))")
+                    + "(\(outcome.lostAnswers[key, default: 0]) answers lost to faults, "
+                    + "\(unanswered[key, default: 0]) attempts unanswered\(outcome.killed ? ", killed" : ""))")
         }
         return problems
     }

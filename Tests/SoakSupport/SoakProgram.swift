@@ -25,7 +25,9 @@ public struct SoakProgram: Sendable {
     /// `shortLease` round) is a second storage object over the same file, with a forwarder of its
     /// own. Calls `journal` with each journal line.
     public func run(url: URL, storage: Storage, second: Storage?, journal: @escaping @Sendable (String) -> Void) async {
-        let session = SoakSetup.session(url: url, timeout: SoakSetup.timeout(modes))
+        let session = SoakSetup.session(url: url, timeout: SoakSetup.timeout(modes)) { key in
+            journal("UNANSWERED \(key)")
+        }
         let lease = modes.shortLease ? SoakSetup.shortLease : .seconds(5)
         let items: SoakItems
         var other: SoakItems?

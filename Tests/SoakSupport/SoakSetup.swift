@@ -26,15 +26,28 @@ public enum SoakSetup {
         modes.shortLease ? slowTimeout + .milliseconds(500) : pastTimeout
     }
 
-    /// The session a round's program uses; `timeout` is ``timeout`` unless given.
-    public static func session(url: URL, timeout: Duration = SoakSetup.timeout) -> NetworkingSession {
-        NetworkingSession(
-            url: url,
-            configuration: SessionConfiguration(
-                timeout: timeout,
-                retryPolicy: RetryPolicy(
-                    maximumAttempts: 3, baseDelay: .milliseconds(5), maximumDelay: .milliseconds(50))
-            ))
+    /// The session a round's program uses; `timeout` is ``timeout`` unless given. `unanswered` is
+    /// told the `Idempotency-Key` of every attempt that ended with no answer from the server (a
+    /// timeout, a dropped connection, a cancelled request): the client cannot know whether the
+    /// server applied it, so a server that ignores keys may apply its resend again. That is a
+    /// fact the client records, which a fault plan only approximates: on a slow machine an answer
+    /// the server sent in time still arrives after the client's timeout.
+    public static func session(
+        url: URL, timeout: Duration = SoakSetup.timeout, unanswered: (@Sendable (String) -> Void)? = nil
+    ) -> NetworkingSession {
+        var configuration = SessionConfiguration(
+            timeout: timeout,
+            retryPolicy: RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(5), maximumDelay: .milliseconds(50))
+        )
+        if let unanswered {
+            configuration.onResponse = { request, result, _ in
+                guard case .failure(let error) = result, error.status == nil,
+                    let key = request.header("Idempotency-Key")
+                else { return }
+                unanswered(key)
+            }
+        }
+        return NetworkingSession(url: url, configuration: configuration)
     }
 
     /// The repository a round's program writes through: remote-first or local-first by the seed.
