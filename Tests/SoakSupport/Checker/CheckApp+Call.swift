@@ -17,6 +17,7 @@ extension CheckApp {
         if let tag { fields["tag"] = .string(tag) }
         if let label { fields["label"] = .string(label) }
         let schemaFields = fields
+        let server = self.server
         return {
             do {
                 switch step.action {
@@ -62,8 +63,9 @@ extension CheckApp {
                     let answer = try await items.readAll().value
                     return .list(answer.value, answer.origin)
                 case .synchronize:
-                    _ = try await items.synchronize().value
-                    return .done
+                    let filled = server.silentPagesFilled
+                    let report = try await items.synchronize().value
+                    return .synchronized(report, silentPagesFilled: server.silentPagesFilled - filled)
                 case .flush:
                     _ = try await forwarder.flush().value
                     return .done

@@ -121,11 +121,12 @@ extension CheckApp {
             }
             let listed = Set(list.compactMap { model.owner(of: $0.value) })
             for (owner, entity) in model.entities.sorted(by: { $0.key < $1.key }) {
-                // (A plain readAll() reads page 1 of a server that pages every list, and a
-                // cache-first or stale-while-revalidate one may answer that page from the cache.)
+                // (A plain readAll() reads page 1 of a server that pages every list, by `Link`
+                // headers or in silent `{"rows": …}` pages, and a cache-first or
+                // stale-while-revalidate one may answer that page from the cache.)
                 let pageOne =
                     origin == .remote || step.strategy == .cacheFirst || step.strategy == .staleWhileRevalidate
-                guard !program.shape.linkPaging || !pageOne else { break }
+                guard !(program.shape.linkPaging || program.shape.silentPages) || !pageOne else { break }
                 guard case .some(.some(let value)) = entity.last, entity.lastRemote, !entity.unreadable,
                     entity.uncertain.isEmpty,
                     entity.otherAfter.isEmpty, !listed.contains(owner), !refused(owner)
@@ -137,6 +138,23 @@ extension CheckApp {
                     respelled ? "MISSING CASE" : "MISSING",
                     "readAll() (\(origin)) left out e\(owner), whose \(value) the server acknowledged"
                         + (respelled ? " (the app holds it as \(held[owner]?.id ?? "-"))" : ""))
+            }
+        case (.synchronize, .synchronized(let report, let filled)) where !concurrent && filled > 0:
+            // A list answer that held objects and named no end (``CheckServerShape/silentPages``)
+            // is not the whole list: the pull reports `.listNotPaged` (or another failure first), is
+            // not complete, and prunes nothing.
+            if report.pullCompleted || (report.errors.isEmpty && !report.stoppedEarly) {
+                let verdict = report.pullCompleted ? "called its pull complete" : "reported no error"
+                flag(
+                    "NOT PAGED",
+                    "synchronize() read \(filled) {\"rows\": …} page(s) naming no end and \(verdict)"
+                        + " (errors: \(report.errors.map { ".\($0.code)" }.joined(separator: ", ")))")
+            }
+            if report.pruned > 0 {
+                flag(
+                    "PRUNED",
+                    "synchronize() pruned \(report.pruned) stored entities after reading \(filled) {\"rows\": …} page(s)"
+                        + " that named no end: what the later pages hold is gone from the store")
             }
         case (.readAll, .failed("decoding")) where !offline && step.fault == nil,
             (.readQuery, .failed("decoding")) where !offline && step.fault == nil:

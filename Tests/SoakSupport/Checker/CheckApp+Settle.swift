@@ -32,12 +32,20 @@ extension CheckApp {
             }
         }
         let forwarder = self.forwarder
-        let items = CheckItems(
+        var whole = CheckItems(
             store: outbox, storage: storage, strategy: .remoteFirst, batch: program.shape.batchRoute,
             assignsIDs: program.shape.assignsIDs, pageSize: program.shape.pageSize, prune: true,
             incremental: program.shape.incremental, clientWins: program.shape.clientWins,
             declaresServerKeys: program.shape.declaresServerKeys, linkPaging: program.shape.linkPaging,
-            declaresAPIKey: program.shape.redirectsElsewhere, conflicts: conflicts)
+            declaresAPIKey: program.shape.redirectsElsewhere, conflicts: conflicts,
+            silentPages: program.shape.silentPages)
+        if program.shape.silentPages {
+            // The server's truth, read whole: it honours `_page`, and with no total the walk ends
+            // at a short or empty page.
+            whole.synchronization.pagination = .pageQuery(
+                page: "_page", limit: "_limit", size: program.shape.pageSize)
+        }
+        let items = whole
         let storage = self.storage
         let server = self.server
         let incremental = program.shape.incremental

@@ -11,6 +11,9 @@ enum CheckAnswer: Sendable {
     case list([CheckItem], Origin)
     /// A synchronization or a flush.
     case done
+    /// A synchronization's report, and how many list answers holding objects the server gave
+    /// under ``CheckServerShape/silentPages`` while it ran.
+    case synchronized(SynchronizationReport, silentPagesFilled: Int)
     /// A failure, with its code (`notFound`, `transport`, …).
     case failed(String)
 }
@@ -116,7 +119,7 @@ final class CheckApp {
             store: session, storage: storage, strategy: .localFirst, batch: shape.batchRoute,
             assignsIDs: shape.assignsIDs, pageSize: shape.pageSize, incremental: shape.incremental,
             clientWins: shape.clientWins, declaresServerKeys: shape.declaresServerKeys, linkPaging: shape.linkPaging,
-            declaresAPIKey: shape.redirectsElsewhere, conflicts: conflicts)
+            declaresAPIKey: shape.redirectsElsewhere, conflicts: conflicts, silentPages: shape.silentPages)
         return Forwarder(
             for: items,
             configuration: ForwarderConfiguration(
@@ -139,9 +142,13 @@ final class CheckApp {
             store: sessions[account == "R" ? "A" : account]!, storage: onReplica ? replicaStorage! : storage,
             strategy: rule, batch: program.shape.batchRoute,
             assignsIDs: program.shape.assignsIDs, pageSize: program.shape.pageSize,
+            // (Under silent pages the app's pulls prune: a pull that took page 1 for the whole
+            // list would remove what the later pages hold.)
+            prune: program.shape.silentPages,
             incremental: program.shape.incremental, clientWins: program.shape.clientWins,
             declaresServerKeys: program.shape.declaresServerKeys, linkPaging: program.shape.linkPaging,
-            declaresAPIKey: program.shape.redirectsElsewhere, conflicts: conflicts)
+            declaresAPIKey: program.shape.redirectsElsewhere, conflicts: conflicts,
+            silentPages: program.shape.silentPages)
     }
 
     /// The id a create of `handle` sends.

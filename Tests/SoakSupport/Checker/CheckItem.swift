@@ -97,11 +97,15 @@ where Entity.ID == String {
     /// The request headers that identify the caller besides its credential
     /// (``CheckServerShape/redirectsElsewhere``: `X-API-Key`).
     public var identifyingHeaders: [String] = []
-    /// Keys the server owns are not the app's to send; the API key identifies the caller.
+    /// The key lists come under (``CheckServerShape/silentPages``: `rows`), nil for a bare array.
+    public var collectionEnvelope: String?
+    /// Keys the server owns are not the app's to send; the API key identifies the caller; lists
+    /// come under ``collectionEnvelope``.
     public var configuration: RepositoryConfiguration {
         var configuration = RepositoryConfiguration()
         configuration.serverOwnedKeys = serverOwnedKeys
         configuration.identifyingHeaders = identifyingHeaders
+        configuration.collectionEnvelope = collectionEnvelope
         return configuration
     }
 
@@ -118,6 +122,7 @@ where Entity.ID == String {
         conflicts = other.conflicts
         serverOwnedKeys = other.serverOwnedKeys
         identifyingHeaders = other.identifyingHeaders
+        collectionEnvelope = other.collectionEnvelope
     }
 
     /// Makes the repository; `prune` removes local records the server no longer lists after a full
@@ -125,11 +130,13 @@ where Entity.ID == String {
     /// resolves conflicts for the app's write; `declaresServerKeys` names ``serverKeys`` as the server's;
     /// `linkPaging` pulls page by page through the server's `Link` headers; `declaresAPIKey` declares
     /// `X-API-Key` in ``RepositoryConfiguration/identifyingHeaders``; `conflicts` records the
-    /// conflicts a server-wins policy decides.
+    /// conflicts a server-wins policy decides; `silentPages` reads lists under `rows` and pulls
+    /// with ``Pagination/automatic`` (``CheckServerShape/silentPages``).
     public init(
         store: Networking, storage: Storage, strategy: Strategy, batch: Bool, assignsIDs: Bool, pageSize: Int,
         prune: Bool = false, incremental: Bool = false, clientWins: Bool = false, declaresServerKeys: Bool = false,
-        linkPaging: Bool = false, declaresAPIKey: Bool = false, conflicts: CheckConflicts? = nil
+        linkPaging: Bool = false, declaresAPIKey: Bool = false, conflicts: CheckConflicts? = nil,
+        silentPages: Bool = false
     ) {
         self.store = store
         self.storage = storage
@@ -138,9 +145,14 @@ where Entity.ID == String {
         self.conflicts = conflicts
         serverOwnedKeys = declaresServerKeys ? Self.serverKeys : []
         identifyingHeaders = declaresAPIKey ? ["X-API-Key"] : []
+        collectionEnvelope = silentPages ? "rows" : nil
+        let pagination: Pagination =
+            if linkPaging { .linkHeader } else if silentPages { .automatic } else {
+                .pageQuery(page: "_page", limit: "_limit", size: pageSize)
+            }
         synchronization = SynchronizationConfiguration(
             batchSize: 4,
-            pagination: linkPaging ? .linkHeader : .pageQuery(page: "_page", limit: "_limit", size: pageSize),
+            pagination: pagination,
             prune: prune,
             identityKey: assignsIDs ? "client_id" : "id",
             pushMode: batch ? .batch(Route(.post, "items/collection")) : .each,

@@ -97,8 +97,21 @@ public enum CheckRender {
         case .list(let items, let origin):
             "\(origin): [\(items.map { "\($0.id)=\($0.value)" }.joined(separator: ", "))]"
         case .done: "done"
+        case .synchronized(let report, _): syncWords(report)
         case .failed(let code): "failed .\(code)"
         }
+    }
+
+    /// The words for a synchronization's report: whether its pull was complete, what it pruned,
+    /// its errors' codes.
+    static func syncWords(_ report: SynchronizationReport) -> String {
+        var words = ["done"]
+        if report.pullCompleted { words.append("pull complete") }
+        if report.pruned > 0 { words.append("pruned \(report.pruned)") }
+        if !report.errors.isEmpty {
+            words.append("errors: " + report.errors.map { ".\($0.code)" }.joined(separator: ", "))
+        }
+        return words.joined(separator: ", ")
     }
 
     /// The whole program, with the server's shape and the seed to replay it.
@@ -143,6 +156,7 @@ extension CheckRender {
         if shape.localSpelledIDs { flags.append("$0.localSpelledIDs = true") }
         if shape.answersWritesEmpty { flags.append("$0.answersWritesEmpty = true") }
         if shape.linkPaging { flags.append("$0.linkPaging = true") }
+        if shape.silentPages { flags.append("$0.silentPages = true") }
         if shape.omitsNulls { flags.append("$0.omitsNulls = true") }
         if let seconds = shape.longRetryAfter { flags.append("$0.longRetryAfter = \(seconds)") }
         if shape.redirectsElsewhere { flags.append("$0.redirectsElsewhere = true") }

@@ -6,7 +6,8 @@ import Foundation
 /// object (`304` to its tag).
 extension CheckServer {
     /// `GET /items`: the objects as `account` sees them, in pages when asked (or always, with
-    /// ``CheckServerShape/linkPaging``), deletions last in incremental pulls.
+    /// ``CheckServerShape/linkPaging`` and ``CheckServerShape/silentPages``), deletions last in
+    /// incremental pulls.
     func list(_ request: RecordedRequest, account: String, state: inout State) -> StubResponse {
         let query = request.query
         var all = state.order.compactMap { state.objects[$0] }
@@ -40,6 +41,12 @@ extension CheckServer {
                     + (kept + ["_page=\(number + 1)", "_limit=\(shape.pageSize)", "scope=all+items"])
                     .joined(separator: "&")
             }
+        } else if shape.silentPages {
+            // PiccoloCRUD: the page `_page` names (else the first), of the server's size whatever
+            // `_limit` asks, in `{"rows": […]}` with no next page and no total.
+            let number = max(query["_page"].flatMap(Int.init) ?? 1, 1)
+            page = Array(all.dropFirst((number - 1) * shape.pageSize).prefix(shape.pageSize))
+            if !page.isEmpty { state.silentPagesFilled += 1 }
         } else if let limit = query["_limit"].flatMap(Int.init), limit > 0 {
             let number = max(query["_page"].flatMap(Int.init) ?? 1, 1)
             page = Array(all.dropFirst((number - 1) * limit).prefix(limit))
@@ -52,9 +59,9 @@ extension CheckServer {
                 .object(["id": .string($0.id), "value": "", "deleted": true, "updated_at": .integer(Int64($0.version))])
             }
         }
-        let body = JSON.array(elements)
+        let body: JSON = shape.silentPages ? .object(["rows": .array(elements)]) : .array(elements)
         var headers = cachingHeaders()
-        headers["X-Total-Count"] = "\(all.count + deleted.count)"
+        if !shape.silentPages { headers["X-Total-Count"] = "\(all.count + deleted.count)" }
         if let next { headers["Link"] = "<\(next)>; rel=\"next\"" }
         if shape.servesETags {
             let versions = page.map { "\($0.id).\($0.version)" }.joined(separator: ",")

@@ -97,6 +97,8 @@ public final class CheckServer: Sendable {
         var mixedShapes: [String] = []
         /// Page requests whose query is not the link the server wrote (``CheckServerShape/linkPaging``).
         var mangledLinks: [String] = []
+        /// List answers of ``CheckServerShape/silentPages`` that held at least one object.
+        var silentPagesFilled = 0
         /// Requests to `/items` counted for ``CheckServerShape/longRetryAfter`` (every fifth is
         /// answered 503).
         var counted = 0
@@ -149,6 +151,9 @@ public final class CheckServer: Sendable {
     /// Page requests that did not ask the next link as the server wrote it (a form-encoded `+`
     /// sent back as `%2B` asks another query).
     public var mangledLinks: [String] { state.withLock { $0.mangledLinks } }
+    /// How many list answers of ``CheckServerShape/silentPages`` held at least one object: a pull
+    /// that read one cannot have read the whole list.
+    public var silentPagesFilled: Int { state.withLock { $0.silentPagesFilled } }
 
     /// How many 409s answered a key whose first request was in flight.
     public var inFlightConflicts: Int { state.withLock { $0.inFlightConflicts } }

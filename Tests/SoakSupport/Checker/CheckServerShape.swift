@@ -67,6 +67,12 @@ public struct CheckServerShape: Sendable, Hashable, CustomStringConvertible {
     /// the last page's naming an empty page past the end (issue 43 #1, #11). The app pulls with
     /// ``Pagination/linkHeader``; a plain `readAll()` reads page 1. Never with ``incremental``.
     public var linkPaging = false
+    /// Lists come in `{"rows": […]}` pages of ``pageSize`` whatever the request asks (the page
+    /// `_page` names, else the first), naming no next page and no total (piccolo_api's
+    /// PiccoloCRUD, issue 44 #4). The app pulls with ``Pagination/automatic`` and prunes: every
+    /// pull must fail ``DepotError/Code/listNotPaged`` and prune nothing; a plain `readAll()` reads
+    /// page 1. Never with ``incremental`` or ``linkPaging``.
+    public var silentPages = false
     /// The server leaves out keys whose value is null: another client's write clears `body`, and
     /// its object's answers then have no `body` key at all, not `"body": null` (issue 43 #2). A
     /// detail answer replaces the record whole, so no read from the server shows a `body` the
@@ -182,6 +188,7 @@ public struct CheckServerShape: Sendable, Hashable, CustomStringConvertible {
         if localSpelledIDs { words.append("app ids spelled local-…") }
         if answersWritesEmpty { words.append("writes answered 204") }
         if linkPaging { words.append("Link-header pages") }
+        if silentPages { words.append("{\"rows\": …} pages naming no end") }
         if omitsNulls { words.append("null keys left out") }
         if let longRetryAfter { words.append("503 Retry-After: \(longRetryAfter) to every 5th request") }
         if redirectsElsewhere { words.append("detail GETs redirected to another origin") }

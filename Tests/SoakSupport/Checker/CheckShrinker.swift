@@ -91,7 +91,8 @@ public struct CheckShrinker: Sendable {
             { $0.cookies = false }, { $0.wholeSecondTimeout = false }, { $0.clientWins = false },
             { $0.tinyCache = false }, { $0.hugeAge = false }, { $0.migratesQueued = false },
             { $0.localSpelledIDs = false },
-            { $0.answersWritesEmpty = false }, { $0.linkPaging = false }, { $0.omitsNulls = false },
+            { $0.answersWritesEmpty = false }, { $0.linkPaging = false }, { $0.silentPages = false },
+            { $0.omitsNulls = false },
             { $0.longRetryAfter = nil }, { $0.redirectsElsewhere = false }, { $0.chainedRefresh = false },
             { $0.declaresAccounts = false }, { $0.childCollection = false },
         ]

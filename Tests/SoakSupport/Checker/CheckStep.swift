@@ -191,6 +191,9 @@ public struct CheckProgram: Sendable, Hashable {
             shape.declaresServerKeys && !shape.migrates && Int.random(in: 0..<2, using: &empty) == 0
         var links = SeededGenerator(seed: seed ^ 0x4C49_4E4B_2D50_4147)
         shape.linkPaging = !shape.incremental && Int.random(in: 0..<3, using: &links) == 0
+        var silent = SeededGenerator(seed: seed ^ 0x524F_5753_2D50_4147)
+        shape.silentPages =
+            !shape.incremental && !shape.linkPaging && Int.random(in: 0..<4, using: &silent) == 0
         CheckServerShape.drawReadPersonalities(into: &shape, seed: seed)
         let migrateAt = shape.migrates ? Int.random(in: count / 5...max(count / 5, count * 3 / 5), using: &extra) : nil
         steps = []
