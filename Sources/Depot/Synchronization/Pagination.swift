@@ -41,7 +41,7 @@ public enum Pagination: Sendable, Hashable {
     /// Without a next link, a total above what was read goes on by the paging the answer echoes;
     /// the list ends with the page read only when the answer says it is the whole list (a bare
     /// array, `"next": null`, a `links`/`_links`/`meta` object without a next, a `Link` header
-    /// without one, or a total read). Anything else fails with ``DepotError/Code/listNotPaged``.
+    /// without one, or a total read). Anything else fails with `DepotError.Code.listNotPaged`.
     case automatic
 
     /// ``automatic``: for `readAll(query:pages: .all)`.
