@@ -27,3 +27,31 @@ extension ModelCheckerRegressionTests {
         await Self.expectHolds(program)
     }
 }
+
+// Checker seed 15146925820189802918 (CI, stop 54), shrunk: a slow answer armed for the next
+// write, then a read the store answered offline, so no write came. The armed fault outlived the
+// round: the settle's first batch push met it (its answer held past the timeout, its key in
+// flight), and every resend within the settle's patience was answered 409, so the create stayed
+// queued (`STUCK`, `DIVERGED`). The model was wrong: a settling server has no faults; `quiet()`
+// now disarms what a step armed for a request that never came.
+extension ModelCheckerRegressionTests {
+    @Test("a fault armed for a request that never came does not reach the settle (seed 15146925820189802918)")
+    func settleMeetsNoArmedFault() async {
+        let program = CheckProgram(
+            seed: 15_146_925_820_189_802_918,
+            shape: .with {
+                $0.batchRoute = true; $0.conflictsInFlight = true; $0.pageSize = 3
+            },
+            steps: [
+                CheckStep(.readAll, during: .create(handle: 2, value: "w7-0")),
+                CheckStep(.patch(handle: 2, value: "v8"), account: "B"),
+                CheckStep(.create(handle: 4, value: "v12")),
+                CheckStep(.offline),
+                CheckStep(.reread(handle: 2)),
+                CheckStep(.create(handle: 10, value: "v31")),
+                CheckStep(.synchronize, account: "B"),
+                CheckStep(.read(handle: 4), fault: .slowAnswer),
+            ])
+        await Self.expectHolds(program)
+    }
+}

@@ -193,8 +193,17 @@ public final class CheckServer: Sendable {
     /// Holds the next token answer for `delay` (a refresh under way that long).
     public func slowNextToken(_ delay: Duration) { state.withLock { $0.slowNextToken = delay } }
 
-    /// The round settles: no more 503s to every fifth request.
-    public func quiet() { state.withLock { $0.quiet = true } }
+    /// The round settles: no more 503s to every fifth request, and no fault a step armed for a
+    /// request that never came (a slow or trickling answer, a slow token, armed before a read
+    /// the store answered offline): the final flushes and pull meet a server with no faults.
+    public func quiet() {
+        state.withLock { state in
+            state.quiet = true
+            state.slowNext = nil
+            state.trickleNext = false
+            state.slowNextToken = nil
+        }
+    }
 
     /// Makes the next answer trickle: its status and headers at once, then one byte every 400 ms
     /// for 40 s (a write is applied first, and its key remembers the real answer).
