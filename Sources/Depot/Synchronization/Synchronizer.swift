@@ -80,12 +80,17 @@ struct Synchronizer<Entity: Identifiable & Sendable>: Sendable where Entity.ID: 
         }
     }
 
-    /// The answer's body as JSON, unwrapped from the collection envelope, which must be an array.
+    /// The answer's body as JSON: an array as it is, else unwrapped from the collection envelope,
+    /// which must hold an array.
     func array(in response: NetworkResponse, of request: NetworkRequest, parsed: JSON? = nil)
         -> Result<[JSON], DepotError>
     {
         do {
-            let json = try JSONMapping.unwrap(try parsed ?? JSON(parsing: response.body), envelope: envelope)
+            let document = try parsed ?? JSON(parsing: response.body)
+            // An answer that is the array itself is read whole, envelope or not: a batch route
+            // answering `[…]` (a serializer with `many=True`) where lists come in `{"rows": […]}`.
+            // Its write was applied; reading it as `.decoding` left the batch open for ever.
+            let json = document.arrayValue != nil ? document : try JSONMapping.unwrap(document, envelope: envelope)
             guard let elements = json.arrayValue else {
                 throw DepotError(.decoding, "expected a JSON array, found \(json.kindName)")
             }

@@ -40,3 +40,32 @@ extension ModelCheckerRegressionTests {
         await Self.expectHolds(program)
     }
 }
+
+// Checker seed 706268976432500008 (CI, stop 54), shrunk: lists in `{"rows": …}` pages and a
+// batch route that answers a bare array. The batch's answer was read through the list envelope,
+// failed `.decoding` though the server had applied it, and the batch stayed open: every resend
+// got the same answer, and the create stayed queued (`STUCK`, `DIVERGED`). An answer that is the
+// array itself is now read whole.
+extension ModelCheckerRegressionTests {
+    @Test("a batch answered with a bare array where lists come in an envelope is delivered (seed 706268976432500008)")
+    func bareArrayBatchUnderEnvelope() async {
+        let program = CheckProgram(
+            seed: 706_268_976_432_500_008,
+            shape: .with {
+                $0.assignsIDs = true; $0.servesETags = true; $0.batchRoute = true; $0.sqlite = false
+                $0.refreshesTokens = true; $0.wholeSecondTimeout = true; $0.clientWins = true
+                $0.silentPages = true; $0.declaresAccounts = true; $0.pageSize = 4
+            },
+            steps: [
+                CheckStep(.create(handle: 2, value: "v2"), strategy: .cacheFirst),
+                CheckStep(.expireToken(account: "A")),
+                CheckStep(
+                    .patch(handle: 2, value: "v12"), strategy: .staleWhileRevalidate, fault: .drop,
+                    during: .both(.signIn(account: "B"), .expireToken(account: "A"))),
+                CheckStep(.create(handle: 3, value: "v17"), strategy: .cacheFirst),
+                CheckStep(.readV2(handle: 2), strategy: .cacheFirst, during: .otherWrite(handle: 2, value: "p18-0")),
+                CheckStep(.synchronize, strategy: .cacheFirst),
+            ])
+        await Self.expectHolds(program)
+    }
+}

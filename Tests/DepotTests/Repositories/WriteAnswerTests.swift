@@ -44,6 +44,20 @@ struct RowsNotes: CRUDNetworkingStorageRepository, SynchronizableRepository {
     }
 }
 
+/// A CRUD router's notes whose batch route answers a bare array (a serializer with `many=True`)
+/// while its lists come in `{"rows": […]}`.
+struct RowsBatchNotes: CRUDNetworkingStorageRepository, SynchronizableRepository {
+    typealias Entity = AnsweredNote
+    let store: Networking
+    let storage: Storage
+    let path = "notes"
+    var strategy: Strategy = .remoteFirst
+    var configuration: RepositoryConfiguration { RepositoryConfiguration(collectionEnvelope: "rows") }
+    var synchronization: SynchronizationConfiguration {
+        SynchronizationConfiguration(pagination: .none, pushMode: .batch(Route(.post, "notes/collection")))
+    }
+}
+
 /// The same, with the id the server's own: never sent in a body.
 struct ServerIDNotes: CRUDNetworkingRepository {
     typealias Entity = AnsweredNote
@@ -156,6 +170,30 @@ struct ServerIDNotes: CRUDNetworkingRepository {
             // A body that carried the client's id: that id stands.
             let created = try await RemoteAnsweredNotes(store: session).create(AnsweredNote(id: 5, title: "a")).value
             #expect(created == AnsweredNote(id: 5, title: "a"))
+        }
+    }
+
+    @Test("a batch push answered with a bare array where lists come in {\"rows\": …} is delivered, not left open")
+    func bareArrayBatchReply() async throws {
+        try await withStubServer { server in
+            let sent = LockedValue(0)
+            server.route(.post, "notes/collection") { _, _ in
+                sent.withLock { $0 += 1 }
+                return .json([["id": 9, "title": "offline"]])
+            }
+            server.route(.get, "notes", response: .json(["rows": [["id": 9, "title": "offline"]]]))
+            let notes = RowsBatchNotes(store: NetworkingSession(url: server.url), storage: InMemoryStorage())
+            var offline = notes
+            offline.strategy = Strategy(Rule(target: .local, synchronize: false))
+            _ = try await offline.create(AnsweredNote(id: 9, title: "offline")).value
+            // When: synchronized twice
+            let report = try await notes.synchronize().value
+            let again = try await notes.synchronize().value
+            // Then: the batch's answer is read; nothing is left to send again
+            #expect(report.errors.isEmpty && report.failed == 0)
+            #expect(again.errors.isEmpty && sent.withLock { $0 } == 1)
+            #expect(try await notes.storage.fetch(collection: "notes", id: "9")?.syncState == .synced)
+            #expect(try await notes.storage.outboxCount(OutboxQuery()) == 0)
         }
     }
 
