@@ -89,6 +89,7 @@ import Testing
                 for: recording,
                 configuration: ForwarderConfiguration(jitter: 0, leaseDuration: TestTimeScale.scaled(.seconds(3))))
             // The server holds the batch's answer until the rival has tried.
+            try await fixture.openConnection()
             let gate = StubGate()
             fixture.server.inject(.hold(gate), pathPrefix: "/messages/collection")
 

@@ -55,6 +55,7 @@ import Testing
                 jitter: 0, requestTimeout: .seconds(60), leaseDuration: .seconds(3))
             let sender = Forwarder(for: first, configuration: configuration)
             let rival = Forwarder(for: other, configuration: configuration)
+            try await fixture.openConnection()
             let gate = StubGate()
             fixture.server.inject(.hold(gate), pathPrefix: "/messages")
 

@@ -226,6 +226,7 @@ extension CheckApp {
                     flushes += 1
                     if (try? await storage.outboxCount(pending)) == 0 { return true }
                     if ContinuousClock.now > patience && flushes >= 5 { return false }
+                    if await Self.waitsOnlyOnTheApp(storage, pending) { return false }
                     try? await Task.sleep(for: .milliseconds(250))
                 } while true
             }

@@ -74,6 +74,7 @@ extension CheckApp {
                 flushes += 1
                 let pending = (try? await storage.outboxCount(OutboxQuery())) ?? 0
                 if pending == 0 || (ContinuousClock.now > patience && flushes >= 5) { break }
+                if await Self.waitsOnlyOnTheApp(storage, OutboxQuery()) { break }
                 try? await Task.sleep(for: .milliseconds(250))
             } while true
             // The store as the flushes left it, before any pull prunes what no page holds.
@@ -215,6 +216,25 @@ extension CheckApp {
     }
 
     /// The outbox and the records of `storage`; nil when reading fails.
+    /// Whether no flush can send anything `query` selects, as the outbox records it: every pending
+    /// entry waits behind an earlier refused entry of its own entity, which only the app resolves
+    /// (retry or discard). The settles stop flushing then instead of running out their patience.
+    static func waitsOnlyOnTheApp(_ storage: Storage, _ query: OutboxQuery) async -> Bool {
+        var everything = query
+        everything.selection = .all
+        guard let entries = try? await storage.outbox(everything) else { return false }
+        var firstRefusal: [String: Int64] = [:]
+        for entry in entries where entry.isRejected {
+            let entity = "\(entry.collection)/\(entry.entityID)"
+            firstRefusal[entity] = min(firstRefusal[entity] ?? entry.sequence, entry.sequence)
+        }
+        return entries.allSatisfy { entry in
+            guard !entry.isRejected else { return true }
+            guard let refusal = firstRefusal["\(entry.collection)/\(entry.entityID)"] else { return false }
+            return refusal < entry.sequence
+        }
+    }
+
     static func contents(of storage: Storage) async -> ([OutboxEntry], [StoredRecord])? {
         do {
             let entries = try await storage.outbox(OutboxQuery(collections: ["items"], selection: .all))

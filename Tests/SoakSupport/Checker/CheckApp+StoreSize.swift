@@ -73,6 +73,26 @@ extension CheckApp {
         func isHeld(_ collection: String, _ id: String) -> Bool {
             collection == "items" ? held.contains(server.canonical(id)) : heldLists.contains(id)
         }
+        // The moves the store recorded, by collection and id: `from → to`.
+        var movedTo: [String: [String: String]] = [:]
+        for move in depot["__depot_moved_ids", default: []] {
+            for collection in ["items", "lists"] where move.id.hasPrefix("\(collection.utf8.count):\(collection)/") {
+                let from = String(move.id.dropFirst("\(collection.utf8.count):\(collection)/".count))
+                movedTo[collection, default: [:]][from] = move.object["to"]?.stringValue
+            }
+        }
+        // An id the store holds, or one whose recorded moves lead to one it holds: an entity the
+        // server gave an id, then another (a batch's upsert of an id it no longer had), is held
+        // under the last, and the moves to the ids between stay with it.
+        func leadsToHeld(_ collection: String, _ id: String) -> Bool {
+            var current = id
+            var visited: Set<String> = [id]
+            while true {
+                if isHeld(collection, current) { return true }
+                guard let next = movedTo[collection]?[current], visited.insert(next).inserted else { return false }
+                current = next
+            }
+        }
         for collection in ["items", "lists"] {
             let keyPrefix = "\(collection.utf8.count):\(collection)/"
             // A list's id is the server's or one Depot made (the app never names one): every
@@ -81,14 +101,14 @@ extension CheckApp {
             where move.id.hasPrefix(keyPrefix) && (collection == "lists" || move.object["temporary"] == .bool(true)) {
                 let from = String(move.id.dropFirst(keyPrefix.count))
                 let target = move.object["to"]?.stringValue ?? "?"
-                if !isHeld(collection, target) && !isHeld(collection, from) {
+                if !leadsToHeld(collection, target) && !isHeld(collection, from) {
                     let gone = "an entity the store no longer holds"
                     flag("MOVES", "the \(collection) id move \(from) → \(target) stays for \(gone) (\(summary))")
                 }
             }
             for arrivals in depot["__depot_moved_ids_to", default: []] where arrivals.id.hasPrefix(keyPrefix) {
                 let id = String(arrivals.id.dropFirst(keyPrefix.count))
-                if !isHeld(collection, id) {
+                if !leadsToHeld(collection, id) {
                     flag(
                         "MOVES",
                         "the moves to \(collection) \(id) are still listed, an entity the store no longer holds (\(summary))"
