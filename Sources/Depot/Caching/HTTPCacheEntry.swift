@@ -33,7 +33,9 @@ struct HTTPCacheEntry: Sendable, Hashable {
     var varyHash: String
     /// A list page's ids, in order; nil for a record's entry.
     var ids: [String]?
-    /// A list page's document without its items, for the next page's link or cursor; nil for none.
+    /// A list page's document without its items, for the next page's link or cursor, as a pull's
+    /// page read recorded it (an empty array for a bare array); nil when no page read stored the
+    /// entry (a `readAll`'s), which a pull then does not replay.
     var paging: JSON?
     /// A list page's `Link` values and `X-Total-Count`, for the next page.
     var pagingHeaders: [String: [String]]

@@ -37,7 +37,11 @@ extension Synchronizer {
         let (generation, entry) = try await storage.transaction { tx -> (String, HTTPCacheEntry?) in
             let generation = try tx.listGeneration(collection: collection)
             // A write of the collection since the entry's request left makes it stale.
-            guard let entry = try tx.httpCacheEntry(key), entry.ids != nil,
+            // Only an entry a page read stored holds the page's paging facts (`paging`): a 304
+            // replays them, and a list read's entry (`readAll`) recorded none, so an empty
+            // document would read as a bare array, the whole list (issue 46, seed
+            // 15468018659569986649). Such an entry is not this pull's to revalidate.
+            guard let entry = try tx.httpCacheEntry(key), entry.ids != nil, entry.paging != nil,
                 entry.matches(url: url, request: fields), (entry.generation ?? "") == generation
             else { return (generation, nil) }
             // A record the store lost since (erased, pruned, removed), or one any road wrote since
@@ -113,9 +117,10 @@ extension Synchronizer {
     }
 
     /// `document` without the array of `elements` it holds (at the top, or in `_embedded`), so the
-    /// stored entry keeps only what paging reads; nil for a document that is only the array.
-    static func withoutItems(_ document: JSON, _ elements: [JSON]) -> JSON? {
-        guard case .object(var object) = document else { return nil }
+    /// stored entry keeps only what paging reads; an empty array for a document that is only the
+    /// array (a page replayed from it reads as one: the whole list, by the answer's own shape).
+    static func withoutItems(_ document: JSON, _ elements: [JSON]) -> JSON {
+        guard case .object(var object) = document else { return .array([]) }
         let items = JSON.array(elements)
         for (key, value) in object where value == items { object[key] = .array([]) }
         if case .object(var embedded)? = object["_embedded"] {

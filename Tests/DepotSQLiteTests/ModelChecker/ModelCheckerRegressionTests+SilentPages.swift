@@ -69,3 +69,24 @@ extension ModelCheckerRegressionTests {
         await Self.expectHolds(program)
     }
 }
+
+// Checker seed 15468018659569986649 (CI, stop 55, on PostgreSQL), shrunk: lists in `{"rows": …}`
+// pages naming no end, with ETags. A remote readAll() read the first page and kept its validator;
+// the pull that followed sent it, got 304, and called itself complete (`NOT PAGED`; in the whole
+// program it also pruned: `PRUNED`).
+extension ModelCheckerRegressionTests {
+    @Test("a pull whose first page is answered 304 still needs the list to name its end (seed 15468018659569986649)")
+    func silentPagesNotModifiedNotComplete() async {
+        let program = CheckProgram(
+            seed: 15_468_018_659_569_986_649,
+            shape: .with {
+                $0.servesETags = true; $0.declaresServerKeys = true; $0.silentPages = true; $0.pageSize = 5
+            },
+            steps: [
+                CheckStep(.create(handle: 8, value: "v22")),
+                CheckStep(.readAll),
+                CheckStep(.synchronize),
+            ])
+        await Self.expectHolds(program)
+    }
+}
