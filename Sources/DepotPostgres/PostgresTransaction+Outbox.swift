@@ -191,7 +191,8 @@
         }
 
         /// Claims for `lease` every entry of `sequences` still there, not refused and whose lease
-        /// is free at `now` (the store's time; who holds a live lease does not matter), in one
+        /// is free at `now` (the store's time; lapsed, and not held by a claim of this process
+        /// still open: ``OutboxLease/isFree(at:)``), in one
         /// `UPDATE … RETURNING` over the rows locked with `FOR UPDATE SKIP LOCKED` (a row another
         /// transaction holds is skipped, never waited for). An entry is claimed only with its
         /// entity's lock, tried, not waited for (`pg_try_advisory_xact_lock`): an entity another
@@ -207,7 +208,8 @@
                     SELECT sequence FROM \(unescaped: storage.quoted).outbox
                     WHERE sequence = ANY(\(sequences)) AND CASE WHEN NOT rejected
                     AND (lease_owner IS NULL OR lease_expiry IS NULL
-                        OR lease_expiry <= \(now.timeIntervalSince1970))
+                        OR (lease_expiry <= \(now.timeIntervalSince1970)
+                            AND NOT (lease_owner = ANY(\(LeaseOwner.openInProcess())))))
                 """
             // The entity's lock is tried only for an entry the claim would take (`CASE` keeps
             // the order), so no other entity is held back.

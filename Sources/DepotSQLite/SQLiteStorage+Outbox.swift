@@ -267,20 +267,24 @@ extension SQLiteStorage.Transaction {
     }
 
     /// Claims the entries of `sequences` whose lease is free at `now` (the store's time), in one
-    /// `UPDATE … RETURNING`. Who holds a live lease does not matter.
+    /// `UPDATE … RETURNING`: lapsed, and not held by a claim of this process still open
+    /// (``OutboxLease/isFree(at:)``).
     func claimOutbox(sequences: [Int64], lease: OutboxLease, now: Date) throws -> [OutboxEntry] {
         guard !sequences.isEmpty else { return [] }
         return try SQLiteStorage.storageErrors("cannot claim \(sequences.count) outbox entries") {
             let list = String(decoding: try JSON.array(sequences.map { .integer($0) }).serialized(), as: UTF8.self)
+            let open = String(
+                decoding: try JSON.array(LeaseOwner.openInProcess().map { .string($0) }).serialized(), as: UTF8.self)
             let claimed = try SQLiteStorage.outboxEntries(
                 db.cachedStatement(
                     sql: """
                         UPDATE outbox SET attempts = attempts + 1, lease_owner = ?, lease_expiry = ?
                         WHERE rejected = 0 AND sequence IN (SELECT value FROM json_each(?))
-                        AND (lease_owner IS NULL OR lease_expiry IS NULL OR lease_expiry <= ?)
+                        AND (lease_owner IS NULL OR lease_expiry IS NULL
+                            OR (lease_expiry <= ? AND lease_owner NOT IN (SELECT value FROM json_each(?))))
                         RETURNING *
                         """),
-                [lease.owner, lease.expiry.timeIntervalSince1970, list, now.timeIntervalSince1970])
+                [lease.owner, lease.expiry.timeIntervalSince1970, list, now.timeIntervalSince1970, open])
             let bySequence = Dictionary(claimed.map { ($0.sequence, $0) }, uniquingKeysWith: { first, _ in first })
             var seen = Set<Int64>()
             return sequences.compactMap { seen.insert($0).inserted ? bySequence[$0] : nil }

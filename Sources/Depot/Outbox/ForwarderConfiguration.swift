@@ -32,7 +32,9 @@ public struct ForwarderConfiguration: Sendable {
     /// Claims are stored with the entries, so forwarders on other storage objects, in other
     /// processes on the same file or on other replicas of one database skip them; a sender renews
     /// its claims between entries and every third of this while a send is in flight. The claims
-    /// of a process that crashed are taken once they lapse: this long after their last renewal.
+    /// of a process that ended are free at once (a lock the OS or the database drops with it);
+    /// expiry, this long after the last renewal, frees those of a process alive but hung. Another
+    /// sender of this process never takes an entry from a claim still open, whatever its expiry.
     /// Lease times are on the store's clock (`OutboxTransaction.leaseTime()`), never on ``clock``.
     public var leaseDuration: Duration
     /// How long a `409 Conflict` to a resend of an entry under its `Idempotency-Key` is taken for

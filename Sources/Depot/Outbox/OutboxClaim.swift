@@ -39,6 +39,13 @@ final class OutboxClaim: Sendable {
         }
     }
 
+    /// Whether `owner` names a claim of this process that holds (or held) entries and has not
+    /// ended.
+    static func isOpen(_ owner: String) -> Bool { open.withLock { $0[owner] != nil } }
+
+    /// The owners of this process's claims that have not ended.
+    static var openOwners: [String] { open.withLock { Array($0.keys) } }
+
     /// Returns when one of the claims of this process named by `owners` ends, or after `limit`;
     /// at once when none of them is a claim of this process still open. True when it waited.
     static func waitForEnd(of owners: Set<String>, atMost limit: Duration) async -> Bool {

@@ -14,9 +14,14 @@ import Foundation
 /// database's clock on PostgreSQL, the writer's clock made monotonic on one SQLite file), read in
 /// the claim's transaction, never on a sender's clock: a replica whose clock runs fast does not
 /// take a live lease. A lease ends when its sender releases it or when ``expiry`` passes; a sender
-/// renews its leases while it works, so a live sender's lease never lapses and a crashed one's
+/// renews its leases while it works, so a live sender's lease does not lapse and a crashed one's
 /// does, once ``expiry`` passes. The ``owner`` is a fencing token: unique per claim, checked on
 /// every write of the entry, so a sender that lost its lease writes nothing back.
+///
+/// Expiry is for a holder in another process, which this one cannot see. A holder in this
+/// process is judged by a fact: its claim is still open (not yet ended) or it is not. Another
+/// sender of this process never takes an entry from an open claim, however late its renewal
+/// (a starved thread, a suspended machine); it takes one from an ended claim at once.
 public struct OutboxLease: Sendable, Hashable {
     /// Who holds it: `host:pid:process-token#claim`, one value per claim (only compared, never parsed).
     public var owner: String
@@ -30,10 +35,12 @@ public struct OutboxLease: Sendable, Hashable {
     }
 
     /// Whether another sender may take the entry at `now` (the store's time,
-    /// ``OutboxTransaction/leaseTime()``): the lease has lapsed. Who holds it does not matter: a
-    /// host name and process id say nothing across hosts, containers or pid namespaces.
+    /// ``OutboxTransaction/leaseTime()``): the lease has lapsed, and it is not held by a claim of
+    /// this process that is still open (a fact this process knows; the clock judges only holders
+    /// elsewhere). A host name and process id are never read: they say nothing across hosts,
+    /// containers or pid namespaces.
     public func isFree(at now: Date) -> Bool {
-        expiry <= now
+        expiry <= now && !LeaseOwner.isOpenInProcess(owner)
     }
 }
 
@@ -71,6 +78,14 @@ package enum LeaseOwner {
         else { return nil }
         return String(token)
     }
+
+    /// Whether `owner` names a claim of this process that has not ended: its sender is alive and
+    /// still at work, whatever the lease's expiry says.
+    package static func isOpenInProcess(_ owner: String) -> Bool { OutboxClaim.isOpen(owner) }
+
+    /// The owners of this process's claims that have not ended, for a store's claim to leave
+    /// alone whatever their leases' expiry says (see ``OutboxLease/isFree(at:)``).
+    package static func openInProcess() -> [String] { OutboxClaim.openOwners }
 
     /// A new owner name for one claim of this process.
     static func next() -> String {

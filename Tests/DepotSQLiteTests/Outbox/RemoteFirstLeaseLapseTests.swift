@@ -18,8 +18,8 @@ import Testing
         try await withStubServer { server in
             // Given: x stored synced; a second storage object on the same file (a replica) with
             // its forwarder; while the app's remote-first update of x is at the server, its lease
-            // lapses on the store's clock (its process paused past the expiry) and the replica's
-            // sender claims the entry
+            // lapses on the store's clock (its process paused past the expiry) and a sender of
+            // another process claims the entry
             server.resource("messages", objects: [["id": "x", "text": "a"]])
             let session = NetworkingSession(url: server.url)
             let path = directory.path("shared.sqlite")
@@ -70,22 +70,20 @@ import Testing
     }
 
     /// Moves the lease on `id`'s entries into the past (it lapsed on the store's clock), then,
-    /// with an `owner`, claims them for it through the public API, as another sender's claim
-    /// would: only a lapsed lease is claimable.
+    /// with an `owner`, writes them as a claim of another process writes them: leased to
+    /// `owner`, one more attempt. Only another process takes an entry whose sender is alive:
+    /// it cannot see that sender's open claim, so it judges by the expiry alone (a sender of this
+    /// process never takes it; see `RemoteFirstClaimTests.openClaimOutlivesItsLease`).
     static func lapseAndTake(_ id: String, owner: String?, in storage: Storage) async throws {
         try await storage.transaction { tx in
             let now = try tx.leaseTime()
-            var sequences: [Int64] = []
             for var entry in try tx.outboxEntries(collection: "messages", entityID: id) {
                 entry.lease?.expiry = now.addingTimeInterval(-1)
+                if let owner {
+                    entry.lease = OutboxLease(owner: owner, expiry: now.addingTimeInterval(3600))
+                    entry.attempts += 1
+                }
                 try tx.replaceOutbox(entry)
-                sequences.append(entry.sequence)
-            }
-            guard let owner else { return }
-            let claimed = try tx.claimOutbox(
-                sequences: sequences, lease: OutboxLease(owner: owner, expiry: now.addingTimeInterval(3600)), now: now)
-            guard claimed.count == sequences.count else {
-                throw DepotError(.storage, "the lapsed lease could not be claimed")
             }
         }
     }

@@ -59,3 +59,53 @@ extension CheckApp {
         }
     }
 }
+
+extension CheckApp {
+    /// ``CheckAction/leasesLapse``: moves the expiry of every lease in `storage` just behind the
+    /// store's clock, as a sender's starved renewals leave it (the sender alive, its claim open);
+    /// returns how many it moved.
+    static func lapseLeases(in storage: Storage) async throws -> Int {
+        let leased = try await storage.outbox(OutboxQuery(selection: .all)).filter { $0.lease != nil }.map(\.sequence)
+        guard !leased.isEmpty else { return 0 }
+        return try await storage.transaction { tx in
+            let now = try tx.leaseTime()
+            var moved = 0
+            for sequence in leased {
+                guard var entry = try tx.outboxEntry(sequence: sequence), entry.lease != nil else { continue }
+                entry.lease?.expiry = now.addingTimeInterval(-1)
+                try tx.replaceOutbox(entry)
+                moved += 1
+            }
+            return moved
+        }
+    }
+
+    /// `TWO SENDERS`: no call carrying an `Idempotency-Key` began while another call carrying
+    /// the same key was under way. One sender sends an entry at a time and sends it again only
+    /// once its attempt ended (a timeout, a dropped connection, a refusal to retry); a second
+    /// call of the key while the first is out is another sender that took an entry whose sender
+    /// is alive. `step` is nil for the final checks.
+    func judgeSenders(step: Int?, _ outcome: inout CheckRunner.Outcome) {
+        let found = calls.calls.withLock { calls -> [CheckViolation] in
+            var found: [CheckViolation] = []
+            var earlier: [String: [Int]] = [:]
+            for index in calls.indices {
+                guard let key = calls[index].key else { continue }
+                defer { earlier[key, default: []].append(index) }
+                let began = calls[index].began
+                guard !calls[index].sendersJudged,
+                    let out = earlier[key]?.first(where: { calls[$0].ended.map { $0 > began } ?? true })
+                else { continue }
+                calls[index].sendersJudged = true
+                found.append(
+                    CheckViolation(
+                        kind: "TWO SENDERS", step: step,
+                        message:
+                            "\(calls[index].request) under key \(key) began while \(calls[out].request) under it was still out: a second sender took an entry whose sender is alive"
+                    ))
+            }
+            return found
+        }
+        outcome.violations += found
+    }
+}

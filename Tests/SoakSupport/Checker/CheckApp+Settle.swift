@@ -102,6 +102,7 @@ extension CheckApp {
             return (beforeFullPull, afterFlushes)
         }
         judgeDeadlines(step: nil, &outcome)
+        judgeSenders(step: nil, &outcome)
         judgeWriteAccounts(&outcome)
         guard let (settled, afterFlushes) = settled else {
             flag("HANG", "the final flush and pull did not end within \(CheckRunner.stepLimit)")

@@ -192,6 +192,7 @@ final class CheckApp {
             let call = CheckRender.call(step, shape: program.shape).replacingOccurrences(of: "\n", with: " ")
             outcome.log.append("\(index): \(call) → \(line) [\(milliseconds) ms]")
             judgeDeadlines(step: index, &outcome)
+            judgeSenders(step: index, &outcome)
             if outcome.violations.contains(where: { $0.kind == "HANG" }) { return }
             await judgeOrphans(after: index, &outcome)
         }
@@ -312,6 +313,13 @@ final class CheckApp {
             return one + "; " + two
         case .migrate:
             return await migrate(index: index, outcome: &outcome)
+        case .leasesLapse:
+            var lapsed = 0
+            for store in [storage, replicaStorage].compactMap({ $0 }) {
+                guard let count = try? await Self.lapseLeases(in: store) else { return "lapsing the leases failed" }
+                lapsed += count
+            }
+            return "\(lapsed) leases lapsed"
         case .child(let action):
             return await runChild(step, action, index: index, outcome: &outcome)
         case .reread(let handle):

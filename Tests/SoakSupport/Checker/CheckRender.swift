@@ -55,6 +55,8 @@ public enum CheckRender {
         case .offline: line = "try await stub.goOffline()"
         case .online: line = "try await stub.goOnline()"
         case .restart: line = "storage = try SQLiteStorage(path: path)   // the app starts again"
+        case .leasesLapse:
+            line = "try await lapseLeases(in: storage)   // every lease's expiry passes, its sender alive"
         case .expireToken(let account): line = "server.expireToken(of: \"\(account)\")   // the next request gets 401"
         case .logout(let account): line = "authentication[\"\(account)\"].update(credential: nil)   // signs out"
         case .signIn(let account):
@@ -197,6 +199,7 @@ extension CheckRender {
         case .offline: ".offline"
         case .online: ".online"
         case .restart: ".restart"
+        case .leasesLapse: ".leasesLapse"
         case .expireToken(let account): ".expireToken(account: \"\(account)\")"
         case .logout(let account): ".logout(account: \"\(account)\")"
         case .signIn(let account): ".signIn(account: \"\(account)\")"

@@ -60,6 +60,10 @@ public enum CheckAction: Sendable, Hashable {
     case migrate
     /// A step of the lists and their children (rounds with ``CheckServerShape/childCollection``).
     case child(CheckChildAction)
+    /// Every outbox lease in the app's store lapses on the store's clock while its sender is
+    /// alive (as when a loaded machine starves its renewals): drawn while a step's request is
+    /// held, before another road runs.
+    case leasesLapse
     /// Two actions, one after the other (as a step's `during`: several things happen while its
     /// first request is held, e.g. the app's own write answered and another client's write).
     indirect case both(CheckAction, CheckAction)
@@ -174,6 +178,7 @@ public struct CheckProgram: Sendable, Hashable {
         shape.declaresServerKeys = CheckServerShape.drawsServerKeys(seed: seed)
         // Steps added later are drawn apart (so an older seed keeps its steps, with some added).
         var extra = SeededGenerator(seed: seed ^ 0x4D49_4752_4154_4521)
+        var lapses = SeededGenerator(seed: seed ^ 0x4C41_5053_452D_4C45)
         shape.migrates = Int.random(in: 0..<4, using: &extra) == 0
         shape.migratesQueued = shape.migrates && Bool.random(using: &extra)
         shape.hugeAge = shape.cacheControl != nil && Int.random(in: 0..<4, using: &extra) == 0
@@ -363,6 +368,13 @@ public struct CheckProgram: Sendable, Hashable {
                     parts.append(choice)
                 }
                 step.during = parts.dropLast().reversed().reduce(parts[parts.count - 1]) { .both($1, $0) }
+            }
+            // While the step's request is held, the leases of the app's store lapse (its sender
+            // alive, its renewals starved) and another road runs: the parallel ThreadSanitizer
+            // run's `APPLIED TWICE` (seed 13 of the soak), a sibling sender taking an open claim.
+            if step.sends, offlineFor == 0, Int.random(in: 0..<100, using: &lapses) < 8 {
+                let road: CheckAction = Bool.random(using: &lapses) ? .flush : .synchronize
+                step.during = .both(.leasesLapse, step.during.map { .both(road, $0) } ?? road)
             }
             if !step.callsRepository {
                 // A flush keeps its strategy for what runs during it (a local-first delete and

@@ -19,6 +19,10 @@ struct CheckTimedNetworking: Networking {
         var outcome = ""
         /// Whether a judge already reported it.
         var judged = false
+        /// Its `Idempotency-Key`, if it carried one (judged by ``CheckApp/judgeSenders(step:_:)``).
+        var key: String?
+        /// Whether `TWO SENDERS` already reported it.
+        var sendersJudged = false
     }
 
     /// The calls of every session sharing one log, in the order they began.
@@ -58,7 +62,9 @@ struct CheckTimedNetworking: Networking {
     /// Notes a call of `request` beginning now; returns its index in the log.
     func began(_ request: NetworkRequest) -> Int {
         log.calls.withLock { calls in
-            calls.append(Call(request: "\(request.method.rawValue) \(request.path)", began: .now))
+            var call = Call(request: "\(request.method.rawValue) \(request.path)", began: .now)
+            call.key = request.header("Idempotency-Key")
+            calls.append(call)
             return calls.count - 1
         }
     }
