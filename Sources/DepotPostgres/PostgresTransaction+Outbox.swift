@@ -209,7 +209,7 @@
                     WHERE sequence = ANY(\(sequences)) AND CASE WHEN NOT rejected
                     AND (lease_owner IS NULL OR lease_expiry IS NULL
                         OR (lease_expiry <= \(now.timeIntervalSince1970)
-                            AND NOT (lease_owner = ANY(\(LeaseOwner.openInProcess())))))
+                            AND NOT (lease_owner = ANY(\(OutboxClaim.openOwners)))))
                 """
             // The entity's lock is tried only for an entry the claim would take (`CASE` keeps
             // the order), so no other entity is held back.

@@ -274,7 +274,7 @@ extension SQLiteStorage.Transaction {
         return try SQLiteStorage.storageErrors("cannot claim \(sequences.count) outbox entries") {
             let list = String(decoding: try JSON.array(sequences.map { .integer($0) }).serialized(), as: UTF8.self)
             let open = String(
-                decoding: try JSON.array(LeaseOwner.openInProcess().map { .string($0) }).serialized(), as: UTF8.self)
+                decoding: try JSON.array(OutboxClaim.openOwners.map { .string($0) }).serialized(), as: UTF8.self)
             let claimed = try SQLiteStorage.outboxEntries(
                 db.cachedStatement(
                     sql: """

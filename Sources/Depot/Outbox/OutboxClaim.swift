@@ -8,7 +8,7 @@ import Foundation
 /// Lease expiries are on the store's clock (``OutboxTransaction/leaseTime()``), read inside the
 /// claim's and each renewal's transaction; when to renew is timed on this process's monotonic
 /// clock from before the transaction, so a sender renews in time whatever its wall clock says.
-final class OutboxClaim: Sendable {
+package final class OutboxClaim: Sendable {
     /// How long a lease holds without renewal; renewed once half of it has passed between sends,
     /// and every third of it during one.
     static let defaultDuration: TimeInterval = 60
@@ -41,10 +41,11 @@ final class OutboxClaim: Sendable {
 
     /// Whether `owner` names a claim of this process that holds (or held) entries and has not
     /// ended.
-    static func isOpen(_ owner: String) -> Bool { open.withLock { $0[owner] != nil } }
+    package static func isOpen(_ owner: String) -> Bool { open.withLock { $0[owner] != nil } }
 
-    /// The owners of this process's claims that have not ended.
-    static var openOwners: [String] { open.withLock { Array($0.keys) } }
+    /// The owners of this process's claims that have not ended, for a store's claim to leave
+    /// alone whatever their leases' expiry says (see ``OutboxLease/isFree(at:)``).
+    package static var openOwners: [String] { open.withLock { Array($0.keys) } }
 
     /// Returns when one of the claims of this process named by `owners` ends, or after `limit`;
     /// at once when none of them is a claim of this process still open. True when it waited.

@@ -14,9 +14,10 @@ import Foundation
 /// database's clock on PostgreSQL, the writer's clock made monotonic on one SQLite file), read in
 /// the claim's transaction, never on a sender's clock: a replica whose clock runs fast does not
 /// take a live lease. A lease ends when its sender releases it or when ``expiry`` passes; a sender
-/// renews its leases while it works, so a live sender's lease does not lapse and a crashed one's
-/// does, once ``expiry`` passes. The ``owner`` is a fencing token: unique per claim, checked on
-/// every write of the entry, so a sender that lost its lease writes nothing back.
+/// renews its leases while it works, so a live sender's lease does not lapse, and a process that
+/// ended frees its claims at once (its owner lock is gone), without waiting for ``expiry``. The
+/// ``owner`` is a fencing token: unique per claim, checked on every write of the entry, so a
+/// sender that lost its lease writes nothing back.
 ///
 /// Expiry is for a holder in another process, which this one cannot see. A holder in this
 /// process is judged by a fact: its claim is still open (not yet ended) or it is not. Another
@@ -40,7 +41,7 @@ public struct OutboxLease: Sendable, Hashable {
     /// elsewhere). A host name and process id are never read: they say nothing across hosts,
     /// containers or pid namespaces.
     public func isFree(at now: Date) -> Bool {
-        expiry <= now && !LeaseOwner.isOpenInProcess(owner)
+        expiry <= now && !OutboxClaim.isOpen(owner)
     }
 }
 
@@ -78,14 +79,6 @@ package enum LeaseOwner {
         else { return nil }
         return String(token)
     }
-
-    /// Whether `owner` names a claim of this process that has not ended: its sender is alive and
-    /// still at work, whatever the lease's expiry says.
-    package static func isOpenInProcess(_ owner: String) -> Bool { OutboxClaim.isOpen(owner) }
-
-    /// The owners of this process's claims that have not ended, for a store's claim to leave
-    /// alone whatever their leases' expiry says (see ``OutboxLease/isFree(at:)``).
-    package static func openInProcess() -> [String] { OutboxClaim.openOwners }
 
     /// A new owner name for one claim of this process.
     static func next() -> String {

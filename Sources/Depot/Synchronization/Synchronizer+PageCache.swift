@@ -10,10 +10,21 @@ extension Synchronizer {
         var url: String
         /// The request's header fields as they go out.
         var fields: [(name: String, value: String)]
-        /// The entry, when this request may use it and every record it lists is stored.
-        var entry: HTTPCacheEntry?
+        /// The page as stored, when this request may use it and every record it lists is stored.
+        var stored: StoredPage?
         /// The collection's list token when the lookup ran: the entry the answer makes carries it.
         var generation = ""
+    }
+
+    /// A page's cache entry that a page read stored, with the facts a `304` replays: the ids it
+    /// listed, in order, and its document without items (a list read's entry records neither).
+    struct StoredPage: Sendable {
+        /// The entry, whose validators the GET sends.
+        var entry: HTTPCacheEntry
+        /// The ids the page listed, in order.
+        var ids: [String]
+        /// The page's document without its items: the paging facts a `304` replays.
+        var paging: JSON
     }
 
     /// What a page's answer does to the store's HTTP cache.
@@ -34,14 +45,14 @@ extension Synchronizer {
         let key = HTTPCache.pageKey(collection: collection, url: url)
         let fields = HTTPCache.fields(try await store.prepared(request).headers)
         let collection = self.collection
-        let (generation, entry) = try await storage.transaction { tx -> (String, HTTPCacheEntry?) in
+        let (generation, stored) = try await storage.transaction { tx -> (String, StoredPage?) in
             let generation = try tx.listGeneration(collection: collection)
             // A write of the collection since the entry's request left makes it stale.
             // Only an entry a page read stored holds the page's paging facts (`paging`): a 304
             // replays them, and a list read's entry (`readAll`) recorded none, so an empty
             // document would read as a bare array, the whole list (issue 46, seed
             // 15468018659569986649). Such an entry is not this pull's to revalidate.
-            guard let entry = try tx.httpCacheEntry(key), entry.ids != nil, entry.paging != nil,
+            guard let entry = try tx.httpCacheEntry(key), let ids = entry.ids, let paging = entry.paging,
                 entry.matches(url: url, request: fields), (entry.generation ?? "") == generation
             else { return (generation, nil) }
             // A record the store lost since (erased, pruned, removed), or one any road wrote since
@@ -49,9 +60,10 @@ extension Synchronizer {
             // reading: a 304 confirms only what the page's validator described.
             // A listed record with a pending local change is merged again, so the change is seen.
             let records = try tx.listedRecords(entry, collection: collection)
-            return (generation, records?.allSatisfy { $0.syncState == .synced } == true ? entry : nil)
+            guard records?.allSatisfy({ $0.syncState == .synced }) == true else { return (generation, nil) }
+            return (generation, StoredPage(entry: entry, ids: ids, paging: paging))
         }
-        return PageLookup(key: key, url: url, fields: fields, entry: entry, generation: generation)
+        return PageLookup(key: key, url: url, fields: fields, stored: stored, generation: generation)
     }
 
     /// `request` with the validators of `entry` (`If-None-Match`, else `If-Modified-Since`).
@@ -68,20 +80,20 @@ extension Synchronizer {
 
     /// The page a `304` confirmed, replayed from its entry: its ids as elements holding only
     /// their id, its document without items, and an answer with its stored paging headers.
-    static func replay(_ entry: HTTPCacheEntry, notModified: NetworkResponse, identityKey: String) -> (
+    static func replay(_ stored: StoredPage, notModified: NetworkResponse, identityKey: String) -> (
         [JSON], NetworkResponse, JSON
     ) {
-        let elements = (entry.ids ?? []).map { id in
+        let elements = stored.ids.map { id in
             var object: JSONObject = ["id": .string(id)]
             object[identityKey] = .string(id)
             return JSON.object(object)
         }
         var headers = notModified.headers
-        for (name, values) in entry.pagingHeaders.sorted(by: { $0.key < $1.key }) {
+        for (name, values) in stored.entry.pagingHeaders.sorted(by: { $0.key < $1.key }) {
             guard let field = HTTPField.Name(name) else { continue }
             headers[values: field] = values
         }
-        return (elements, NetworkResponse(status: 304, headers: headers), entry.paging ?? .null)
+        return (elements, NetworkResponse(status: 304, headers: headers), stored.paging)
     }
 
     /// What a page's `200` does to the cache: its entry (validators, freshness, ids in order,

@@ -36,7 +36,7 @@ extension Synchronizer {
     /// elements; throws only what cancels the walk.
     func fetchPage(_ request: NetworkRequest, lookup: PageLookup?, pageNumber: Int) async throws -> PageFetch {
         var response: NetworkResponse
-        switch try await send(Self.conditional(request, lookup?.entry)) {
+        switch try await send(Self.conditional(request, lookup?.stored?.entry)) {
         case .failure(let error) where Self.endsList(error, pageNumber: pageNumber, configuration.pagination):
             return .endOfList
         case .failure(let error):
@@ -47,13 +47,13 @@ extension Synchronizer {
         let elements: [JSON]
         let document: JSON
         var caching: PageCaching?
-        if response.status == 304, let lookup, let entry = lookup.entry {
+        if response.status == 304, let lookup, let stored = lookup.stored {
             // The page is as stored: no body, nothing to decode or merge.
             var replayed: NetworkResponse
             (elements, replayed, document) = Self.replay(
-                entry, notModified: response, identityKey: configuration.identityKey)
+                stored, notModified: response, identityKey: configuration.identityKey)
             // A pull always revalidates, so a page's freshness is never renewed: no write.
-            caching = .notModified(ids: entry.ids ?? [], refreshed: nil, key: lookup.key)
+            caching = .notModified(ids: stored.ids, refreshed: nil, key: lookup.key)
             replayed.status = 200
             response = replayed
         } else {

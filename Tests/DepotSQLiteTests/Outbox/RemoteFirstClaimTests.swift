@@ -144,6 +144,7 @@ import Testing
         let other: Storage
         let writer: OutboxMessages
         let forwarder: Forwarder
+        let server: StubServer
 
         init(server: StubServer, path: String, sender: Sender) async throws {
             server.resource("messages", objects: [["id": "x", "text": "a"]])
@@ -158,8 +159,6 @@ import Testing
             forwarder = Forwarder(for: writer, configuration: ForwarderConfiguration(baseDelay: .seconds(1), jitter: 0))
             self.server = server
         }
-
-        let server: StubServer
 
         /// Starts the app's remote-first update of x to "b" and returns once its PUT is at the
         /// server, its answer held until the returned gate opens (however slow the machine).
